@@ -1,0 +1,76 @@
+import type { SubscriptionStatus } from "../core/documents";
+
+/**
+ * The entitlement rules of the contract (§3), as pure functions of their inputs and the time.
+ */
+
+/** How long a lapsed subscription keeps working after its period ends. */
+export const GRACE_PERIOD_MS = 3 * 24 * 60 * 60 * 1000;
+
+const LIVE_STATUSES: ReadonlySet<SubscriptionStatus> = new Set(["active", "trialing", "past_due"]);
+
+export interface SubscriptionTerms {
+  status: SubscriptionStatus;
+  currentPeriodEnd: Date;
+  entitlements: string[];
+}
+
+/**
+ * The stored status, except that a live (active, trialing, past-due) subscription whose period
+ * ended more than the grace period ago is expired.
+ */
+export function effectiveSubscriptionStatus(
+  subscription: Pick<SubscriptionTerms, "status" | "currentPeriodEnd">,
+  now: Date,
+): SubscriptionStatus {
+  const { status, currentPeriodEnd } = subscription;
+  if (LIVE_STATUSES.has(status) && now.getTime() - currentPeriodEnd.getTime() > GRACE_PERIOD_MS) {
+    return "expired";
+  }
+  return status;
+}
+
+export function grantsEntitlements(status: SubscriptionStatus): boolean {
+  return LIVE_STATUSES.has(status);
+}
+
+export interface EntitlementGrant {
+  key: string;
+  source: "direct" | "subscription";
+  businessId?: string;
+}
+
+export interface EntitlementSources {
+  /** `users/{uid}.entitlements`. */
+  direct: string[];
+  /** The businesses the user is a member of, with their subscription if they have one. */
+  memberships: { businessId: string; subscription: SubscriptionTerms | null }[];
+}
+
+/**
+ * Every grant a user holds: each direct entitlement, and each entitlement of each business
+ * subscription whose effective status is live. A key held twice is listed once per source.
+ */
+export function effectiveEntitlements(sources: EntitlementSources, now: Date): EntitlementGrant[] {
+  const grants: EntitlementGrant[] = unique(sources.direct).map((key) => ({ key, source: "direct" }));
+  for (const { businessId, subscription } of sources.memberships) {
+    if (!subscription || !grantsEntitlements(effectiveSubscriptionStatus(subscription, now))) continue;
+    for (const key of unique(subscription.entitlements)) {
+      grants.push({ key, source: "subscription", businessId });
+    }
+  }
+  return grants;
+}
+
+export function entitlementKeys(grants: EntitlementGrant[]): Set<string> {
+  return new Set(grants.map((grant) => grant.key));
+}
+
+/** A module is usable when it is free (no entitlement) or the user holds its entitlement. */
+export function isModuleUsable(module: { entitlement?: string | null }, keys: ReadonlySet<string>): boolean {
+  return !module.entitlement || keys.has(module.entitlement);
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

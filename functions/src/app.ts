@@ -1,0 +1,61 @@
+import cors from "cors";
+import express, { type Express } from "express";
+import { problemErrorHandler, unknownRoute } from "./core/error-handler";
+import { perIpRateLimit, perUserRateLimit } from "./core/rate-limit";
+import { requestId, requestLog } from "./core/request-context";
+import { mountRoutes, type AnyRoute } from "./core/routes";
+import type { Deps } from "./deps";
+import { buildOpenApiDocument } from "./openapi";
+import { releaseRoutes } from "./releases/routes";
+import { serviceRoutes } from "./service/routes";
+import { subscriptionRoutes } from "./subscriptions/routes";
+import { userRoutes } from "./users/routes";
+
+export const API_PREFIX = "/api/v1";
+export const API_VERSION = "1.0.0";
+
+/** Every route of the API, in the order of the contract. */
+export function apiRoutes(deps: Deps): AnyRoute[] {
+  let openApiDocument: Record<string, unknown> | undefined;
+  const routes: AnyRoute[] = [
+    ...userRoutes(deps),
+    ...subscriptionRoutes(deps),
+    ...releaseRoutes(deps),
+    ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
+  ];
+  return routes;
+}
+
+/** The Express app of the API, built from its dependencies; the function and local runs share it. */
+export function createApp(deps: Deps): Express {
+  const { config, logger } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", config.trustProxyHops);
+
+  app.use(requestId);
+  app.use(requestLog(logger));
+  if (config.corsOrigins.length > 0) {
+    app.use(
+      cors({
+        origin: config.corsOrigins,
+        allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
+        exposedHeaders: ["X-Request-Id", "Retry-After", "Location"],
+        maxAge: 600,
+      }),
+    );
+  }
+  app.use(perIpRateLimit(config.rateLimit.perIpPerMinute));
+
+  const router = express.Router({ caseSensitive: true, strict: false });
+  mountRoutes(router, apiRoutes(deps), {
+    auth: deps.auth,
+    afterAuth: perUserRateLimit(config.rateLimit.perUserPerMinute),
+    maxJsonBytes: config.maxJsonBytes,
+  });
+  app.use(API_PREFIX, router);
+  app.use(API_PREFIX, unknownRoute);
+  app.use(unknownRoute);
+  app.use(problemErrorHandler(logger));
+  return app;
+}

@@ -1,0 +1,134 @@
+import { defineInt, defineList, defineSecret, defineString } from "firebase-functions/params";
+
+/**
+ * All configuration of the service, in one place.
+ *
+ * Each setting is a Firebase param (so `firebase deploy` knows and prompts for it) whose value
+ * reaches the function as an environment variable of the same name; `loadConfig` reads those
+ * variables with the defaults below, so production, the dev server and the tests share one
+ * reading. Local runs set the variables in code (tools/local-stack.ts) instead of .env files.
+ */
+export const DEFAULTS = {
+  signedUrlTtlSeconds: 900,
+  maxPackageBytes: 25 * 1024 * 1024,
+  maxJsonBytes: 100 * 1024,
+  rateLimitPerIpPerMinute: 600,
+  rateLimitPerUserPerMinute: 300,
+  trustProxyHops: 1,
+} as const;
+
+/** Signed URLs never live longer than the contract's 15 minutes, whatever is configured. */
+export const MAX_SIGNED_URL_TTL_SECONDS = 900;
+
+export const params = {
+  storageBucket: defineString("STORAGE_BUCKET", {
+    default: "",
+    description: "Bucket for module packages and installers; empty means the project's default bucket.",
+  }),
+  signedUrlTtlSeconds: defineInt("SIGNED_URL_TTL_SECONDS", {
+    default: DEFAULTS.signedUrlTtlSeconds,
+    description: "Lifetime of signed download URLs, in seconds (at most 900).",
+  }),
+  maxPackageBytes: defineInt("MAX_PACKAGE_BYTES", {
+    default: DEFAULTS.maxPackageBytes,
+    description: "Largest module package accepted by POST /developers/modules/sign, in bytes.",
+  }),
+  maxJsonBytes: defineInt("MAX_JSON_BYTES", {
+    default: DEFAULTS.maxJsonBytes,
+    description: "Largest JSON request body, in bytes.",
+  }),
+  corsOrigins: defineList("CORS_ORIGINS", {
+    default: [],
+    description: "Browser origins allowed to call the API (CORS); empty allows none.",
+  }),
+  rateLimitPerIpPerMinute: defineInt("RATE_LIMIT_PER_IP_PER_MINUTE", {
+    default: DEFAULTS.rateLimitPerIpPerMinute,
+    description: "Requests a client address may make per minute, per function instance.",
+  }),
+  rateLimitPerUserPerMinute: defineInt("RATE_LIMIT_PER_USER_PER_MINUTE", {
+    default: DEFAULTS.rateLimitPerUserPerMinute,
+    description: "Authenticated requests a user may make per minute, per function instance.",
+  }),
+  trustProxyHops: defineInt("TRUST_PROXY_HOPS", {
+    default: DEFAULTS.trustProxyHops,
+    description: "Proxies in front of the function whose X-Forwarded-For is trusted for the client address.",
+  }),
+  webApiKey: defineString("WEB_API_KEY", {
+    default: "",
+    description: "The project's Web API key, for developer password sign-in via Identity Toolkit.",
+  }),
+  moduleSigningKeys: defineSecret("MODULE_SIGNING_KEYS"),
+};
+
+export interface Config {
+  projectId: string;
+  storageBucket: string;
+  signedUrlTtlSeconds: number;
+  maxPackageBytes: number;
+  maxJsonBytes: number;
+  corsOrigins: string[];
+  rateLimit: { perIpPerMinute: number; perUserPerMinute: number };
+  trustProxyHops: number;
+  /** Identity Toolkit: the Web API key, and the emulator host when one is used. */
+  identityToolkit: { apiKey: string; emulatorHost?: string };
+  /** JSON of the module-signing key set (see core/signing.ts). */
+  moduleSigningKeys: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const projectId = env.GCLOUD_PROJECT ?? env.GOOGLE_CLOUD_PROJECT ?? projectIdFromFirebaseConfig(env);
+  if (!projectId) throw new Error("No project id: set GCLOUD_PROJECT.");
+  return {
+    projectId,
+    storageBucket: env.STORAGE_BUCKET || bucketFromFirebaseConfig(env) || `${projectId}.appspot.com`,
+    signedUrlTtlSeconds: Math.min(
+      positiveInt(env, "SIGNED_URL_TTL_SECONDS", DEFAULTS.signedUrlTtlSeconds),
+      MAX_SIGNED_URL_TTL_SECONDS,
+    ),
+    maxPackageBytes: positiveInt(env, "MAX_PACKAGE_BYTES", DEFAULTS.maxPackageBytes),
+    maxJsonBytes: positiveInt(env, "MAX_JSON_BYTES", DEFAULTS.maxJsonBytes),
+    corsOrigins: (env.CORS_ORIGINS ?? "")
+      .split(",")
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    rateLimit: {
+      perIpPerMinute: positiveInt(env, "RATE_LIMIT_PER_IP_PER_MINUTE", DEFAULTS.rateLimitPerIpPerMinute),
+      perUserPerMinute: positiveInt(env, "RATE_LIMIT_PER_USER_PER_MINUTE", DEFAULTS.rateLimitPerUserPerMinute),
+    },
+    trustProxyHops: nonNegativeInt(env, "TRUST_PROXY_HOPS", DEFAULTS.trustProxyHops),
+    identityToolkit: {
+      apiKey: env.WEB_API_KEY || (env.FIREBASE_AUTH_EMULATOR_HOST ? "emulator-api-key" : ""),
+      emulatorHost: env.FIREBASE_AUTH_EMULATOR_HOST || undefined,
+    },
+    moduleSigningKeys: env.MODULE_SIGNING_KEYS ?? "",
+  };
+}
+
+function positiveInt(env: Env, name: string, fallback: number): number {
+  const value = nonNegativeInt(env, name, fallback);
+  if (value === 0) throw new Error(`${name} must be a positive integer, got 0.`);
+  return value;
+}
+
+function nonNegativeInt(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new Error(`${name} must be a whole number, got '${raw}'.`);
+  }
+  return value;
+}
+
+function firebaseConfig(env: Env): { projectId?: string; storageBucket?: string } {
+  try {
+    return env.FIREBASE_CONFIG ? JSON.parse(env.FIREBASE_CONFIG) : {};
+  } catch {
+    return {};
+  }
+}
+
+const projectIdFromFirebaseConfig = (env: Env) => firebaseConfig(env).projectId;
+const bucketFromFirebaseConfig = (env: Env) => firebaseConfig(env).storageBucket;

@@ -1,0 +1,107 @@
+import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
+import semver from "semver";
+import { z } from "zod";
+
+/**
+ * The Firestore data model of the contract (§3): one definition of each document, shared by the
+ * service and the operator tools. Documents written by other systems (billing, support) are
+ * parsed leniently where the contract marks fields optional, and strictly where it does not.
+ */
+export const COLLECTIONS = {
+  users: "users",
+  activations: "activations",
+  businesses: "businesses",
+  subscriptions: "subscriptions",
+  developers: "developers",
+  modules: "modules",
+  versions: "versions",
+  releases: "releases",
+} as const;
+
+const timestamp = z.instanceof(Timestamp);
+const semverString = z.string().refine((value) => semver.valid(value) === value, "Not a semver version.");
+
+export const BUSINESS_ROLES = ["owner", "admin", "member"] as const;
+export const SUBSCRIPTION_STATUSES = ["active", "trialing", "past_due", "canceled", "expired"] as const;
+export const PLATFORMS = ["win32", "darwin", "linux"] as const;
+export const ARCHES = ["x64", "arm64"] as const;
+export const CHANNELS = ["stable", "beta"] as const;
+
+export type BusinessRole = (typeof BUSINESS_ROLES)[number];
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export type Platform = (typeof PLATFORMS)[number];
+export type Arch = (typeof ARCHES)[number];
+export type Channel = (typeof CHANNELS)[number];
+
+export const userDocument = z.object({
+  displayName: z.string().optional(),
+  entitlements: z.array(z.string()).optional(),
+});
+
+export const businessDocument = z.object({
+  name: z.string(),
+  memberIds: z.array(z.string()),
+  roles: z.record(z.string(), z.enum(BUSINESS_ROLES)).optional(),
+});
+
+export const subscriptionDocument = z.object({
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  plan: z.string(),
+  seats: z.number().int().nonnegative().optional(),
+  currentPeriodEnd: timestamp,
+  cancelAtPeriodEnd: z.boolean().optional(),
+  entitlements: z.array(z.string()),
+});
+
+export const releaseDocument = z.object({
+  version: semverString,
+  platform: z.enum(PLATFORMS),
+  arch: z.enum(ARCHES),
+  channel: z.enum(CHANNELS),
+  fileName: z.string().min(1),
+  storagePath: z.string().min(1),
+  size: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  notes: z.string().optional(),
+  publishedAt: timestamp,
+});
+
+export const activationDocument = z.object({
+  moduleId: z.string(),
+  version: z.string(),
+  deviceId: z.string().optional(),
+  activatedAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export type UserDocument = z.output<typeof userDocument>;
+export type BusinessDocument = z.output<typeof businessDocument>;
+export type SubscriptionDocument = z.output<typeof subscriptionDocument>;
+export type ReleaseDocument = z.output<typeof releaseDocument>;
+export type ActivationDocument = z.output<typeof activationDocument>;
+
+/** A document that does not match its definition: a data error, answered as a 500 and logged. */
+export class MalformedDocumentError extends Error {
+  constructor(
+    readonly path: string,
+    readonly issues: string[],
+  ) {
+    super(`Malformed document ${path}: ${issues.join("; ")}`);
+    this.name = "MalformedDocumentError";
+  }
+}
+
+/** The parsed data of an existing document, or null when it does not exist. */
+export function readDocument<S extends z.ZodType>(schema: S, snapshot: DocumentSnapshot): z.output<S> | null {
+  if (!snapshot.exists) return null;
+  const result = schema.safeParse(snapshot.data());
+  if (!result.success) {
+    throw new MalformedDocumentError(
+      snapshot.ref.path,
+      result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+    );
+  }
+  return result.data;
+}
+
+export const toIso = (value: Timestamp): string => value.toDate().toISOString();

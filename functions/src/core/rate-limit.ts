@@ -1,0 +1,32 @@
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { rateLimit } from "express-rate-limit";
+import { rateLimited } from "./errors";
+
+const WINDOW_MS = 60_000;
+
+/**
+ * Per-caller request limits, counted in memory per function instance (a burst spread over many
+ * instances is limited per instance). Over the limit: 429 `rate_limited` with Retry-After.
+ */
+function limiter(options: { limit: number; key?: (req: Request) => string; skip?: (req: Request) => boolean }): RequestHandler {
+  return rateLimit({
+    windowMs: WINDOW_MS,
+    limit: options.limit,
+    standardHeaders: "draft-7",
+    legacyHeaders: false,
+    ...(options.key ? { keyGenerator: options.key } : {}),
+    ...(options.skip ? { skip: options.skip } : {}),
+    handler: (req: Request, _res: Response, next: NextFunction) => {
+      const resetTime = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+      const retryAfter = resetTime ? Math.max(1, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : 60;
+      next(rateLimited(retryAfter));
+    },
+  });
+}
+
+/** By client address, for every request. */
+export const perIpRateLimit = (limit: number) => limiter({ limit });
+
+/** By user, for authenticated requests (mounted after authentication). */
+export const perUserRateLimit = (limit: number) =>
+  limiter({ limit, key: (req) => `uid:${req.caller!.uid}`, skip: (req) => !req.caller });

@@ -1,0 +1,38 @@
+import { randomUUID } from "node:crypto";
+import type { NextFunction, Request, Response } from "express";
+import type { Logger } from "./logger";
+
+const REQUEST_ID_HEADER = "X-Request-Id";
+const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+declare module "express-serve-static-core" {
+  interface Request {
+    requestId: string;
+  }
+}
+
+/** Echoes the caller's X-Request-Id when it is a sane token, else assigns a new one. */
+export function requestId(req: Request, res: Response, next: NextFunction): void {
+  const incoming = req.get(REQUEST_ID_HEADER);
+  req.requestId = incoming && ACCEPTABLE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  res.setHeader(REQUEST_ID_HEADER, req.requestId);
+  next();
+}
+
+/** One structured log line per request: no query string, headers or body, so no secrets. */
+export function requestLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      logger.info("request", {
+        requestId: req.requestId,
+        method: req.method,
+        path: req.originalUrl.split("?")[0],
+        status: res.statusCode,
+        durationMs: Number((process.hrtime.bigint() - started) / 1_000_000n),
+        uid: req.caller?.uid,
+      });
+    });
+    next();
+  };
+}

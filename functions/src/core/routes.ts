@@ -1,0 +1,140 @@
+import type { Request, RequestHandler, Router } from "express";
+import type { z } from "zod";
+import { authenticateRequest, requireCaller, type Caller } from "./auth";
+import { readJsonBody } from "./body";
+import { methodNotAllowed } from "./errors";
+import { parseRequestPart } from "./validation";
+
+/**
+ * Who may call a route: anyone ("none"), anyone with an optional token ("optional"), a signed-in
+ * user ("user"), or a signed-in user with a developer account ("developer").
+ */
+export type AuthMode = "none" | "optional" | "user" | "developer";
+
+type CallerFor<A extends AuthMode> = A extends "none" ? null : A extends "optional" ? Caller | null : Caller;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** Response headers worth documenting, e.g. Location of a redirect. */
+  headers?: Record<string, string>;
+}
+
+export interface RouteContext<P, Q, B, A extends AuthMode> {
+  params: P;
+  query: Q;
+  body: B;
+  caller: CallerFor<A>;
+  req: Request;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * One endpoint, declared once: Express mounts it, validation uses its schemas, and the OpenAPI
+ * document is generated from it, so the three cannot drift apart.
+ */
+export interface RouteSpec<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  A extends AuthMode = AuthMode,
+> {
+  method: "get" | "post";
+  /** Express path relative to /api/v1, e.g. "/subscriptions/:businessId". */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: A;
+  params?: P;
+  query?: Q;
+  /** A JSON body, validated by this schema. */
+  body?: B;
+  /** A non-JSON body that the handler reads itself (the package upload). */
+  rawBody?: { contentType: string; description: string };
+  responses: Record<number, ResponseSpec>;
+  /** Problem codes this route answers with, by status, beyond the ones every route may give. */
+  problems?: Partial<Record<number, string[]>>;
+  handle(ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>, A>): Promise<Reply>;
+}
+
+// The loose type of a route once declared; `defineRoute` keeps the precise one for its handler.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteSpec<any, any, any, any>;
+
+export function defineRoute<
+  P extends z.ZodType = z.ZodUndefined,
+  Q extends z.ZodType = z.ZodUndefined,
+  B extends z.ZodType = z.ZodUndefined,
+  A extends AuthMode = AuthMode,
+>(spec: RouteSpec<P, Q, B, A>): AnyRoute {
+  return spec;
+}
+
+export interface RouteMiddleware {
+  /** Runs after authentication, before the body is read (the per-user rate limit). */
+  afterAuth: RequestHandler;
+  /** Resolves the developer account of a caller, for routes with auth "developer". */
+  requireDeveloper?(caller: Caller): Promise<Caller>;
+  auth: Parameters<typeof authenticateRequest>[1];
+  maxJsonBytes: number;
+}
+
+declare module "express-serve-static-core" {
+  interface Request {
+    caller?: Caller | null;
+  }
+}
+
+/**
+ * Mounts routes on a router: authentication, rate limit, body, validation, handler, reply; and
+ * for every known path, a 405 with `Allow` for the methods it does not serve.
+ */
+export function mountRoutes(router: Router, routes: AnyRoute[], middleware: RouteMiddleware): void {
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) {
+    const methods = methodsByPath.get(route.path) ?? [];
+    methods.push(route.method.toUpperCase());
+    methodsByPath.set(route.path, methods);
+
+    const authenticate: RequestHandler = async (req, _res, next) => {
+      req.caller = await resolveCaller(route, req, middleware);
+      next();
+    };
+    const handle: RequestHandler = async (req, res) => {
+      const params = route.params ? parseRequestPart(route.params, req.params, "path") : undefined;
+      const query = route.query ? parseRequestPart(route.query, req.query, "query") : undefined;
+      const body = route.body
+        ? parseRequestPart(route.body, await readJsonBody(req, middleware.maxJsonBytes), "body")
+        : undefined;
+      const reply = await route.handle({ params, query, body, caller: req.caller ?? null, req });
+      res.status(reply.status);
+      if (reply.headers) res.set(reply.headers);
+      if (reply.body === undefined) res.end();
+      else res.json(reply.body);
+    };
+    router[route.method](route.path, authenticate, middleware.afterAuth, handle);
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
+    router.all(path, (_req, _res, next) => next(methodNotAllowed(allowed)));
+  }
+}
+
+async function resolveCaller(route: AnyRoute, req: Request, middleware: RouteMiddleware): Promise<Caller | null> {
+  if (route.auth === "none") return null;
+  const caller = await authenticateRequest(req, middleware.auth);
+  if (route.auth === "optional") return caller;
+  const user = requireCaller(caller);
+  if (route.auth === "developer") {
+    if (!middleware.requireDeveloper) throw new Error(`No developer resolver for ${route.operationId}.`);
+    return middleware.requireDeveloper(user);
+  }
+  return user;
+}

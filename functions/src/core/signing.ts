@@ -1,0 +1,77 @@
+import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from "jose";
+import { z } from "zod";
+
+/**
+ * Module-signing keys: Ed25519, as a JSON key set `{ "keys": [JWK, …] }`.
+ *
+ * The first key is the active one and must be private (it has `d`). The others are earlier keys
+ * kept so that signatures made with them still verify; they may be public-only. Rotation: put a
+ * new private key first, keep the previous ones after it. A key's id is its `kid`, or else its
+ * RFC 7638 thumbprint.
+ */
+const ed25519Jwk = z.object({
+  kty: z.literal("OKP"),
+  crv: z.literal("Ed25519"),
+  x: z.string().min(1),
+  d: z.string().min(1).optional(),
+  kid: z.string().min(1).optional(),
+});
+const keySetJson = z.object({ keys: z.array(ed25519Jwk).min(1) });
+
+export interface PublicSigningJwk {
+  kty: "OKP";
+  crv: "Ed25519";
+  x: string;
+  kid: string;
+  alg: "EdDSA";
+  use: "sig";
+}
+
+export interface SigningKeys {
+  /** Id of the key that signs now. */
+  readonly keyId: string;
+  /** A compact JWS (alg EdDSA, kid = keyId) over the JSON of `payload`. */
+  sign(payload: Record<string, unknown>): Promise<string>;
+  /** Every public key whose signatures may still be in use. */
+  jwks(): { keys: PublicSigningJwk[] };
+}
+
+export async function loadSigningKeys(json: string): Promise<SigningKeys> {
+  let parsed: z.output<typeof keySetJson>;
+  try {
+    parsed = keySetJson.parse(JSON.parse(json));
+  } catch (error) {
+    throw new Error(`MODULE_SIGNING_KEYS is not an Ed25519 JWK set: ${(error as Error).message}`);
+  }
+  const [active] = parsed.keys;
+  if (!active.d) throw new Error("MODULE_SIGNING_KEYS: the first key must be a private key (with 'd').");
+  const publicKeys: PublicSigningJwk[] = await Promise.all(
+    parsed.keys.map(async (key) => ({
+      kty: "OKP" as const,
+      crv: "Ed25519" as const,
+      x: key.x,
+      kid: key.kid ?? (await calculateJwkThumbprint({ kty: key.kty, crv: key.crv, x: key.x })),
+      alg: "EdDSA" as const,
+      use: "sig" as const,
+    })),
+  );
+  const keyId = publicKeys[0].kid;
+  const privateKey = (await importJWK({ ...active, alg: "EdDSA" }, "EdDSA")) as KeyLike;
+  const encoder = new TextEncoder();
+  return {
+    keyId,
+    sign: (payload) =>
+      new CompactSign(encoder.encode(JSON.stringify(payload)))
+        .setProtectedHeader({ alg: "EdDSA", kid: keyId })
+        .sign(privateKey),
+    jwks: () => ({ keys: publicKeys }),
+  };
+}
+
+/** A new private Ed25519 JWK with its thumbprint as `kid`. */
+export async function generateSigningKey(): Promise<JWK> {
+  const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+  const jwk = await exportJWK(privateKey);
+  const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x });
+  return { ...jwk, kid };
+}

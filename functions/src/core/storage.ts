@@ -1,0 +1,57 @@
+import type { getStorage } from "firebase-admin/storage";
+
+/** A Cloud Storage bucket, as the Admin SDK hands it out. */
+export type Bucket = ReturnType<ReturnType<typeof getStorage>["bucket"]>;
+
+export interface SignedUrl {
+  url: string;
+  expiresAt: Date;
+}
+
+export interface ObjectMetadata {
+  contentType: string;
+  /** Custom metadata stored with the object. */
+  metadata?: Record<string, string>;
+}
+
+/**
+ * Everything the service does with Cloud Storage, behind one interface: the sign flow writes
+ * packages (and deletes them when a later step fails), downloads and the installer redirect hand
+ * out short-lived signed read URLs.
+ */
+export interface ObjectStore {
+  signedReadUrl(path: string, options: { ttlSeconds: number; fileName?: string }): Promise<SignedUrl>;
+  write(path: string, data: Buffer, metadata: ObjectMetadata): Promise<void>;
+  delete(path: string): Promise<void>;
+  exists(path: string): Promise<boolean>;
+}
+
+export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
+  return {
+    async signedReadUrl(path, { ttlSeconds, fileName }) {
+      const expiresAt = new Date(clock().getTime() + ttlSeconds * 1000);
+      const [url] = await bucket.file(path).getSignedUrl({
+        version: "v4",
+        action: "read",
+        expires: expiresAt,
+        ...(fileName ? { responseDisposition: contentDisposition(fileName) } : {}),
+      });
+      return { url, expiresAt };
+    },
+    async write(path, data, { contentType, metadata }) {
+      await bucket.file(path).save(data, { resumable: false, contentType, metadata: { metadata } });
+    },
+    async delete(path) {
+      await bucket.file(path).delete({ ignoreNotFound: true });
+    },
+    async exists(path) {
+      const [exists] = await bucket.file(path).exists();
+      return exists;
+    },
+  };
+}
+
+function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { invalidRequest, type FieldError } from "./errors";
+
+export type RequestPart = "body" | "query" | "path";
+
+/** Validates one part of a request; failures are a 400 listing every offending field. */
+export function parseRequestPart<S extends z.ZodType>(schema: S, value: unknown, part: RequestPart): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = result.error.issues.flatMap(toFieldErrors);
+  throw invalidRequest(`The request ${part === "path" ? "path" : part} is invalid.`, errors);
+}
+
+function toFieldErrors(issue: z.core.$ZodIssue): FieldError[] {
+  const base = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: "Unknown field." }));
+  }
+  return [{ path: base, message: issue.message }];
+}

@@ -1,0 +1,33 @@
+import type { App } from "firebase-admin/app";
+import { getAuth, type Auth } from "firebase-admin/auth";
+import { getFirestore, type Firestore } from "firebase-admin/firestore";
+import { getStorage } from "firebase-admin/storage";
+import type { Config } from "./config";
+import type { Logger } from "./core/logger";
+import { loadSigningKeys, type SigningKeys } from "./core/signing";
+import { bucketStore, type ObjectStore } from "./core/storage";
+
+/** Everything the app uses from the outside world; createApp receives it whole. */
+export interface Deps {
+  config: Config;
+  db: Firestore;
+  auth: Auth;
+  store: ObjectStore;
+  signingKeys: SigningKeys;
+  logger: Logger;
+  clock: () => Date;
+}
+
+/** The dependencies on one initialised Admin SDK app, as production and local runs share them. */
+export async function buildDeps(app: App, config: Config, logger: Logger): Promise<Deps> {
+  const clock = () => new Date();
+  return {
+    config,
+    db: getFirestore(app),
+    auth: getAuth(app),
+    store: bucketStore(getStorage(app).bucket(config.storageBucket), clock),
+    signingKeys: await loadSigningKeys(config.moduleSigningKeys),
+    logger,
+    clock,
+  };
+}

@@ -1,0 +1,139 @@
+import { z } from "zod";
+import type { AnyRoute } from "./core/routes";
+import { problemSchema } from "./core/schemas";
+
+type JsonSchema = Record<string, unknown>;
+
+const COMMON_PROBLEMS: Record<number, string[]> = {
+  429: ["rate_limited"],
+  500: ["internal"],
+};
+
+/**
+ * The OpenAPI 3.1 document of the API, generated from the same route declarations and zod
+ * schemas that Express mounts and validates with. Schemas with a `meta({ id })` become components.
+ */
+export function buildOpenApiDocument(routes: AnyRoute[], version: string): Record<string, unknown> {
+  const components: Record<string, JsonSchema> = {};
+  const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
+    const generated = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
+    // Schemas with an id come out under $defs; they belong under components/schemas.
+    const relinked = JSON.parse(
+      JSON.stringify(generated).replaceAll('"#/$defs/', '"#/components/schemas/'),
+    ) as JsonSchema & { $defs?: Record<string, JsonSchema>; $schema?: string };
+    const { $defs, $schema: _dialect, ...rest } = relinked;
+    Object.assign(components, $defs);
+    return rest;
+  };
+  toSchema(problemSchema, "output");
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+    paths[path] ??= {};
+    paths[path][route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: [route.tag],
+      security: securityOf(route),
+      parameters: [...parametersOf(route.params, "path", toSchema), ...parametersOf(route.query, "query", toSchema)],
+      ...requestBodyOf(route, toSchema),
+      responses: { ...successResponses(route, toSchema), ...problemResponses(route) },
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Marketplace API",
+      version,
+      description: "Modules marketplace, profiles and entitlements, subscriptions, installer releases and developer publishing. Errors are RFC 9457 problem details with a stable `code`.",
+    },
+    servers: [{ url: "/api/v1" }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "Firebase ID token" } },
+    },
+  };
+}
+
+function securityOf(route: AnyRoute): Record<string, string[]>[] {
+  if (route.auth === "none") return [];
+  if (route.auth === "optional") return [{}, { bearer: [] }];
+  return [{ bearer: [] }];
+}
+
+function parametersOf(
+  schema: z.ZodType | undefined,
+  location: "path" | "query",
+  toSchema: (schema: z.ZodType, io: "input") => JsonSchema,
+): Record<string, unknown>[] {
+  if (!(schema instanceof z.ZodObject)) return [];
+  return Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, field]) => ({
+    name,
+    in: location,
+    required: location === "path" || !field.safeParse(undefined).success,
+    schema: toSchema(field, "input"),
+  }));
+}
+
+function requestBodyOf(route: AnyRoute, toSchema: (schema: z.ZodType, io: "input") => JsonSchema) {
+  if (route.body) {
+    return { requestBody: { required: true, content: { "application/json": { schema: toSchema(route.body, "input") } } } };
+  }
+  if (route.rawBody) {
+    return {
+      requestBody: {
+        required: true,
+        description: route.rawBody.description,
+        content: { [route.rawBody.contentType]: { schema: { type: "string", contentMediaType: route.rawBody.contentType } } },
+      },
+    };
+  }
+  return {};
+}
+
+function successResponses(route: AnyRoute, toSchema: (schema: z.ZodType, io: "output") => JsonSchema) {
+  return Object.fromEntries(
+    Object.entries(route.responses).map(([status, response]) => [
+      status,
+      {
+        description: response.description,
+        ...(response.headers
+          ? {
+              headers: Object.fromEntries(
+                Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]),
+              ),
+            }
+          : {}),
+        ...(response.schema ? { content: { "application/json": { schema: toSchema(response.schema, "output") } } } : {}),
+      },
+    ]),
+  );
+}
+
+function problemResponses(route: AnyRoute) {
+  const byStatus: Record<number, string[]> = {};
+  const add = (status: number, codes: string[]) => {
+    byStatus[status] = [...new Set([...(byStatus[status] ?? []), ...codes])];
+  };
+  if (route.params || route.query || route.body || route.rawBody) add(400, ["invalid_request"]);
+  if (route.auth !== "none") add(401, ["unauthenticated", "invalid_token", "token_revoked", "user_disabled"]);
+  if (route.auth === "developer") add(403, ["not_a_developer"]);
+  if (route.body || route.rawBody) {
+    add(413, ["payload_too_large"]);
+    add(415, ["unsupported_media_type"]);
+  }
+  for (const [status, codes] of Object.entries({ ...route.problems })) add(Number(status), codes ?? []);
+  for (const [status, codes] of Object.entries(COMMON_PROBLEMS)) add(Number(status), codes);
+  return Object.fromEntries(
+    Object.entries(byStatus).map(([status, codes]) => [
+      status,
+      {
+        description: `Problem: ${codes.join(", ")}.`,
+        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+      },
+    ]),
+  );
+}

@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { BUSINESS_ROLES } from "../core/documents";
+import { isoDateTime } from "../core/schemas";
+
+export const entitlementGrantSchema = z.object({
+  key: z.string(),
+  source: z.enum(["direct", "subscription"]),
+  businessId: z.string().optional().meta({ description: "The business whose subscription grants it." }),
+});
+
+export const userProfileSchema = z
+  .object({
+    uid: z.string(),
+    email: z.string().nullable(),
+    displayName: z.string().nullable(),
+    entitlements: z.array(entitlementGrantSchema),
+    businesses: z.array(z.object({ id: z.string(), name: z.string(), role: z.enum(BUSINESS_ROLES) })),
+    activations: z.array(z.object({ moduleId: z.string(), version: z.string(), activatedAt: isoDateTime })),
+  })
+  .meta({ id: "UserProfile" });
+
+export type UserProfile = z.output<typeof userProfileSchema>;

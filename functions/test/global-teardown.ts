@@ -1,0 +1,5 @@
+import type { LocalStack } from "../../tools/local-stack";
+
+export default async function globalTeardown(): Promise<void> {
+  await (globalThis as { __localStack?: LocalStack }).__localStack?.stop();
+}

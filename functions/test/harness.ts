@@ -1,0 +1,115 @@
+/**
+ * Shared test plumbing: the app on the emulators started by global-setup, users with real ID
+ * tokens from the Auth emulator, and clean-up between tests. Nothing here mocks Firebase.
+ */
+import { deleteApp, getApp, getApps } from "firebase-admin/app";
+import { getStorage } from "firebase-admin/storage";
+import type { Response } from "supertest";
+import { createApp } from "../src/app";
+import type { Config } from "../src/config";
+import { silentLogger, type Logger } from "../src/core/logger";
+import type { Deps } from "../src/deps";
+import { localDeps } from "../src/local";
+
+export const projectId = process.env.TEST_PROJECT_ID!;
+const authHost = process.env.FIREBASE_AUTH_EMULATOR_HOST!;
+const firestoreHost = process.env.FIRESTORE_EMULATOR_HOST!;
+
+let depsPromise: Promise<Deps> | undefined;
+
+export function testDeps(): Promise<Deps> {
+  depsPromise ??= localDeps({
+    serviceAccount: JSON.parse(process.env.TEST_SERVICE_ACCOUNT!),
+    env: process.env,
+    logger: silentLogger,
+    appName: "test",
+  });
+  return depsPromise;
+}
+
+afterAll(async () => {
+  await Promise.all(getApps().map((app) => deleteApp(app)));
+});
+
+export interface AppOptions {
+  config?: Partial<Config>;
+  clock?: () => Date;
+  logger?: Logger;
+}
+
+/** The real app on the emulators, with optional overrides of configuration, clock or logger. */
+export async function testApp(options: AppOptions = {}) {
+  const deps = await testDeps();
+  return createApp({
+    ...deps,
+    config: { ...deps.config, ...options.config },
+    clock: options.clock ?? deps.clock,
+    logger: options.logger ?? deps.logger,
+  });
+}
+
+/** The test project's default bucket, for arranging and inspecting objects directly. */
+export async function testBucket() {
+  const { config } = await testDeps();
+  return getStorage(getApp("test")).bucket(config.storageBucket);
+}
+
+/** Empties Firestore, Auth and Storage of the test project. */
+export async function resetEmulators(): Promise<void> {
+  const bucket = await testBucket();
+  await Promise.all([
+    fetch(`http://${firestoreHost}/emulator/v1/projects/${projectId}/databases/(default)/documents`, { method: "DELETE" }),
+    fetch(`http://${authHost}/emulator/v1/projects/${projectId}/accounts`, { method: "DELETE" }),
+    bucket.deleteFiles({ force: true }),
+  ]);
+}
+
+let userCounter = 0;
+
+export interface TestUser {
+  uid: string;
+  email: string;
+  password: string;
+  idToken: string;
+}
+
+/** A user in the Auth emulator, signed in with a password, with a real (unsigned) ID token. */
+export async function createUser(options: { displayName?: string; email?: string } = {}): Promise<TestUser> {
+  const { auth } = await testDeps();
+  userCounter += 1;
+  const email = options.email ?? `user${userCounter}-${Date.now()}@example.test`;
+  const password = "correct-horse-battery";
+  const record = await auth.createUser({ email, password, displayName: options.displayName });
+  return { uid: record.uid, email, password, idToken: await signIn(email, password) };
+}
+
+export async function signIn(email: string, password: string): Promise<string> {
+  const response = await fetch(
+    `http://${authHost}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=test-api-key`,
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password, returnSecureToken: true }),
+    },
+  );
+  const body = (await response.json()) as { idToken?: string };
+  if (!body.idToken) throw new Error(`Sign-in failed: ${JSON.stringify(body)}`);
+  return body.idToken;
+}
+
+export const bearer = (user: { idToken: string }) => ({ Authorization: `Bearer ${user.idToken}` });
+
+/** Asserts an RFC 9457 problem response with the contract's code. */
+export function expectProblem(response: Response, status: number, code: string): void {
+  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
+  expect(response.headers["content-type"]).toMatch(/^application\/problem\+json/);
+  expect(response.body).toEqual(
+    expect.objectContaining({
+      type: "about:blank",
+      title: expect.any(String),
+      status,
+      code,
+      requestId: response.headers["x-request-id"],
+    }),
+  );
+}
