@@ -1,0 +1,54 @@
+/** Documents of the data model, written the way billing, support and the operator tools write them. */
+import { createHash } from "node:crypto";
+import { Timestamp } from "firebase-admin/firestore";
+import { COLLECTIONS, type ReleaseDocument } from "../src/core/documents";
+import { testBucket, testDeps } from "./harness";
+
+const DAY = 24 * 60 * 60 * 1000;
+export const daysFromNow = (days: number, now = new Date()) => Timestamp.fromMillis(now.getTime() + days * DAY);
+
+export async function putUser(uid: string, data: { displayName?: string; entitlements?: string[] }) {
+  const { db } = await testDeps();
+  await db.collection(COLLECTIONS.users).doc(uid).set(data);
+}
+
+export async function putBusiness(
+  id: string,
+  data: { name: string; memberIds: string[]; roles?: Record<string, "owner" | "admin" | "member"> },
+) {
+  const { db } = await testDeps();
+  await db.collection(COLLECTIONS.businesses).doc(id).set(data);
+}
+
+export async function putSubscription(
+  businessId: string,
+  data: {
+    status: "active" | "trialing" | "past_due" | "canceled" | "expired";
+    plan?: string;
+    seats?: number;
+    currentPeriodEnd: Timestamp;
+    cancelAtPeriodEnd?: boolean;
+    entitlements: string[];
+  },
+) {
+  const { db } = await testDeps();
+  await db.collection(COLLECTIONS.subscriptions).doc(businessId).set({ plan: "team", ...data });
+}
+
+/** A release with real installer bytes in Storage. */
+export async function putRelease(
+  id: string,
+  release: Pick<ReleaseDocument, "version" | "platform" | "arch" | "channel"> & { notes?: string },
+): Promise<{ bytes: Buffer; sha256: string }> {
+  const { db } = await testDeps();
+  const bytes = Buffer.from(`installer ${id} ${release.version} ${release.platform} ${release.arch} ${release.channel}\n`.repeat(50));
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const fileName = `Marketplace-Setup-${release.version}-${release.arch}.exe`;
+  const storagePath = `releases/${id}/${fileName}`;
+  await (await testBucket()).file(storagePath).save(bytes, { resumable: false, contentType: "application/octet-stream" });
+  await db
+    .collection(COLLECTIONS.releases)
+    .doc(id)
+    .set({ ...release, fileName, storagePath, size: bytes.length, sha256, publishedAt: Timestamp.now() });
+  return { bytes, sha256 };
+}

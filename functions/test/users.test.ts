@@ -1,0 +1,78 @@
+import { Timestamp } from "firebase-admin/firestore";
+import request from "supertest";
+import { COLLECTIONS } from "../src/core/documents";
+import { userProfileSchema } from "../src/users/schemas";
+import { daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";
+import { bearer, createUser, resetEmulators, testApp, testDeps } from "./harness";
+
+describe("GET /users/me", () => {
+  beforeEach(resetEmulators);
+
+  it("gives a user without a users document an empty profile, not a 404", async () => {
+    const user = await createUser({ displayName: "Token Name" });
+    const response = await request(await testApp()).get("/api/v1/users/me").set(bearer(user));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      uid: user.uid,
+      email: user.email,
+      displayName: "Token Name",
+      entitlements: [],
+      businesses: [],
+      activations: [],
+    });
+  });
+
+  it("lists direct and subscription entitlements with their sources, businesses with roles, and activations", async () => {
+    const user = await createUser();
+    const other = await createUser();
+    await putUser(user.uid, { displayName: "Ada", entitlements: ["beta"] });
+    await putBusiness("acme", { name: "Acme", memberIds: [user.uid, other.uid], roles: { [user.uid]: "admin" } });
+    await putSubscription("acme", { status: "active", currentPeriodEnd: daysFromNow(20), entitlements: ["pro"] });
+    await putBusiness("globex", { name: "Globex", memberIds: [user.uid] });
+    await putSubscription("globex", { status: "canceled", currentPeriodEnd: daysFromNow(20), entitlements: ["maps"] });
+    await putBusiness("initech", { name: "Initech", memberIds: [other.uid] });
+    await putSubscription("initech", { status: "active", currentPeriodEnd: daysFromNow(20), entitlements: ["secret"] });
+    const { db } = await testDeps();
+    const activatedAt = Timestamp.fromDate(new Date("2026-01-02T03:04:05.000Z"));
+    await db
+      .collection(COLLECTIONS.users)
+      .doc(user.uid)
+      .collection(COLLECTIONS.activations)
+      .doc("acme.charts")
+      .set({ moduleId: "acme.charts", version: "1.2.0", deviceId: "pc-1", activatedAt, updatedAt: activatedAt });
+
+    const response = await request(await testApp()).get("/api/v1/users/me").set(bearer(user));
+
+    expect(response.status).toBe(200);
+    expect(userProfileSchema.parse(response.body)).toBeTruthy();
+    expect(response.body.displayName).toBe("Ada");
+    expect(response.body.entitlements).toEqual([
+      { key: "beta", source: "direct" },
+      { key: "pro", source: "subscription", businessId: "acme" },
+    ]);
+    expect(response.body.businesses).toEqual(
+      expect.arrayContaining([
+        { id: "acme", name: "Acme", role: "admin" },
+        { id: "globex", name: "Globex", role: "member" },
+      ]),
+    );
+    expect(response.body.businesses).toHaveLength(2);
+    expect(response.body.activations).toEqual([{ moduleId: "acme.charts", version: "1.2.0", activatedAt: "2026-01-02T03:04:05.000Z" }]);
+  });
+
+  it("keeps subscription entitlements for 3 days after the period end, then drops them", async () => {
+    const user = await createUser();
+    await putBusiness("acme", { name: "Acme", memberIds: [user.uid] });
+    const periodEnd = new Date("2026-03-01T00:00:00.000Z");
+    await putSubscription("acme", { status: "past_due", currentPeriodEnd: Timestamp.fromDate(periodEnd), entitlements: ["pro"] });
+    const at = (ms: number) => testApp({ clock: () => new Date(periodEnd.getTime() + ms) });
+    const threeDays = 3 * 24 * 60 * 60 * 1000;
+
+    const withinGrace = await request(await at(threeDays)).get("/api/v1/users/me").set(bearer(user));
+    expect(withinGrace.body.entitlements).toEqual([{ key: "pro", source: "subscription", businessId: "acme" }]);
+
+    const afterGrace = await request(await at(threeDays + 1000)).get("/api/v1/users/me").set(bearer(user));
+    expect(afterGrace.body.entitlements).toEqual([]);
+    expect(afterGrace.body.businesses).toEqual([{ id: "acme", name: "Acme", role: "member" }]);
+  });
+});
