@@ -1,6 +1,7 @@
 import { cert, initializeApp, type ServiceAccount } from "firebase-admin/app";
 
 export type { ServiceAccount };
+export { Timestamp } from "firebase-admin/firestore";
 import { loadConfig, type Config } from "./config";
 import { buildDeps, type Deps } from "./deps";
 import type { Logger } from "./core/logger";
