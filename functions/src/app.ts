@@ -6,6 +6,9 @@ import { requestId, requestLog } from "./core/request-context";
 import { mountRoutes, type AnyRoute } from "./core/routes";
 import type { Deps } from "./deps";
 import { buildOpenApiDocument } from "./openapi";
+import { developerRoutes } from "./developers/routes";
+import { requireDeveloper } from "./developers/accounts";
+import { moduleRoutes } from "./modules/routes";
 import { releaseRoutes } from "./releases/routes";
 import { serviceRoutes } from "./service/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
@@ -18,9 +21,11 @@ export const API_VERSION = "1.0.0";
 export function apiRoutes(deps: Deps): AnyRoute[] {
   let openApiDocument: Record<string, unknown> | undefined;
   const routes: AnyRoute[] = [
+    ...moduleRoutes(deps),
     ...userRoutes(deps),
     ...subscriptionRoutes(deps),
     ...releaseRoutes(deps),
+    ...developerRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
   ];
   return routes;
@@ -51,6 +56,7 @@ export function createApp(deps: Deps): Express {
   mountRoutes(router, apiRoutes(deps), {
     auth: deps.auth,
     afterAuth: perUserRateLimit(config.rateLimit.perUserPerMinute),
+    requireDeveloper: (caller) => requireDeveloper(deps.db, caller),
     maxJsonBytes: config.maxJsonBytes,
   });
   app.use(API_PREFIX, router);

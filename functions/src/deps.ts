@@ -3,6 +3,7 @@ import { getAuth, type Auth } from "firebase-admin/auth";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
 import type { Config } from "./config";
+import { identityToolkit, type IdentityToolkit } from "./core/identity-toolkit";
 import type { Logger } from "./core/logger";
 import { loadSigningKeys, type SigningKeys } from "./core/signing";
 import { bucketStore, type ObjectStore } from "./core/storage";
@@ -14,6 +15,7 @@ export interface Deps {
   auth: Auth;
   store: ObjectStore;
   signingKeys: SigningKeys;
+  identity: IdentityToolkit;
   logger: Logger;
   clock: () => Date;
 }
@@ -27,6 +29,7 @@ export async function buildDeps(app: App, config: Config, logger: Logger): Promi
     auth: getAuth(app),
     store: bucketStore(getStorage(app).bucket(config.storageBucket), clock),
     signingKeys: await loadSigningKeys(config.moduleSigningKeys),
+    identity: identityToolkit(config.identityToolkit),
     logger,
     clock,
   };

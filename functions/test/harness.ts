@@ -113,3 +113,25 @@ export function expectProblem(response: Response, status: number, code: string):
     }),
   );
 }
+
+export interface TestDeveloper extends TestUser {
+  publisherId: string;
+}
+
+/** A user turned developer through the API (the Bearer-token form of register). */
+export async function createDeveloper(publisherId: string): Promise<TestDeveloper> {
+  const user = await createUser();
+  const { default: request } = await import("supertest");
+  const response = await request(await testApp())
+    .post("/api/v1/developers/auth/register")
+    .set(bearer(user))
+    .send({ displayName: `Dev ${publisherId}`, publisherId });
+  if (response.status !== 201) throw new Error(`register failed: ${JSON.stringify(response.body)}`);
+  return { ...user, publisherId };
+}
+
+/** Object names under a prefix of the test bucket. */
+export async function storedObjects(prefix: string): Promise<string[]> {
+  const [files] = await (await testBucket()).getFiles({ prefix });
+  return files.map((file) => file.name).sort();
+}

@@ -1,5 +1,6 @@
 import type { Auth, DecodedIdToken } from "firebase-admin/auth";
 import type { Request } from "express";
+import type { DeveloperAccount } from "./documents";
 import { tokenError, unauthenticated } from "./errors";
 
 /** Who is calling, from a verified Firebase ID token. */
@@ -8,7 +9,11 @@ export interface Caller {
   email: string | null;
   name: string | null;
   token: DecodedIdToken;
+  /** The caller's developer account, on routes that require one. */
+  developer?: DeveloperAccount;
 }
+
+export type DeveloperCaller = Caller & { developer: DeveloperAccount };
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 

@@ -16,6 +16,8 @@ export const COLLECTIONS = {
   modules: "modules",
   versions: "versions",
   releases: "releases",
+  /** Claims of publisher ids (`publishers/{publisherId}` → `{ developerId }`), so each has one owner. */
+  publishers: "publishers",
 } as const;
 
 const timestamp = z.instanceof(Timestamp);
@@ -74,11 +76,62 @@ export const activationDocument = z.object({
   updatedAt: timestamp,
 });
 
+export const developerDocument = z.object({
+  email: z.string().nullable(),
+  displayName: z.string(),
+  publisherId: z.string(),
+  createdAt: timestamp,
+});
+
+export const VERSION_STATES = ["signed", "published"] as const;
+
+/** The listing fields of a module, as its package's manifest gives them. */
+export const moduleListing = z.object({
+  name: z.string(),
+  summary: z.string(),
+  description: z.string().optional(),
+  category: z.string().optional(),
+  entitlement: z.string().optional(),
+});
+
+export const moduleDocument = moduleListing.extend({
+  publisherId: z.string(),
+  developerId: z.string(),
+  /** Null until a first version is published. */
+  latestVersion: z.string().nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  downloads: z.number().int().nonnegative(),
+  /** Whether the module is in the marketplace (it has a published version). */
+  listed: z.boolean(),
+  /** Lower-case words of id, name and summary, and their prefixes: what `q` matches. */
+  searchTerms: z.array(z.string()),
+});
+
+export const moduleVersionDocument = z.object({
+  state: z.enum(VERSION_STATES),
+  sha256: z.string(),
+  size: z.number().int().nonnegative(),
+  storagePath: z.string(),
+  signature: z.string(),
+  keyId: z.string(),
+  signedAt: timestamp,
+  publishedAt: timestamp.optional(),
+  minAppVersion: z.string().optional(),
+  /** The manifest's listing fields, copied to the module when this version is published. */
+  listing: moduleListing,
+});
+
 export type UserDocument = z.output<typeof userDocument>;
 export type BusinessDocument = z.output<typeof businessDocument>;
 export type SubscriptionDocument = z.output<typeof subscriptionDocument>;
 export type ReleaseDocument = z.output<typeof releaseDocument>;
 export type ActivationDocument = z.output<typeof activationDocument>;
+export type DeveloperDocument = z.output<typeof developerDocument>;
+export type DeveloperAccount = DeveloperDocument & { id: string };
+export type ModuleListing = z.output<typeof moduleListing>;
+export type ModuleDocument = z.output<typeof moduleDocument>;
+export type ModuleVersionDocument = z.output<typeof moduleVersionDocument>;
 
 /** A document that does not match its definition: a data error, answered as a 500 and logged. */
 export class MalformedDocumentError extends Error {

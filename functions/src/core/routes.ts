@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
-import { authenticateRequest, requireCaller, type Caller } from "./auth";
+import { authenticateRequest, requireCaller, type Caller, type DeveloperCaller } from "./auth";
 import { readJsonBody } from "./body";
 import { methodNotAllowed } from "./errors";
 import { parseRequestPart } from "./validation";
@@ -11,7 +11,13 @@ import { parseRequestPart } from "./validation";
  */
 export type AuthMode = "none" | "optional" | "user" | "developer";
 
-type CallerFor<A extends AuthMode> = A extends "none" ? null : A extends "optional" ? Caller | null : Caller;
+type CallerFor<A extends AuthMode> = A extends "none"
+  ? null
+  : A extends "optional"
+    ? Caller | null
+    : A extends "developer"
+      ? DeveloperCaller
+      : Caller;
 
 export interface ResponseSpec {
   description: string;
@@ -81,7 +87,7 @@ export interface RouteMiddleware {
   /** Runs after authentication, before the body is read (the per-user rate limit). */
   afterAuth: RequestHandler;
   /** Resolves the developer account of a caller, for routes with auth "developer". */
-  requireDeveloper?(caller: Caller): Promise<Caller>;
+  requireDeveloper?(caller: Caller): Promise<DeveloperCaller>;
   auth: Parameters<typeof authenticateRequest>[1];
   maxJsonBytes: number;
 }

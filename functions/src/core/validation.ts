@@ -13,6 +13,11 @@ export function parseRequestPart<S extends z.ZodType>(schema: S, value: unknown,
 
 function toFieldErrors(issue: z.core.$ZodIssue): FieldError[] {
   const base = issue.path.map(String).join(".");
+  if (issue.code === "invalid_union" && issue.errors.length > 0) {
+    // Report the alternative that came closest: the one with the fewest problems.
+    const closest = issue.errors.reduce((best, option) => (option.length < best.length ? option : best));
+    return closest.flatMap((nested) => toFieldErrors({ ...nested, path: [...issue.path, ...nested.path] }));
+  }
   if (issue.code === "unrecognized_keys") {
     return issue.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: "Unknown field." }));
   }

@@ -1,0 +1,54 @@
+import { defineRoute } from "../core/routes";
+import type { Deps } from "../deps";
+import {
+  activationSchema,
+  confirmBodySchema,
+  downloadParamsSchema,
+  downloadQuerySchema,
+  downloadSchema,
+  moduleListQuerySchema,
+  moduleListSchema,
+} from "./schemas";
+import { confirmActivation, downloadModule, listModules } from "./service";
+
+export const moduleRoutes = (deps: Deps) => [
+  defineRoute({
+    method: "get",
+    path: "/modules",
+    operationId: "listModules",
+    summary: "Modules with a published version, newest first; with a token, each says whether the caller may use it.",
+    tag: "Marketplace",
+    auth: "optional",
+    query: moduleListQuerySchema,
+    responses: { 200: { description: "A page of modules.", schema: moduleListSchema } },
+    handle: async ({ query, caller }) => ({ status: 200, body: await listModules(deps, query, caller) }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/modules/confirm",
+    operationId: "confirmActivation",
+    summary: "Records the caller's activation of a module (idempotent: a repeat refreshes version and updatedAt).",
+    tag: "Marketplace",
+    auth: "user",
+    body: confirmBodySchema,
+    responses: { 200: { description: "The activation.", schema: activationSchema } },
+    problems: { 403: ["not_entitled"], 404: ["module_not_found", "version_not_found"] },
+    handle: async ({ body, caller }) => ({ status: 200, body: await confirmActivation(deps, caller, body) }),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/modules/download/:id",
+    operationId: "downloadModule",
+    summary: "A short-lived signed URL of a module package, with its hash and signature; counts a download.",
+    tag: "Marketplace",
+    auth: "user",
+    params: downloadParamsSchema,
+    query: downloadQuerySchema,
+    responses: { 200: { description: "Where to download, and how to verify it.", schema: downloadSchema } },
+    problems: { 403: ["not_entitled"], 404: ["module_not_found", "version_not_found"] },
+    handle: async ({ params, query, caller }) => ({
+      status: 200,
+      body: await downloadModule(deps, caller, params.id, query.version),
+    }),
+  }),
+];

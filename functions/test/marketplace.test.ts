@@ -1,0 +1,183 @@
+import { createHash } from "node:crypto";
+import { compactVerify, createLocalJWKSet } from "jose";
+import request from "supertest";
+import { activationSchema, downloadSchema, moduleListSchema } from "../src/modules/schemas";
+import { daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";
+import { modulePackage } from "./packages";
+import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./harness";
+
+const sha256 = (bytes: Buffer | ArrayBuffer) => createHash("sha256").update(Buffer.from(bytes as ArrayBuffer)).digest("hex");
+
+async function release(developer: TestDeveloper, manifest: Record<string, unknown>): Promise<Buffer> {
+  const app = await testApp();
+  const bytes = await modulePackage(manifest);
+  const signed = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream").send(bytes);
+  expect(signed.status).toBe(201);
+  const published = await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: manifest.id, version: manifest.version });
+  expect(published.status).toBe(200);
+  return bytes;
+}
+
+describe("marketplace", () => {
+  let acme: TestDeveloper;
+  let chartsV2: Buffer;
+
+  beforeAll(async () => {
+    await resetEmulators();
+    acme = await createDeveloper("acme");
+    await release(acme, { id: "acme.charts", name: "Charts", summary: "Bar charts and pie-charts.", version: "1.0.0", category: "data", entitlement: "pro" });
+    chartsV2 = await release(acme, { id: "acme.charts", name: "Charts", summary: "Bar charts and pie-charts.", version: "2.0.0", category: "data", entitlement: "pro" });
+    await release(acme, { id: "acme.notes", name: "Sticky Notes", summary: "Quick notes on the desktop.", version: "0.3.0", category: "productivity" });
+    await release(acme, { id: "acme.maps", name: "World Maps", summary: "Offline maps.", version: "1.0.0", category: "data" });
+    // Signed but never published: not in the marketplace.
+    await request(await testApp()).post("/api/v1/developers/modules/sign").set(bearer(acme)).set("Content-Type", "application/octet-stream")
+      .send(await modulePackage({ id: "acme.draft", version: "0.0.1" }));
+  });
+
+  describe("GET /modules", () => {
+    it("lists published modules, newest updatedAt first, without access flags when anonymous", async () => {
+      const response = await request(await testApp()).get("/api/v1/modules");
+      expect(response.status).toBe(200);
+      expect(moduleListSchema.parse(response.body)).toBeTruthy();
+      expect(response.body.items.map((m: { id: string }) => m.id)).toEqual(["acme.maps", "acme.notes", "acme.charts"]);
+      expect(response.body.nextCursor).toBeNull();
+      expect(response.body.items[2]).toEqual({
+        id: "acme.charts",
+        name: "Charts",
+        summary: "Bar charts and pie-charts.",
+        category: "data",
+        publisherId: "acme",
+        latestVersion: "2.0.0",
+        entitlement: "pro",
+        updatedAt: expect.any(String),
+      });
+    });
+
+    it("pages with limit and an opaque cursor, and rejects a bad cursor or limit with 400", async () => {
+      const app = await testApp();
+      const first = await request(app).get("/api/v1/modules?limit=2");
+      expect(first.body.items.map((m: { id: string }) => m.id)).toEqual(["acme.maps", "acme.notes"]);
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const second = await request(app).get(`/api/v1/modules?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+      expect(second.body.items.map((m: { id: string }) => m.id)).toEqual(["acme.charts"]);
+      expect(second.body.nextCursor).toBeNull();
+      expectProblem(await request(app).get("/api/v1/modules?cursor=garbage"), 400, "invalid_request");
+      expectProblem(await request(app).get(`/api/v1/modules?cursor=${Buffer.from('{"s":1}').toString("base64url")}`), 400, "invalid_request");
+      expectProblem(await request(app).get("/api/v1/modules?limit=0"), 400, "invalid_request");
+      expectProblem(await request(app).get("/api/v1/modules?limit=101"), 400, "invalid_request");
+      expectProblem(await request(app).get("/api/v1/modules?limit=abc"), 400, "invalid_request");
+    });
+
+    it("filters by category and by q (a whole word or word prefix of id, name or summary, any case)", async () => {
+      const app = await testApp();
+      const ids = async (query: string) => (await request(app).get(`/api/v1/modules?${query}`)).body.items.map((m: { id: string }) => m.id);
+      expect(await ids("category=data")).toEqual(["acme.maps", "acme.charts"]);
+      expect(await ids("q=pie")).toEqual(["acme.charts"]);
+      expect(await ids("q=CHAR")).toEqual(["acme.charts"]);
+      expect(await ids("q=acme")).toEqual(["acme.maps", "acme.notes", "acme.charts"]);
+      expect(await ids("q=desk")).toEqual(["acme.notes"]);
+      expect(await ids("q=harts")).toEqual([]);
+      expect(await ids("q=offline&category=productivity")).toEqual([]);
+      expect(await ids("q=offline&category=data")).toEqual(["acme.maps"]);
+      expectProblem(await request(app).get("/api/v1/modules?q=two%20words"), 400, "invalid_request");
+    });
+
+    it("says, with a token, whether the caller may use and has activated each module", async () => {
+      const user = await createUser();
+      const app = await testApp();
+      await request(app).post("/api/v1/modules/confirm").set(bearer(user)).send({ moduleId: "acme.notes" });
+      const response = await request(app).get("/api/v1/modules").set(bearer(user));
+      const access = Object.fromEntries(response.body.items.map((m: { id: string; access: object }) => [m.id, m.access]));
+      expect(access).toEqual({
+        "acme.maps": { usable: true, activated: false },
+        "acme.notes": { usable: true, activated: true },
+        "acme.charts": { usable: false, activated: false },
+      });
+      expectProblem(await request(app).get("/api/v1/modules").set("Authorization", "Bearer bad"), 401, "invalid_token");
+    });
+  });
+
+  describe("POST /modules/confirm", () => {
+    let user: TestUser;
+    beforeEach(async () => {
+      user = await createUser();
+    });
+    const confirm = async (who: TestUser, body: object) => request(await testApp()).post("/api/v1/modules/confirm").set(bearer(who)).send(body);
+
+    it("records an activation of the latest version, idempotently: a repeat keeps activatedAt", async () => {
+      const first = await confirm(user, { moduleId: "acme.maps", deviceId: "pc-1" });
+      expect(first.status).toBe(200);
+      expect(activationSchema.parse(first.body)).toEqual({ moduleId: "acme.maps", version: "1.0.0", activatedAt: expect.any(String), updatedAt: first.body.activatedAt });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const again = await confirm(user, { moduleId: "acme.maps", deviceId: "pc-2" });
+      expect(again.body.activatedAt).toBe(first.body.activatedAt);
+      expect(Date.parse(again.body.updatedAt)).toBeGreaterThan(Date.parse(first.body.updatedAt));
+      const { db } = await testDeps();
+      const stored = await db.doc(`users/${user.uid}/activations/acme.maps`).get();
+      expect(stored.get("deviceId")).toBe("pc-2");
+      const profile = await request(await testApp()).get("/api/v1/users/me").set(bearer(user));
+      expect(profile.body.activations).toEqual([{ moduleId: "acme.maps", version: "1.0.0", activatedAt: first.body.activatedAt }]);
+    });
+
+    it("answers 404 module_not_found and version_not_found, and 403 not_entitled for a paid module", async () => {
+      expectProblem(await confirm(user, { moduleId: "acme.nothing" }), 404, "module_not_found");
+      expectProblem(await confirm(user, { moduleId: "acme.draft" }), 404, "module_not_found");
+      expectProblem(await confirm(user, { moduleId: "acme.maps", version: "9.9.9" }), 404, "version_not_found");
+      expectProblem(await confirm(user, { moduleId: "acme.charts" }), 403, "not_entitled");
+      expectProblem(await confirm(user, { moduleId: "acme.maps", extra: 1 }), 400, "invalid_request");
+      const { db } = await testDeps();
+      expect((await db.collection(`users/${user.uid}/activations`).get()).size).toBe(0);
+    });
+  });
+
+  describe("GET /modules/download/:id", () => {
+    const download = async (who: TestUser, path: string) => request(await testApp()).get(`/api/v1/modules/download/${path}`).set(bearer(who));
+
+    it("refuses a paid module without its entitlement (403), and serves it with a direct grant", async () => {
+      const user = await createUser();
+      expectProblem(await download(user, "acme.charts"), 403, "not_entitled");
+      await putUser(user.uid, { entitlements: ["pro"] });
+      expect((await download(user, "acme.charts")).status).toBe(200);
+    });
+
+    it("serves a paid module through a live business subscription, and stops when it lapses", async () => {
+      const user = await createUser();
+      await putBusiness("biz", { name: "Biz", memberIds: [user.uid] });
+      await putSubscription("biz", { status: "trialing", currentPeriodEnd: daysFromNow(3), entitlements: ["pro"] });
+      expect((await download(user, "acme.charts")).status).toBe(200);
+      await putSubscription("biz", { status: "active", currentPeriodEnd: daysFromNow(-4), entitlements: ["pro"] });
+      expectProblem(await download(user, "acme.charts"), 403, "not_entitled");
+    });
+
+    it("hands out a signed URL (≤ 15 min) whose bytes hash to sha256, with a verifiable signature, and counts it", async () => {
+      const user = await createUser();
+      await putUser(user.uid, { entitlements: ["pro"] });
+      const response = await download(user, "acme.charts");
+      expect(response.status).toBe(200);
+      expect(downloadSchema.parse(response.body)).toMatchObject({ moduleId: "acme.charts", version: "2.0.0", sha256: sha256(chartsV2), size: chartsV2.length });
+      const ttl = Date.parse(response.body.expiresAt) - Date.now();
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(15 * 60 * 1000);
+      const bytes = await (await fetch(response.body.url)).arrayBuffer();
+      expect(sha256(bytes)).toBe(response.body.sha256);
+
+      const keys = await request(await testApp()).get("/api/v1/signing-keys");
+      const { payload, protectedHeader } = await compactVerify(response.body.signature, createLocalJWKSet(keys.body));
+      expect(protectedHeader.kid).toBe(response.body.keyId);
+      expect(JSON.parse(Buffer.from(payload).toString())).toMatchObject({ moduleId: "acme.charts", version: "2.0.0", sha256: response.body.sha256, publisherId: "acme" });
+
+      const mine = await request(await testApp()).get("/api/v1/developers/modules").set(bearer(acme));
+      expect(mine.body.items.find((m: { id: string }) => m.id === "acme.charts").downloads).toBeGreaterThanOrEqual(1);
+    });
+
+    it("serves an older published version on request, and 404s for unknown modules and versions", async () => {
+      const user = await createUser();
+      await putUser(user.uid, { entitlements: ["pro"] });
+      expect((await download(user, "acme.charts?version=1.0.0")).body.version).toBe("1.0.0");
+      expectProblem(await download(user, "acme.charts?version=3.0.0"), 404, "version_not_found");
+      expectProblem(await download(user, "acme.nothing"), 404, "module_not_found");
+      expectProblem(await download(user, "NOT_AN_ID"), 400, "invalid_request");
+      expectProblem(await request(await testApp()).get("/api/v1/modules/download/acme.maps"), 401, "unauthenticated");
+    });
+  });
+});
