@@ -5,7 +5,8 @@
  * STORAGE_EMULATOR_HOST / FIREBASE_STORAGE_EMULATOR_HOST) are used as they are, not started.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 
 export interface StackPorts {
@@ -176,6 +177,9 @@ async function startInProcessEmulators(
   }
   if (ports.storage !== undefined) {
     const storage = new StorageEmulator({ projectId, host: HOST, port: ports.storage, auto_download: false });
+    // Its blobs go to one fixed folder under the system temp dir, which a second emulator on
+    // the machine (npm test beside npm start, two CI runs) would wipe; give each its own.
+    storage._persistence.reset(mkdtempSync(path.join(tmpdir(), "marketplace-storage-")));
     storage._rulesRuntime.start = async () => {};
     storage._rulesRuntime.stop = async () => {};
     const allowAll = { verify: async () => ({ permitted: true, issues: { exist: () => false, all: [] } }) };

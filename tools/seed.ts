@@ -5,14 +5,27 @@
 import { createHash } from "node:crypto";
 import { Timestamp } from "../functions/src/local";
 import type { Deps } from "../functions/src/deps";
-import { COLLECTIONS, type ReleaseDocument } from "../functions/src/core/documents";
+import { COLLECTIONS, moduleVersionDocument, readDocument, type ReleaseDocument } from "../functions/src/core/documents";
+import { createDeveloperAccount, findDeveloper } from "../functions/src/developers/accounts";
+import { publishVersion, signPackage } from "../functions/src/developers/publishing";
+import { buildPackage } from "./mpkg";
 
 export const DEMO_PASSWORD = "marketplace-demo";
 
 export const DEMO_USERS = [
   { uid: "demo-alice", email: "alice@example.com", displayName: "Alice Anders", note: "owner of Acme Corp (active 'pro' subscription), direct 'beta-access'" },
   { uid: "demo-bob", email: "bob@example.com", displayName: "Bob Berg", note: "no business, no entitlements" },
+  { uid: "demo-dana", email: "dana@example.com", displayName: "Dana Dev", note: "developer, publisher 'contoso'" },
 ] as const;
+
+const DEMO_PUBLISHER = "contoso";
+
+/** Published in this order; contoso.charts needs the 'pro' entitlement. */
+const DEMO_MODULES = [
+  { id: "contoso.notes", name: "Sticky Notes", version: "1.0.0", summary: "Quick notes on your desktop.", category: "productivity" },
+  { id: "contoso.charts", name: "Charts Pro", version: "1.0.0", summary: "Bar, line and pie charts for your data.", category: "data", entitlement: "pro" },
+  { id: "contoso.charts", name: "Charts Pro", version: "1.1.0", summary: "Bar, line and pie charts for your data.", category: "data", entitlement: "pro", minAppVersion: "1.10.0" },
+];
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -27,7 +40,8 @@ const DEMO_RELEASES: DemoRelease[] = [
   { version: "1.11.0-beta.1", platform: "darwin", arch: "arm64", channel: "beta", notes: "Preview of offline mode." },
 ];
 
-export async function seedDemoData({ db, auth, store, clock }: Deps): Promise<void> {
+export async function seedDemoData(deps: Deps): Promise<void> {
+  const { db, auth, store, clock } = deps;
   for (const user of DEMO_USERS) {
     const profile = { email: user.email, password: DEMO_PASSWORD, displayName: user.displayName, disabled: false };
     await auth.updateUser(user.uid, profile).catch(async (error: { code?: string }) => {
@@ -80,6 +94,28 @@ export async function seedDemoData({ db, auth, store, clock }: Deps): Promise<vo
     });
   }
   await batch.commit();
+  await seedDemoModules(deps);
+}
+
+/** The demo developer and modules, through the same account, sign and publish code as the API. */
+async function seedDemoModules(deps: Deps): Promise<void> {
+  const dana = DEMO_USERS[2];
+  const developer =
+    (await findDeveloper(deps.db, dana.uid)) ??
+    (await createDeveloperAccount(deps.db, dana.uid, { email: dana.email, displayName: dana.displayName, publisherId: DEMO_PUBLISHER }, deps.clock()));
+  for (const manifest of DEMO_MODULES) {
+    const existing = readDocument(
+      moduleVersionDocument,
+      await deps.db.doc(`${COLLECTIONS.modules}/${manifest.id}/${COLLECTIONS.versions}/${manifest.version}`).get(),
+    );
+    if (existing?.state === "published") continue;
+    const bytes = await buildPackage(manifest, [
+      { name: "dist/index.js", content: `export function activate() { return ${JSON.stringify(`${manifest.id}@${manifest.version}`)}; }\n` },
+      { name: "README.md", content: `# ${manifest.name}\n\n${manifest.summary}\n` },
+    ]);
+    await signPackage(deps, developer, bytes);
+    await publishVersion(deps, developer, manifest.id, manifest.version);
+  }
 }
 
 /** 256 KiB of deterministic stand-in installer bytes, different for each release. */

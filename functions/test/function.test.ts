@@ -1,7 +1,8 @@
 import firebaseFunctionsTest from "firebase-functions-test";
 import type { RequestListener } from "node:http";
 import request from "supertest";
-import { projectId, resetEmulators } from "./harness";
+import { modulePackage } from "./packages";
+import { bearer, createDeveloper, projectId, resetEmulators } from "./harness";
 
 /**
  * The exported Cloud Function itself (what `firebase deploy` ships), not only createApp: it
@@ -28,5 +29,35 @@ describe("the exported api function", () => {
     const missing = await request(api).get("/api/v1/users/me");
     expect(missing.status).toBe(401);
     expect(missing.headers["content-type"]).toMatch(/^application\/problem\+json/);
+  });
+
+  it("applies its limits to the body the Functions runtime has already read (req.rawBody)", async () => {
+    const api = (await import("../src/index")).api as unknown as RequestListener;
+    // What the Functions Framework does before the app runs: read the whole body into rawBody.
+    const functionsRuntime: RequestListener = (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        (req as typeof req & { rawBody: Buffer }).rawBody = Buffer.concat(chunks);
+        api(req, res);
+      });
+    };
+    const developer = await createDeveloper("acme");
+    const bytes = await modulePackage();
+    const signed = await request(functionsRuntime)
+      .post("/api/v1/developers/modules/sign")
+      .set(bearer(developer))
+      .set("Content-Type", "application/octet-stream")
+      .send(bytes);
+    expect(signed.status).toBe(201);
+    expect(signed.body.size).toBe(bytes.length);
+
+    const tooBig = await request(functionsRuntime)
+      .post("/api/v1/modules/confirm")
+      .set(bearer(developer))
+      .set("Content-Type", "application/json")
+      .send(JSON.stringify({ moduleId: "acme.charts", deviceId: "x".repeat(100 * 1024) }));
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.code).toBe("payload_too_large");
   });
 });

@@ -1,25 +1,7 @@
-/** Real module packages for tests, well-formed and hostile, built with a ZIP writer (yazl). */
-import yazl from "yazl";
+/** Real module packages for tests, well-formed and hostile. */
+import { buildPackage, type PackageEntry } from "../../tools/mpkg";
 
-export interface PackageEntry {
-  name: string;
-  content: Buffer | string;
-  compress?: boolean;
-}
-
-export function zip(entries: PackageEntry[]): Promise<Buffer> {
-  const file = new yazl.ZipFile();
-  for (const entry of entries) {
-    file.addBuffer(Buffer.from(entry.content), entry.name, { compress: entry.compress ?? true, mtime: new Date("2026-01-01T00:00:00Z") });
-  }
-  file.end();
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    file.outputStream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    file.outputStream.on("end", () => resolve(Buffer.concat(chunks)));
-    file.outputStream.on("error", reject);
-  });
-}
+export { zip } from "../../tools/mpkg";
 
 export function manifest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { id: "acme.charts", name: "Charts", version: "1.0.0", summary: "Draw bar charts and pie charts.", ...overrides };
@@ -27,8 +9,7 @@ export function manifest(overrides: Record<string, unknown> = {}): Record<string
 
 /** A valid package: module.json plus some code. */
 export function modulePackage(overrides: Record<string, unknown> = {}, extra: PackageEntry[] = []): Promise<Buffer> {
-  return zip([
-    { name: "module.json", content: JSON.stringify(manifest(overrides)) },
+  return buildPackage(manifest(overrides), [
     { name: "dist/index.js", content: `export const version = ${JSON.stringify(overrides.version ?? "1.0.0")};\n`.repeat(20) },
     ...extra,
   ]);

@@ -32,7 +32,7 @@ export async function requireDeveloper(db: Firestore, caller: Caller): Promise<D
  * Creates the developer account and claims its publisher id, in one transaction: of concurrent
  * registrations for one publisher id, exactly one wins.
  */
-async function createDeveloper(db: Firestore, uid: string, data: Omit<DeveloperDocument, "createdAt">, now: Date): Promise<DeveloperAccount> {
+export async function createDeveloperAccount(db: Firestore, uid: string, data: Omit<DeveloperDocument, "createdAt">, now: Date): Promise<DeveloperAccount> {
   const developerRef = db.collection(COLLECTIONS.developers).doc(uid);
   const publisherRef = db.collection(COLLECTIONS.publishers).doc(data.publisherId);
   const developer: DeveloperDocument = { ...data, createdAt: Timestamp.fromDate(now) };
@@ -62,7 +62,7 @@ export async function registerWithPassword(
     });
   let developer: DeveloperAccount;
   try {
-    developer = await createDeveloper(db, user.uid, { email: input.email, displayName: input.displayName, publisherId: input.publisherId }, clock());
+    developer = await createDeveloperAccount(db, user.uid, { email: input.email, displayName: input.displayName, publisherId: input.publisherId }, clock());
   } catch (error) {
     // Nothing half-made: without its developer account the new Auth user goes too.
     await auth.deleteUser(user.uid);
@@ -73,7 +73,7 @@ export async function registerWithPassword(
 }
 
 export async function registerExistingUser({ db, clock }: Deps, caller: Caller, input: z.output<typeof registerWithTokenSchema>) {
-  const developer = await createDeveloper(db, caller.uid, { email: caller.email, displayName: input.displayName, publisherId: input.publisherId }, clock());
+  const developer = await createDeveloperAccount(db, caller.uid, { email: caller.email, displayName: input.displayName, publisherId: input.publisherId }, clock());
   return { developer: toDeveloperView(developer) };
 }
 
