@@ -9,5 +9,7 @@ module.exports = {
   // One emulator stack is shared by every test file; files run one after another so that one
   // file's clean-up never races another's requests.
   maxWorkers: 1,
+  // The in-process emulators keep sockets open until the process ends; exit once teardown is done.
+  forceExit: true,
   testTimeout: 30000,
 };

@@ -1,10 +1,14 @@
 /**
- * Demo data for local runs, written idempotently (fixed ids; running it twice changes nothing
- * but the subscription's period end, which it keeps a month ahead).
+ * Demo data for local runs, written idempotently: running it twice changes nothing but the
+ * subscriptions' period ends, which it keeps relative to today.
  */
 import { createHash } from "node:crypto";
-import { Timestamp } from "../functions/src/local";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { Deps } from "../functions/src/deps";
+import type { AdminContext } from "../functions/src/local";
+import { addMember, createBusiness, grantEntitlement, listReleasesFor, OperationError, publishRelease, setSubscription } from "./admin/operations";
 import { COLLECTIONS, moduleVersionDocument, readDocument, type ReleaseDocument } from "../functions/src/core/documents";
 import { createDeveloperAccount, findDeveloper } from "../functions/src/developers/accounts";
 import { publishVersion, signPackage } from "../functions/src/developers/publishing";
@@ -29,6 +33,22 @@ const DEMO_MODULES = [
 
 const DAY = 24 * 60 * 60 * 1000;
 
+const DEMO_BUSINESSES = [
+  {
+    id: "acme",
+    name: "Acme Corp",
+    role: "owner",
+    subscription: { status: "active", plan: "team", seats: 10, periodEndInDays: 30, entitlements: ["pro"] },
+  },
+  {
+    // Past due and beyond the grace period: effectively expired, so 'maps' is not granted.
+    id: "globex",
+    name: "Globex",
+    role: "member",
+    subscription: { status: "past_due", plan: "starter", seats: 3, periodEndInDays: -10, entitlements: ["maps"] },
+  },
+] as const;
+
 type DemoRelease = Pick<ReleaseDocument, "version" | "platform" | "arch" | "channel"> & { notes?: string };
 
 const DEMO_RELEASES: DemoRelease[] = [
@@ -40,60 +60,54 @@ const DEMO_RELEASES: DemoRelease[] = [
   { version: "1.11.0-beta.1", platform: "darwin", arch: "arm64", channel: "beta", notes: "Preview of offline mode." },
 ];
 
-export async function seedDemoData(deps: Deps): Promise<void> {
-  const { db, auth, store, clock } = deps;
+/**
+ * Seeds through the operator CLI's operations (entitlements, businesses, subscriptions,
+ * releases) and the API's own sign and publish code (modules): the same paths as real data.
+ */
+export async function seedDemoData(deps: Deps, admin: AdminContext): Promise<void> {
   for (const user of DEMO_USERS) {
     const profile = { email: user.email, password: DEMO_PASSWORD, displayName: user.displayName, disabled: false };
-    await auth.updateUser(user.uid, profile).catch(async (error: { code?: string }) => {
+    await deps.auth.updateUser(user.uid, profile).catch(async (error: { code?: string }) => {
       if (error.code !== "auth/user-not-found") throw error;
-      await auth.createUser({ uid: user.uid, ...profile });
+      await deps.auth.createUser({ uid: user.uid, ...profile });
+    });
+    await deps.db.collection(COLLECTIONS.users).doc(user.uid).set({ displayName: user.displayName }, { merge: true });
+  }
+  await grantEntitlement(admin, "demo-alice", "beta-access");
+
+  const now = deps.clock().getTime();
+  for (const business of DEMO_BUSINESSES) {
+    await createBusiness(admin, business.id, business.name).catch((error) => {
+      if (!(error instanceof OperationError)) throw error;
+    });
+    await addMember(admin, business.id, "demo-alice", business.role);
+    const { status, plan, seats, periodEndInDays, entitlements } = business.subscription;
+    await setSubscription(admin, {
+      business: business.id,
+      status,
+      plan,
+      seats,
+      periodEnd: new Date(now + periodEndInDays * DAY).toISOString(),
+      entitlements: [...entitlements],
     });
   }
-  const now = clock();
-  const batch = db.batch();
-  batch.set(db.collection(COLLECTIONS.users).doc("demo-alice"), { displayName: "Alice Anders", entitlements: ["beta-access"] });
-  batch.set(db.collection(COLLECTIONS.users).doc("demo-bob"), { displayName: "Bob Berg" });
-  batch.set(db.collection(COLLECTIONS.businesses).doc("acme"), {
-    name: "Acme Corp",
-    memberIds: ["demo-alice"],
-    roles: { "demo-alice": "owner" },
-  });
-  batch.set(db.collection(COLLECTIONS.subscriptions).doc("acme"), {
-    status: "active",
-    plan: "team",
-    seats: 10,
-    currentPeriodEnd: Timestamp.fromMillis(now.getTime() + 30 * DAY),
-    cancelAtPeriodEnd: false,
-    entitlements: ["pro"],
-  });
-  batch.set(db.collection(COLLECTIONS.businesses).doc("globex"), {
-    name: "Globex",
-    memberIds: ["demo-alice"],
-    roles: { "demo-alice": "member" },
-  });
-  batch.set(db.collection(COLLECTIONS.subscriptions).doc("globex"), {
-    status: "past_due",
-    plan: "starter",
-    seats: 3,
-    currentPeriodEnd: Timestamp.fromMillis(now.getTime() - 10 * DAY),
-    entitlements: ["maps"],
-  });
-  for (const release of DEMO_RELEASES) {
-    const id = `${release.platform}-${release.arch}-${release.channel}-${release.version}`;
-    const fileName = `Marketplace-Setup-${release.version}-${release.arch}.${release.platform === "win32" ? "exe" : "dmg"}`;
-    const storagePath = `releases/${id}/${fileName}`;
-    const bytes = installerBytes(id);
-    await store.write(storagePath, bytes, { contentType: "application/octet-stream" });
-    batch.set(db.collection(COLLECTIONS.releases).doc(id), {
-      ...release,
-      fileName,
-      storagePath,
-      size: bytes.length,
-      sha256: createHash("sha256").update(bytes).digest("hex"),
-      publishedAt: Timestamp.fromDate(new Date("2026-01-01T00:00:00.000Z")),
-    });
+
+  const folder = mkdtempSync(path.join(tmpdir(), "demo-installers-"));
+  try {
+    for (const release of DEMO_RELEASES) {
+      const fileName = `Marketplace-Setup-${release.version}-${release.arch}.${release.platform === "win32" ? "exe" : "dmg"}`;
+      const bytes = installerBytes(fileName + release.channel);
+      const existing = (await listReleasesFor(admin, { platform: release.platform, channel: release.channel })).find(
+        (item) => item.version === release.version && item.arch === release.arch,
+      );
+      if (existing?.sha256 === createHash("sha256").update(bytes).digest("hex")) continue;
+      const file = path.join(folder, fileName);
+      writeFileSync(file, bytes);
+      await publishRelease(admin, { ...release, file, replace: true });
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
   }
-  await batch.commit();
   await seedDemoModules(deps);
 }
 

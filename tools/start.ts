@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Server } from "node:http";
 import { createApp, API_PREFIX } from "../functions/src/app";
 import type { Logger } from "../functions/src/core/logger";
-import { localDeps } from "../functions/src/local";
+import { adminContext, localDeps } from "../functions/src/local";
 import { ensureLocalSecrets } from "./local-keys";
 import { MissingFirestoreEmulatorError, startLocalStack, type LocalStack } from "./local-stack";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
@@ -64,7 +64,9 @@ async function main(): Promise<void> {
     };
     Object.assign(process.env, stack.env, { GCLOUD_PROJECT: PROJECT_ID });
     const deps = await localDeps({ serviceAccount: secrets.serviceAccount, env, logger: consoleLogger, appName: "dev" });
-    await seedDemoData(deps);
+    const admin = adminContext({ projectId: PROJECT_ID, storageBucket: BUCKET, credentials: "none", appName: "seed" });
+    await seedDemoData(deps, admin);
+    await admin.close();
     if (withApi) {
       const app = createApp(deps);
       server = await new Promise<Server>((resolve, reject) => {

@@ -1,14 +1,23 @@
-import { cert, initializeApp, type ServiceAccount } from "firebase-admin/app";
+/**
+ * Admin SDK access for code that runs outside Cloud Functions: the dev server, the tests and the
+ * operator tools. They reach firebase-admin through this module so that there is one copy of it.
+ */
+import { applicationDefault, cert, deleteApp, initializeApp, type App, type ServiceAccount } from "firebase-admin/app";
+import { getAuth, type Auth } from "firebase-admin/auth";
+import { getFirestore, type Firestore } from "firebase-admin/firestore";
+import { getStorage } from "firebase-admin/storage";
+import { loadConfig, type Config } from "./config";
+import type { Logger } from "./core/logger";
+import { bucketStore, type Bucket, type ObjectStore } from "./core/storage";
+import { buildDeps, type Deps } from "./deps";
 
 export type { ServiceAccount };
-export { Timestamp } from "firebase-admin/firestore";
-import { loadConfig, type Config } from "./config";
-import { buildDeps, type Deps } from "./deps";
-import type { Logger } from "./core/logger";
+export { FieldPath, FieldValue, Timestamp } from "firebase-admin/firestore";
+export { z } from "zod";
 
 /**
- * Dependencies for runs outside Cloud Functions (the dev server, tests, tools): an Admin SDK app
- * with a service-account credential, so that V4 URLs can be signed without the metadata server.
+ * Dependencies of the app with a service-account credential, so that V4 URLs can be signed
+ * without the metadata server.
  */
 export async function localDeps(options: {
   serviceAccount: ServiceAccount;
@@ -26,4 +35,46 @@ export async function localDeps(options: {
     options.appName,
   );
   return buildDeps(app, config, options.logger);
+}
+
+/** What the operator tools use: Firestore, Auth and the bucket of one project. */
+export interface AdminContext {
+  projectId: string;
+  db: Firestore;
+  auth: Auth;
+  bucket: Bucket;
+  store: ObjectStore;
+  clock: () => Date;
+  close(): Promise<void>;
+}
+
+/**
+ * The Admin SDK on a project: with Application Default Credentials, or with none when the
+ * emulator host variables point it at emulators (they need none).
+ */
+export function adminContext(options: {
+  projectId: string;
+  storageBucket: string;
+  credentials: "application-default" | "none";
+  appName: string;
+}): AdminContext {
+  const app: App = initializeApp(
+    {
+      projectId: options.projectId,
+      storageBucket: options.storageBucket,
+      ...(options.credentials === "application-default" ? { credential: applicationDefault() } : {}),
+    },
+    options.appName,
+  );
+  const clock = () => new Date();
+  const bucket = getStorage(app).bucket(options.storageBucket);
+  return {
+    projectId: options.projectId,
+    db: getFirestore(app),
+    auth: getAuth(app),
+    bucket,
+    store: bucketStore(bucket, clock),
+    clock,
+    close: () => deleteApp(app),
+  };
 }

@@ -21,7 +21,12 @@ export const COLLECTIONS = {
 } as const;
 
 const timestamp = z.instanceof(Timestamp);
-const semverString = z.string().refine((value) => semver.valid(value) === value, "Not a semver version.");
+/** A semver version as written in documents and manifests: "1.2.3", never "v1.2.3". */
+export const semverVersion = z.string().refine((value) => semver.valid(value) === value, "must be a semver version such as 1.2.3");
+
+/** An entitlement key, e.g. "pro" or "beta-access". */
+export const ENTITLEMENT_KEY = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const entitlementKey = z.string().regex(ENTITLEMENT_KEY, "must be 1-64 of [a-z0-9_-], starting with a letter or digit");
 
 export const BUSINESS_ROLES = ["owner", "admin", "member"] as const;
 export const SUBSCRIPTION_STATUSES = ["active", "trialing", "past_due", "canceled", "expired"] as const;
@@ -56,7 +61,7 @@ export const subscriptionDocument = z.object({
 });
 
 export const releaseDocument = z.object({
-  version: semverString,
+  version: semverVersion,
   platform: z.enum(PLATFORMS),
   arch: z.enum(ARCHES),
   channel: z.enum(CHANNELS),

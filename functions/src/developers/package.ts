@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
-import semver from "semver";
 import yauzl, { type Entry, type ZipFile } from "yauzl";
 import { z } from "zod";
+import { ENTITLEMENT_KEY, semverVersion } from "../core/documents";
 import { ApiError } from "../core/errors";
 
 /** The rules of a module package (contract §5), beyond the upload size limit. */
@@ -14,9 +14,6 @@ export const PACKAGE_RULES = {
   maxManifestBytes: 64 * 1024,
 } as const;
 
-const semverString = (what: string) =>
-  z.string().refine((value) => semver.valid(value) === value, `${what} must be a semver version such as 1.2.3.`);
-
 /** Media types accepted for a package upload. */
 export const PACKAGE_CONTENT_TYPES = ["application/octet-stream", "application/zip"];
 
@@ -27,12 +24,12 @@ export const MODULE_ID = /^[a-z][a-z0-9-]{2,31}\.[a-z0-9][a-z0-9-]{0,63}$/;
 export const manifestSchema = z.object({
   id: z.string().regex(MODULE_ID, "id must be '<publisherId>.<name>' in lower-case letters, digits and '-'."),
   name: z.string().trim().min(1).max(100),
-  version: semverString("version"),
+  version: semverVersion,
   summary: z.string().trim().min(1).max(300),
   description: z.string().max(20_000).optional(),
   category: z.string().regex(/^[a-z0-9-]{1,40}$/, "category must be 1-40 of [a-z0-9-].").optional(),
-  entitlement: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "entitlement must be 1-64 of [a-z0-9_-].").optional(),
-  minAppVersion: semverString("minAppVersion").optional(),
+  entitlement: z.string().regex(ENTITLEMENT_KEY, "entitlement must be 1-64 of [a-z0-9_-], starting with a letter or digit.").optional(),
+  minAppVersion: semverVersion.optional(),
 });
 
 export type Manifest = z.output<typeof manifestSchema>;

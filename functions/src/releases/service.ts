@@ -5,7 +5,7 @@ import type { ObjectStore, SignedUrl } from "../core/storage";
 import { compareBySemverDescending, highestVersion } from "./rules";
 import type { Release } from "./schemas";
 
-interface ReleaseFilter {
+export interface ReleaseFilter {
   platform?: Platform;
   channel?: Channel;
   arch?: Arch;

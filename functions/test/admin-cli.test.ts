@@ -1,0 +1,194 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import request from "supertest";
+import { main } from "../../tools/admin/main";
+import { COLLECTIONS } from "../src/core/documents";
+import { modulePackage } from "./packages";
+import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, storedObjects, testApp, testDeps } from "./harness";
+
+/** Runs the CLI in this process against the test emulators; returns its exit code and output. */
+async function admin(...argv: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: process.env,
+  });
+  return { code, stdout, stderr };
+}
+
+const json = async (...argv: string[]) => {
+  const result = await admin("--json", ...argv);
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+  return JSON.parse(result.stdout);
+};
+
+const dir = mkdtempSync(path.join(tmpdir(), "admin-cli-"));
+function installer(name: string, content: string): { file: string; sha256: string } {
+  const file = path.join(dir, name);
+  const bytes = Buffer.from(content.repeat(2000));
+  writeFileSync(file, bytes);
+  return { file, sha256: createHash("sha256").update(bytes).digest("hex") };
+}
+
+describe("operator CLI", () => {
+  beforeEach(resetEmulators);
+
+  describe("release", () => {
+    it("publish uploads the installer and GET /releases and the win32 redirect serve it", async () => {
+      const { file, sha256 } = installer("Setup-1.2.0.exe", "MZ installer 1.2.0");
+      const release = await json("release", "publish", "--file", file, "--version", "1.2.0", "--platform", "win32", "--arch", "x64", "--notes", "Fixes.");
+      expect(release).toMatchObject({ id: "win32-x64-stable-1.2.0", version: "1.2.0", channel: "stable", fileName: "Setup-1.2.0.exe", sha256, notes: "Fixes." });
+
+      const app = await testApp();
+      expect((await request(app).get("/api/v1/releases")).body.items).toEqual([release]);
+      const redirect = await request(app).get("/api/v1/releases/download/win32");
+      expect(redirect.status).toBe(302);
+      const bytes = Buffer.from(await (await fetch(redirect.headers.location)).arrayBuffer());
+      expect(createHash("sha256").update(bytes).digest("hex")).toBe(sha256);
+    });
+
+    it("refuses the same version, platform, arch and channel twice (exit 1) unless --replace, which swaps the installer", async () => {
+      const first = installer("a.exe", "first");
+      const second = installer("b.exe", "second");
+      const args = ["--version", "2.0.0", "--platform", "win32", "--arch", "x64"];
+      expect((await admin("release", "publish", "--file", first.file, ...args)).code).toBe(0);
+      const again = await admin("release", "publish", "--file", second.file, ...args);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/exists.*--replace/);
+      const replaced = await json("release", "publish", "--file", second.file, ...args, "--replace");
+      expect(replaced).toMatchObject({ id: "win32-x64-stable-2.0.0", sha256: second.sha256, fileName: "b.exe" });
+      expect(await storedObjects("releases/")).toEqual([expect.stringMatching(/^releases\/win32-x64-stable-2\.0\.0\/[0-9a-f-]+\/b\.exe$/)]);
+    });
+
+    it("removes the uploaded installer when the release document cannot be written", async () => {
+      const { db } = await testDeps();
+      // Another tool holds the id the CLI would use, for a different release.
+      await db.collection(COLLECTIONS.releases).doc("win32-x64-stable-3.0.0").set({ placeholder: true });
+      const result = await admin("release", "publish", "--file", installer("c.exe", "c").file, "--version", "3.0.0", "--platform", "win32", "--arch", "x64");
+      expect(result.code).toBe(1);
+      expect(await storedObjects("releases/")).toEqual([]);
+    });
+
+    it.each([
+      [["--version", "1.0", "--platform", "win32", "--arch", "x64"], 2, /--version: must be a semver/],
+      [["--version", "1.0.0", "--platform", "amiga", "--arch", "x64"], 2, /Allowed choices are win32, darwin, linux/],
+      [["--version", "1.0.0", "--platform", "win32"], 2, /required option '--arch/],
+      [["--version", "1.0.0", "--platform", "win32", "--arch", "x64", "--channel", "nightly"], 2, /Allowed choices are stable, beta/],
+    ])("refuses bad input %p with exit %i and writes nothing", async (args, code, message) => {
+      const result = await admin("release", "publish", "--file", installer("d.exe", "d").file, ...args);
+      expect(result.code).toBe(code);
+      expect(result.stderr).toMatch(message);
+      expect(await storedObjects("releases/")).toEqual([]);
+      expect((await (await testDeps()).db.collection(COLLECTIONS.releases).get()).size).toBe(0);
+    });
+
+    it("refuses a missing file with exit 1", async () => {
+      const result = await admin("release", "publish", "--file", path.join(dir, "missing.exe"), "--version", "1.0.0", "--platform", "win32", "--arch", "x64");
+      expect(result).toMatchObject({ code: 1, stderr: expect.stringMatching(/No file at/) });
+    });
+
+    it("lists as a table by default, and removes a release with its installer", async () => {
+      await admin("release", "publish", "--file", installer("e.exe", "e").file, "--version", "1.9.0", "--platform", "darwin", "--arch", "arm64", "--channel", "beta");
+      await admin("release", "publish", "--file", installer("f.exe", "f").file, "--version", "1.10.0", "--platform", "darwin", "--arch", "arm64", "--channel", "beta");
+      const table = await admin("release", "list", "--platform", "darwin");
+      expect(table.code).toBe(0);
+      const lines = table.stdout.trim().split("\n");
+      expect(lines[0]).toMatch(/^id\s+version\s+platform/);
+      expect(lines.slice(2).map((line) => line.split(/\s+/)[1])).toEqual(["1.10.0", "1.9.0"]);
+
+      expect((await admin("release", "remove", "darwin-arm64-beta-1.9.0")).code).toBe(0);
+      expect((await json("release", "list")).map((r: { id: string }) => r.id)).toEqual(["darwin-arm64-beta-1.10.0"]);
+      expect(await storedObjects("releases/darwin-arm64-beta-1.9.0/")).toEqual([]);
+      expect((await admin("release", "remove", "darwin-arm64-beta-1.9.0")).code).toBe(1);
+    });
+  });
+
+  describe("entitlements, businesses and subscriptions", () => {
+    it("grant shows in GET /users/me; revoke takes it away; an unknown user is exit 1, a bad key exit 2", async () => {
+      const user = await createUser();
+      await json("entitlement", "grant", "--user", user.email, "--key", "pro");
+      const app = await testApp();
+      expect((await request(app).get("/api/v1/users/me").set(bearer(user))).body.entitlements).toEqual([{ key: "pro", source: "direct" }]);
+      await json("entitlement", "revoke", "--user", user.uid, "--key", "pro");
+      expect((await request(app).get("/api/v1/users/me").set(bearer(user))).body.entitlements).toEqual([]);
+      expect((await admin("entitlement", "revoke", "--user", user.uid, "--key", "pro")).code).toBe(1);
+      expect((await admin("entitlement", "grant", "--user", "nobody@example.test", "--key", "pro")).code).toBe(1);
+      expect((await admin("entitlement", "grant", "--user", user.uid, "--key", "Not A Key")).code).toBe(2);
+    });
+
+    it("a business with a subscription lets its members download a paid module; its effective status shows in GET /subscriptions", async () => {
+      const developer = await createDeveloper("acme");
+      const app = await testApp();
+      await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
+        .send(await modulePackage({ entitlement: "pro" }));
+      await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: "acme.charts", version: "1.0.0" });
+      const member = await createUser();
+      expectProblem(await request(app).get("/api/v1/modules/download/acme.charts").set(bearer(member)), 403, "not_entitled");
+
+      await json("business", "create", "--id", "globex", "--name", "Globex");
+      await json("business", "add-member", "--id", "globex", "--user", member.email, "--role", "admin");
+      const future = new Date(Date.now() + 30 * 86400_000).toISOString();
+      await json("subscription", "set", "--business", "globex", "--status", "active", "--plan", "team", "--period-end", future, "--seats", "5", "--entitlements", "pro,maps");
+
+      expect((await request(app).get("/api/v1/modules/download/acme.charts").set(bearer(member))).status).toBe(200);
+      expect((await request(app).get("/api/v1/subscriptions/globex").set(bearer(member))).body).toMatchObject({
+        status: "active",
+        plan: "team",
+        seats: 5,
+        entitlements: ["pro", "maps"],
+      });
+      const shown = await json("user", "show", "--user", member.uid);
+      expect(shown).toMatchObject({
+        uid: member.uid,
+        entitlements: [
+          { key: "pro", source: "subscription", businessId: "globex" },
+          { key: "maps", source: "subscription", businessId: "globex" },
+        ],
+        businesses: [{ id: "globex", name: "Globex", role: "admin", subscription: { status: "active", plan: "team" } }],
+      });
+
+      await json("subscription", "set", "--business", "globex", "--status", "past_due", "--plan", "team", "--period-end", "2020-01-01");
+      expect((await request(app).get("/api/v1/subscriptions/globex").set(bearer(member))).body.status).toBe("expired");
+      expectProblem(await request(app).get("/api/v1/modules/download/acme.charts").set(bearer(member)), 403, "not_entitled");
+
+      await json("business", "remove-member", "--id", "globex", "--user", member.uid);
+      expectProblem(await request(app).get("/api/v1/subscriptions/globex").set(bearer(member)), 404, "business_not_found");
+    });
+
+    it("refuses bad subscription input with exit 2 and a missing business with exit 1, writing nothing", async () => {
+      await json("business", "create", "--id", "initech", "--name", "Initech");
+      const base = ["subscription", "set", "--business", "initech", "--status", "active", "--plan", "team"];
+      expect(await admin(...base, "--period-end", "31/12/2026")).toMatchObject({ code: 2, stderr: expect.stringMatching(/--period-end: must be an RFC 3339 date/) });
+      expect((await admin(...base, "--period-end", "2026-12-31", "--seats", "many")).code).toBe(2);
+      expect((await admin(...base, "--period-end", "2026-12-31", "--entitlements", "pro,BAD KEY")).code).toBe(2);
+      expect((await admin("subscription", "set", "--business", "nope", "--status", "active", "--plan", "team", "--period-end", "2026-12-31")).code).toBe(1);
+      expect((await admin("business", "create", "--id", "initech", "--name", "Again")).code).toBe(1);
+      expect((await admin("business", "add-member", "--id", "nope", "--user", (await createUser()).uid)).code).toBe(1);
+      expect((await (await testDeps()).db.collection(COLLECTIONS.subscriptions).get()).size).toBe(0);
+    });
+  });
+
+  it("answers --help at every level with exit 0, and unknown commands with exit 2", async () => {
+    for (const args of [["--help"], ["release", "--help"], ["release", "publish", "--help"], ["subscription", "set", "--help"]]) {
+      const result = await admin(...args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/Usage:/);
+    }
+    expect((await admin("frobnicate")).code).toBe(2);
+    expect((await admin("release", "publish", "--bogus")).code).toBe(2);
+  });
+
+  it("works as a command (bin/marketplace-admin.js) with the same exit codes", async () => {
+    const run = promisify(execFile);
+    const bin = path.join(__dirname, "..", "..", "bin", "marketplace-admin.js");
+    const ok = await run(process.execPath, [bin, "--json", "release", "list"], { env: process.env });
+    expect(JSON.parse(ok.stdout)).toEqual([]);
+    await expect(run(process.execPath, [bin, "release", "list", "--platform", "amiga"], { env: process.env })).rejects.toMatchObject({ code: 2 });
+  });
+});

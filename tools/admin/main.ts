@@ -1,0 +1,231 @@
+/**
+ * The operator CLI: `npm run admin -- <command>` or `marketplace-admin <command>`.
+ * Exit codes: 0 done, 1 the operation failed, 2 the command line is wrong.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { SingleBar } from "cli-progress";
+import { ARCHES, BUSINESS_ROLES, CHANNELS, PLATFORMS, SUBSCRIPTION_STATUSES } from "../../functions/src/core/documents";
+import { adminContext, type AdminContext } from "../../functions/src/local";
+import {
+  addMember,
+  createBusiness,
+  grantEntitlement,
+  listReleasesFor,
+  OperationError,
+  publishRelease,
+  removeMember,
+  removeRelease,
+  revokeEntitlement,
+  setSubscription,
+  showUser,
+  UsageError,
+} from "./operations";
+import { printResult } from "./output";
+
+export interface Io {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+  env: Record<string, string | undefined>;
+}
+
+/** Emulator addresses and project of the local stack (contract §7). */
+const LOCAL = {
+  projectId: "demo-marketplace",
+  FIRESTORE_EMULATOR_HOST: "127.0.0.1:8080",
+  FIREBASE_AUTH_EMULATOR_HOST: "127.0.0.1:9099",
+  STORAGE_EMULATOR_HOST: "http://127.0.0.1:9199",
+};
+
+interface GlobalOptions {
+  emulators?: boolean;
+  project?: string;
+  bucket?: string;
+  json?: boolean;
+}
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  let exitCode = 0;
+  const program = new Command("marketplace-admin")
+    .description("Operator tool of the Marketplace API: installers, entitlements, businesses, subscriptions.")
+    .option("--emulators", "use the local emulators (127.0.0.1:8080/9099/9199, project demo-marketplace)")
+    .option("--project <id>", "Firebase project (with Application Default Credentials)")
+    .option("--bucket <name>", "Storage bucket (default: STORAGE_BUCKET, else <project>.appspot.com)")
+    .option("--json", "print JSON instead of tables")
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .showHelpAfterError("(add --help for usage)");
+
+  /** Runs an operation against the target project and prints what it returns. */
+  const action =
+    <A extends unknown[]>(run: (ctx: AdminContext, ...args: A) => Promise<unknown>) =>
+    async (...args: A) => {
+      const command = args.at(-1) as Command;
+      const options = command.optsWithGlobals<GlobalOptions>();
+      const ctx = openTarget(options, io);
+      try {
+        printResult(await run(ctx, ...args), { json: options.json ?? false, out: io.stdout });
+      } finally {
+        await ctx.close();
+      }
+    };
+
+  const release = program.command("release").description("desktop installer releases");
+  release
+    .command("publish")
+    .description("upload an installer and publish its release")
+    .requiredOption("--file <path>", "the installer file")
+    .requiredOption("--version <semver>", "release version")
+    .addOption(new Option("--platform <platform>").choices(PLATFORMS).makeOptionMandatory())
+    .addOption(new Option("--arch <arch>").choices(ARCHES).makeOptionMandatory())
+    .addOption(new Option("--channel <channel>").choices(CHANNELS).default("stable"))
+    .option("--notes <text>", "release notes")
+    .option("--replace", "overwrite an existing release of the same version, platform, arch and channel")
+    .action(
+      action((ctx, options: { file: string; version: string; platform: string; arch: string; channel: string; notes?: string; replace?: boolean }, command: Command) => {
+        const bar = command.optsWithGlobals<GlobalOptions>().json || !io.stderr.isTTY ? null : new SingleBar({ stream: io.stderr as NodeJS.WritableStream, format: "uploading [{bar}] {percentage}% {value}/{total} bytes" });
+        return publishRelease(ctx, {
+          ...options,
+          platform: options.platform as (typeof PLATFORMS)[number],
+          arch: options.arch as (typeof ARCHES)[number],
+          channel: options.channel as (typeof CHANNELS)[number],
+          replace: options.replace ?? false,
+          onProgress: (sent, total) => {
+            if (!bar) return;
+            if (sent === 0 || !bar.getTotal()) bar.start(total, 0);
+            bar.update(sent);
+            if (sent >= total) bar.stop();
+          },
+        });
+      }),
+    );
+  release
+    .command("list")
+    .description("list releases, highest semver first")
+    .addOption(new Option("--platform <platform>").choices(PLATFORMS))
+    .addOption(new Option("--channel <channel>").choices(CHANNELS))
+    .action(action((ctx, options: { platform?: (typeof PLATFORMS)[number]; channel?: (typeof CHANNELS)[number] }) => listReleasesFor(ctx, options)));
+  release
+    .command("remove")
+    .description("remove a release and its installer")
+    .argument("<releaseId>")
+    .action(action((ctx, releaseId: string) => removeRelease(ctx, releaseId)));
+
+  const entitlement = program.command("entitlement").description("direct entitlement grants");
+  entitlement
+    .command("grant")
+    .requiredOption("--user <uid|email>")
+    .requiredOption("--key <key>")
+    .action(action((ctx, options: { user: string; key: string }) => grantEntitlement(ctx, options.user, options.key)));
+  entitlement
+    .command("revoke")
+    .requiredOption("--user <uid|email>")
+    .requiredOption("--key <key>")
+    .action(action((ctx, options: { user: string; key: string }) => revokeEntitlement(ctx, options.user, options.key)));
+
+  const business = program.command("business").description("businesses and their members");
+  business
+    .command("create")
+    .requiredOption("--id <businessId>")
+    .requiredOption("--name <name>")
+    .action(action((ctx, options: { id: string; name: string }) => createBusiness(ctx, options.id, options.name)));
+  business
+    .command("add-member")
+    .requiredOption("--id <businessId>")
+    .requiredOption("--user <uid|email>")
+    .addOption(new Option("--role <role>").choices(BUSINESS_ROLES).default("member"))
+    .action(action((ctx, options: { id: string; user: string; role: string }) => addMember(ctx, options.id, options.user, options.role)));
+  business
+    .command("remove-member")
+    .requiredOption("--id <businessId>")
+    .requiredOption("--user <uid|email>")
+    .action(action((ctx, options: { id: string; user: string }) => removeMember(ctx, options.id, options.user)));
+
+  program
+    .command("subscription")
+    .description("business subscriptions")
+    .command("set")
+    .description("write a business's subscription")
+    .requiredOption("--business <id>")
+    .addOption(new Option("--status <status>").choices(SUBSCRIPTION_STATUSES).makeOptionMandatory())
+    .requiredOption("--plan <plan>")
+    .requiredOption("--period-end <date>", "RFC 3339 date or date-time")
+    .option("--seats <n>")
+    .option("--entitlements <keys>", "comma-separated entitlement keys")
+    .option("--cancel-at-period-end")
+    .action(
+      action((ctx, options: { business: string; status: string; plan: string; periodEnd: string; seats?: string; entitlements?: string; cancelAtPeriodEnd?: boolean }) =>
+        setSubscription(ctx, {
+          business: options.business,
+          status: options.status as (typeof SUBSCRIPTION_STATUSES)[number],
+          plan: options.plan,
+          periodEnd: options.periodEnd,
+          seats: options.seats,
+          entitlements: (options.entitlements ?? "").split(",").map((key) => key.trim()).filter(Boolean),
+          cancelAtPeriodEnd: options.cancelAtPeriodEnd ?? false,
+        }),
+      ),
+    );
+
+  program
+    .command("user")
+    .description("users")
+    .command("show")
+    .description("profile, effective entitlements with their sources, businesses")
+    .requiredOption("--user <uid|email>")
+    .action(action((ctx, options: { user: string }) => showUser(ctx, options.user)));
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (error) {
+    exitCode = exitCodeOf(error, io);
+  }
+  return exitCode;
+}
+
+function exitCodeOf(error: unknown, io: Io): number {
+  if (error instanceof CommanderError) {
+    // Commander has printed its message already.
+    return error.code === "commander.helpDisplayed" || error.code === "commander.help" || error.code === "commander.version" ? 0 : 2;
+  }
+  if (error instanceof UsageError) {
+    io.stderr.write(`error: ${error.message}\n`);
+    return 2;
+  }
+  if (error instanceof OperationError) {
+    io.stderr.write(`error: ${error.message}\n`);
+    return 1;
+  }
+  io.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
+  return 1;
+}
+
+let openCount = 0;
+
+/** The emulators when asked or when their host variables are set, else a real project. */
+function openTarget(options: GlobalOptions, io: Io): AdminContext {
+  const env = io.env;
+  const hostsSet = Boolean(env.FIRESTORE_EMULATOR_HOST || env.FIREBASE_AUTH_EMULATOR_HOST || env.STORAGE_EMULATOR_HOST);
+  if (options.emulators) {
+    for (const name of ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST"] as const) {
+      process.env[name] = env[name] ?? LOCAL[name];
+    }
+  }
+  const emulated = options.emulators || hostsSet;
+  // Emulators need no credentials; without this the SDK probes the GCE metadata server.
+  if (emulated) process.env.METADATA_SERVER_DETECTION ??= "none";
+  const projectId = options.project ?? (options.emulators ? LOCAL.projectId : (env.GCLOUD_PROJECT ?? (emulated ? LOCAL.projectId : undefined)));
+  if (!projectId) throw new UsageError("Pass --project <id> (with Application Default Credentials), or --emulators.");
+  openCount += 1;
+  return adminContext({
+    projectId,
+    storageBucket: options.bucket ?? env.STORAGE_BUCKET ?? `${projectId}.appspot.com`,
+    credentials: emulated ? "none" : "application-default",
+    appName: `admin-${openCount}`,
+  });
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then((code) => {
+    process.exitCode = code;
+  });
+}
