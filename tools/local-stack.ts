@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, realpathSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -204,4 +205,17 @@ function findOnPath(command: string): string | null {
     if (dir && existsSync(candidate)) return candidate;
   }
   return null;
+}
+
+/** A TCP port free on 127.0.0.1 right now, for emulators that must not collide with others. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on("error", reject);
+    probe.listen(0, HOST, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }

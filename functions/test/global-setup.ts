@@ -1,5 +1,4 @@
-import { createServer } from "node:net";
-import { startLocalStack } from "../../tools/local-stack";
+import { freePort, startLocalStack } from "../../tools/local-stack";
 import { generateModuleSigningKeys, throwawayServiceAccount } from "../../tools/local-keys";
 
 /** The project the tests use: its own, so test runs never touch `npm start`'s demo data. */
@@ -16,17 +15,5 @@ export default async function globalSetup(): Promise<void> {
     TEST_PROJECT_ID: projectId,
     TEST_SERVICE_ACCOUNT: JSON.stringify(throwawayServiceAccount(projectId)),
     MODULE_SIGNING_KEYS: await generateModuleSigningKeys(),
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
