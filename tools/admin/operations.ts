@@ -25,7 +25,6 @@ import {
   SUBSCRIPTION_STATUSES,
   subscriptionDocument,
   toIso,
-  type BusinessRole,
 } from "../../functions/src/core/documents";
 import { documentId } from "../../functions/src/core/schemas";
 import type { AdminContext } from "../../functions/src/local";
@@ -198,7 +197,7 @@ export async function createBusiness(ctx: AdminContext, id: string, name: string
 }
 
 export async function addMember(ctx: AdminContext, businessId: string, userReference: string, role: string = "member") {
-  const { role: memberRole } = parse(z.object({ id: documentId, role: z.enum(BUSINESS_ROLES) }), { id: businessId, role }) as { role: BusinessRole };
+  const { role: memberRole } = parse(z.object({ id: documentId, role: z.enum(BUSINESS_ROLES) }), { id: businessId, role });
   const ref = ctx.db.collection(COLLECTIONS.businesses).doc(businessId);
   const user = await resolveUser(ctx, userReference);
   await ctx.db.runTransaction(async (tx) => {
