@@ -23,7 +23,6 @@ export interface ObjectStore {
   signedReadUrl(path: string, options: { ttlSeconds: number; fileName?: string }): Promise<SignedUrl>;
   write(path: string, data: Buffer, metadata: ObjectMetadata): Promise<void>;
   delete(path: string): Promise<void>;
-  exists(path: string): Promise<boolean>;
 }
 
 export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
@@ -43,10 +42,6 @@ export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
     },
     async delete(path) {
       await bucket.file(path).delete({ ignoreNotFound: true });
-    },
-    async exists(path) {
-      const [exists] = await bucket.file(path).exists();
-      return exists;
     },
   };
 }
