@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Deps } from "../functions/src/deps";
 import type { AdminContext } from "../functions/src/local";
 import { addMember, createBusiness, grantEntitlement, listReleasesFor, OperationError, publishRelease, setSubscription } from "./admin/operations";
-import { COLLECTIONS, moduleVersionDocument, readDocument, type ReleaseDocument } from "../functions/src/core/documents";
+import { COLLECTIONS, moduleRefs, moduleVersionDocument, readDocument, type ReleaseDocument } from "../functions/src/core/documents";
 import { createDeveloperAccount, findDeveloper } from "../functions/src/developers/accounts";
 import { publishVersion, signPackage } from "../functions/src/developers/publishing";
 import { buildPackage } from "./mpkg";
@@ -118,10 +118,7 @@ async function seedDemoModules(deps: Deps): Promise<void> {
     (await findDeveloper(deps.db, dana.uid)) ??
     (await createDeveloperAccount(deps.db, dana.uid, { email: dana.email, displayName: dana.displayName, publisherId: DEMO_PUBLISHER }, deps.clock()));
   for (const manifest of DEMO_MODULES) {
-    const existing = readDocument(
-      moduleVersionDocument,
-      await deps.db.doc(`${COLLECTIONS.modules}/${manifest.id}/${COLLECTIONS.versions}/${manifest.version}`).get(),
-    );
+    const existing = readDocument(moduleVersionDocument, await moduleRefs(deps.db, manifest.id, manifest.version).version.get());
     if (existing?.state === "published") continue;
     const bytes = await buildPackage(manifest, [
       { name: "dist/index.js", content: `export function activate() { return ${JSON.stringify(`${manifest.id}@${manifest.version}`)}; }\n` },

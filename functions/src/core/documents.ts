@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import semver from "semver";
 import { z } from "zod";
 
@@ -137,6 +137,12 @@ export type DeveloperAccount = DeveloperDocument & { id: string };
 export type ModuleListing = z.output<typeof moduleListing>;
 export type ModuleDocument = z.output<typeof moduleDocument>;
 export type ModuleVersionDocument = z.output<typeof moduleVersionDocument>;
+
+/** `modules/{moduleId}` and its `versions/{version}` document. */
+export function moduleRefs(db: Firestore, moduleId: string, version: string) {
+  const module = db.collection(COLLECTIONS.modules).doc(moduleId);
+  return { module, version: module.collection(COLLECTIONS.versions).doc(version) };
+}
 
 /** A document that does not match its definition: a data error, answered as a 500 and logged. */
 export class MalformedDocumentError extends Error {

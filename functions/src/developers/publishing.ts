@@ -6,6 +6,7 @@ import type { DeveloperAccount } from "../core/documents";
 import {
   COLLECTIONS,
   moduleDocument,
+  moduleRefs,
   moduleVersionDocument,
   readDocument,
   toIso,
@@ -26,11 +27,6 @@ import type { moduleSchema, versionViewSchema } from "./schemas";
 
 const packagePath = (moduleId: string, version: string, sha256: string) => `modules/${moduleId}/${version}/${sha256}.mpkg`;
 
-const refs = ({ db }: Deps, moduleId: string, version: string) => {
-  const module = db.collection(COLLECTIONS.modules).doc(moduleId);
-  return { module, version: module.collection(COLLECTIONS.versions).doc(version) };
-};
-
 const alreadyPublished = (moduleId: string, version: string) =>
   conflict("version_already_published", `${moduleId}@${version} is published; published versions are immutable.`);
 
@@ -39,7 +35,7 @@ export async function signPackage(deps: Deps, developer: DeveloperAccount, bytes
   const { manifest, sha256, size } = await inspectPackage(bytes);
   const { id: moduleId, version } = manifest;
   assertInNamespace(moduleId, developer.publisherId);
-  const ref = refs(deps, moduleId, version);
+  const ref = moduleRefs(deps.db, moduleId, version);
   await checkSignable(deps, developer, moduleId, version);
 
   const storagePath = packagePath(moduleId, version, sha256);
@@ -97,7 +93,7 @@ export async function signPackage(deps: Deps, developer: DeveloperAccount, bytes
 
 /** Refuses early (before storing anything) what the transaction would refuse anyway. */
 async function checkSignable(deps: Deps, developer: DeveloperAccount, moduleId: string, version: string): Promise<void> {
-  const ref = refs(deps, moduleId, version);
+  const ref = moduleRefs(deps.db, moduleId, version);
   const [moduleSnapshot, versionSnapshot] = await deps.db.getAll(ref.module, ref.version);
   const module = readDocument(moduleDocument, moduleSnapshot);
   if (module) assertOwnsModule(moduleId, module, developer.id);
@@ -110,7 +106,7 @@ async function checkSignable(deps: Deps, developer: DeveloperAccount, moduleId: 
  * publishes of one version, exactly one commits and the others see it published.
  */
 export async function publishVersion(deps: Deps, developer: DeveloperAccount, moduleId: string, version: string) {
-  const ref = refs(deps, moduleId, version);
+  const ref = moduleRefs(deps.db, moduleId, version);
   const now = Timestamp.fromDate(deps.clock());
   return deps.db.runTransaction(async (tx) => {
     const [moduleSnapshot, versionSnapshot] = await tx.getAll(ref.module, ref.version);

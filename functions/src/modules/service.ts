@@ -8,6 +8,7 @@ import {
   activationDocument,
   COLLECTIONS,
   moduleDocument,
+  moduleRefs,
   moduleVersionDocument,
   readDocument,
   toIso,
@@ -126,14 +127,13 @@ async function usableVersion(
   requestedVersion: string | undefined,
   now: Date,
 ): Promise<{ module: ModuleDocument; version: string; record: ModuleVersionDocument }> {
-  const moduleRef = db.collection(COLLECTIONS.modules).doc(moduleId);
   const [module, access] = await Promise.all([
-    moduleRef.get().then((snapshot) => readDocument(moduleDocument, snapshot)),
+    db.collection(COLLECTIONS.modules).doc(moduleId).get().then((snapshot) => readDocument(moduleDocument, snapshot)),
     loadUserAccess(db, caller.uid, now),
   ]);
   if (!module?.listed || !module.latestVersion) throw notFound("module_not_found", `No module '${moduleId}'.`);
   const version = requestedVersion ?? module.latestVersion;
-  const record = readDocument(moduleVersionDocument, await moduleRef.collection(COLLECTIONS.versions).doc(version).get());
+  const record = readDocument(moduleVersionDocument, await moduleRefs(db, moduleId, version).version.get());
   if (record?.state !== "published") throw notFound("version_not_found", `Module '${moduleId}' has no published version '${version}'.`);
   assertMayUseModule(moduleId, module, access.keys);
   return { module, version, record };
