@@ -1,5 +1,4 @@
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +6,7 @@ import { promisify } from "node:util";
 import request from "supertest";
 import { main } from "../../tools/admin/main";
 import { COLLECTIONS } from "../src/core/documents";
+import { sha256Hex } from "./fixtures";
 import { modulePackage } from "./packages";
 import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, storedObjects, testApp, testDeps } from "./harness";
 
@@ -33,7 +33,7 @@ function installer(name: string, content: string): { file: string; sha256: strin
   const file = path.join(dir, name);
   const bytes = Buffer.from(content.repeat(2000));
   writeFileSync(file, bytes);
-  return { file, sha256: createHash("sha256").update(bytes).digest("hex") };
+  return { file, sha256: sha256Hex(bytes) };
 }
 
 describe("operator CLI", () => {
@@ -50,7 +50,7 @@ describe("operator CLI", () => {
       const redirect = await request(app).get("/api/v1/releases/download/win32");
       expect(redirect.status).toBe(302);
       const bytes = Buffer.from(await (await fetch(redirect.headers.location)).arrayBuffer());
-      expect(createHash("sha256").update(bytes).digest("hex")).toBe(sha256);
+      expect(sha256Hex(bytes)).toBe(sha256);
     });
 
     it("refuses the same version, platform, arch and channel twice (exit 1) unless --replace, which swaps the installer", async () => {

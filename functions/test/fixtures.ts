@@ -5,6 +5,9 @@ import { COLLECTIONS, type ReleaseDocument } from "../src/core/documents";
 import { testBucket, testDeps } from "./harness";
 
 const DAY = 24 * 60 * 60 * 1000;
+/** The SHA-256 of some bytes, as hex (the form the API answers). */
+export const sha256Hex = (bytes: Buffer | ArrayBuffer) => createHash("sha256").update(Buffer.from(bytes as ArrayBuffer)).digest("hex");
+
 export const daysFromNow = (days: number, now = new Date()) => Timestamp.fromMillis(now.getTime() + days * DAY);
 
 export async function putUser(uid: string, data: { displayName?: string; entitlements?: string[] }) {
@@ -42,7 +45,7 @@ export async function putRelease(
 ): Promise<{ bytes: Buffer; sha256: string }> {
   const { db } = await testDeps();
   const bytes = Buffer.from(`installer ${id} ${release.version} ${release.platform} ${release.arch} ${release.channel}\n`.repeat(50));
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const sha256 = sha256Hex(bytes);
   const fileName = `Marketplace-Setup-${release.version}-${release.arch}.exe`;
   const storagePath = `releases/${id}/${fileName}`;
   await (await testBucket()).file(storagePath).save(bytes, { resumable: false, contentType: "application/octet-stream" });

@@ -4,7 +4,7 @@
  */
 import { deleteApp, getApp, getApps } from "firebase-admin/app";
 import { getStorage } from "firebase-admin/storage";
-import type { Response } from "supertest";
+import request, { type Response } from "supertest";
 import { createApp } from "../src/app";
 import type { Config } from "../src/config";
 import { silentLogger, type Logger } from "../src/core/logger";
@@ -121,7 +121,6 @@ export interface TestDeveloper extends TestUser {
 /** A user turned developer through the API (the Bearer-token form of register). */
 export async function createDeveloper(publisherId: string): Promise<TestDeveloper> {
   const user = await createUser();
-  const { default: request } = await import("supertest");
   const response = await request(await testApp())
     .post("/api/v1/developers/auth/register")
     .set(bearer(user))

@@ -1,12 +1,10 @@
-import { createHash } from "node:crypto";
 import { compactVerify, createLocalJWKSet } from "jose";
 import request from "supertest";
 import { activationSchema, downloadSchema, moduleListSchema } from "../src/modules/schemas";
-import { daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";
+import { daysFromNow, putBusiness, putSubscription, putUser, sha256Hex } from "./fixtures";
 import { modulePackage } from "./packages";
 import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./harness";
 
-const sha256 = (bytes: Buffer | ArrayBuffer) => createHash("sha256").update(Buffer.from(bytes as ArrayBuffer)).digest("hex");
 
 async function release(developer: TestDeveloper, manifest: Record<string, unknown>): Promise<Buffer> {
   const app = await testApp();
@@ -154,12 +152,12 @@ describe("marketplace", () => {
       await putUser(user.uid, { entitlements: ["pro"] });
       const response = await download(user, "acme.charts");
       expect(response.status).toBe(200);
-      expect(downloadSchema.parse(response.body)).toMatchObject({ moduleId: "acme.charts", version: "2.0.0", sha256: sha256(chartsV2), size: chartsV2.length });
+      expect(downloadSchema.parse(response.body)).toMatchObject({ moduleId: "acme.charts", version: "2.0.0", sha256: sha256Hex(chartsV2), size: chartsV2.length });
       const ttl = Date.parse(response.body.expiresAt) - Date.now();
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(15 * 60 * 1000);
       const bytes = await (await fetch(response.body.url)).arrayBuffer();
-      expect(sha256(bytes)).toBe(response.body.sha256);
+      expect(sha256Hex(bytes)).toBe(response.body.sha256);
 
       const keys = await request(await testApp()).get("/api/v1/signing-keys");
       const { payload, protectedHeader } = await compactVerify(response.body.signature, createLocalJWKSet(keys.body));

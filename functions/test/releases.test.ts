@@ -1,7 +1,6 @@
-import { createHash } from "node:crypto";
 import request from "supertest";
 import { releaseListSchema } from "../src/releases/schemas";
-import { putRelease } from "./fixtures";
+import { putRelease, sha256Hex } from "./fixtures";
 import { expectProblem, resetEmulators, testApp, testDeps } from "./harness";
 
 describe("releases", () => {
@@ -62,8 +61,6 @@ describe("releases", () => {
   });
 
   describe("GET /releases/download/win32", () => {
-    const sha256 = (bytes: ArrayBuffer) => createHash("sha256").update(Buffer.from(bytes)).digest("hex");
-
     it("redirects (302, no-store) to a signed URL of the highest-semver stable x64 installer, whose bytes match", async () => {
       const response = await request(await testApp()).get("/api/v1/releases/download/win32");
       expect(response.status).toBe(302);
@@ -77,7 +74,7 @@ describe("releases", () => {
       const listed = (await request(await testApp()).get("/api/v1/releases")).body.items.find(
         (r: { id: string }) => r.id === "win-1.10.0",
       );
-      expect(sha256(await download.arrayBuffer())).toBe(listed.sha256);
+      expect(sha256Hex(await download.arrayBuffer())).toBe(listed.sha256);
     });
 
     it("honours channel and arch, and the configured URL lifetime", async () => {

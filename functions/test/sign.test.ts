@@ -3,10 +3,10 @@ import { compactVerify, createLocalJWKSet } from "jose";
 import request from "supertest";
 import { COLLECTIONS } from "../src/core/documents";
 import { signedVersionSchema } from "../src/developers/schemas";
+import { sha256Hex } from "./fixtures";
 import { declareUncompressedSize, modulePackage, renameEntry, zip } from "./packages";
 import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, storedObjects, testApp, testDeps, type TestDeveloper } from "./harness";
 
-const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
 describe("POST /developers/modules/sign", () => {
   let developer: TestDeveloper;
@@ -34,7 +34,7 @@ describe("POST /developers/modules/sign", () => {
     const response = await sign(bytes);
     expect(response.status).toBe(201);
     expect(signedVersionSchema.parse(response.body)).toBeTruthy();
-    expect(response.body).toMatchObject({ moduleId: "acme.charts", version: "1.0.0", sha256: sha256(bytes), size: bytes.length, state: "signed" });
+    expect(response.body).toMatchObject({ moduleId: "acme.charts", version: "1.0.0", sha256: sha256Hex(bytes), size: bytes.length, state: "signed" });
 
     const keys = await request(await testApp()).get("/api/v1/signing-keys");
     const { payload, protectedHeader } = await compactVerify(response.body.signature, createLocalJWKSet(keys.body));
@@ -42,13 +42,13 @@ describe("POST /developers/modules/sign", () => {
     expect(JSON.parse(Buffer.from(payload).toString())).toEqual({
       moduleId: "acme.charts",
       version: "1.0.0",
-      sha256: sha256(bytes),
+      sha256: sha256Hex(bytes),
       size: bytes.length,
       publisherId: "acme",
       iat: Math.floor(Date.parse(response.body.signedAt) / 1000),
     });
     const objects = await storedObjects("modules/acme.charts/1.0.0/");
-    expect(objects).toEqual([`modules/acme.charts/1.0.0/${sha256(bytes)}.mpkg`]);
+    expect(objects).toEqual([`modules/acme.charts/1.0.0/${sha256Hex(bytes)}.mpkg`]);
   });
 
   it("accepts application/zip too, and rejects other media types with 415", async () => {
@@ -103,11 +103,11 @@ describe("POST /developers/modules/sign", () => {
     expect((await sign(first)).status).toBe(201);
     const response = await sign(second);
     expect(response.status).toBe(201);
-    expect(response.body.sha256).toBe(sha256(second));
-    expect(await storedObjects("modules/acme.charts/")).toEqual([`modules/acme.charts/1.0.0/${sha256(second)}.mpkg`]);
+    expect(response.body.sha256).toBe(sha256Hex(second));
+    expect(await storedObjects("modules/acme.charts/")).toEqual([`modules/acme.charts/1.0.0/${sha256Hex(second)}.mpkg`]);
     const { db } = await testDeps();
     const version = await db.doc("modules/acme.charts/versions/1.0.0").get();
-    expect(version.get("sha256")).toBe(sha256(second));
+    expect(version.get("sha256")).toBe(sha256Hex(second));
     expect(version.get("listing.summary")).toBe("Second build.");
   });
 
@@ -117,6 +117,6 @@ describe("POST /developers/modules/sign", () => {
     const app = await testApp();
     expect((await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: "acme.charts", version: "1.0.0" })).status).toBe(200);
     expectProblem(await sign(await modulePackage({ summary: "Changed." })), 409, "version_already_published");
-    expect(await storedObjects("modules/acme.charts/")).toEqual([`modules/acme.charts/1.0.0/${sha256(bytes)}.mpkg`]);
+    expect(await storedObjects("modules/acme.charts/")).toEqual([`modules/acme.charts/1.0.0/${sha256Hex(bytes)}.mpkg`]);
   });
 });
