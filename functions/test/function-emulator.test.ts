@@ -45,7 +45,7 @@ describe("the deployable function in the Functions emulator", () => {
     writeFileSync(
       config,
       JSON.stringify({
-        functions: [{ source: "functions", codebase: "default", runtime: "nodejs20" }],
+        functions: [{ source: "functions", codebase: "default", runtime: "nodejs24" }],
         emulators: {
           functions: { host: "127.0.0.1", port: functionsPort },
           hub: { host: "127.0.0.1", port: hubPort },
