@@ -1,20 +1,60 @@
 /**
- * `npm start`: the API at http://127.0.0.1:5001/api/v1 on local emulators with demo data.
+ * `npm start`: the API at http://127.0.0.1:5001/api/v1 and the Hosting folder at
+ * http://127.0.0.1:5001/ on local emulators with demo data. Data is kept in .local/emulator-data
+ * across restarts (`npm start -- --fresh` starts empty).
  * `npm run emulators`: the same emulators and data, without the API (`--no-api`).
+ *
+ * Every taken port is named before anything starts; SIGINT, SIGTERM or SIGHUP, the death of the
+ * process that started it (npm) or of an emulator stops all of it.
  */
+import { createServer, type RequestListener, type Server } from "node:http";
 import path from "node:path";
-import type { Server } from "node:http";
 import { createApp, API_PREFIX } from "../functions/src/app";
 import type { Logger } from "../functions/src/core/logger";
-import { adminContext, localDeps } from "../functions/src/local";
+import { adminContext, localDeps, localSite } from "../functions/src/local";
 import { ensureLocalSecrets } from "./local-keys";
-import { MissingFirestoreEmulatorError, startLocalStack, type LocalStack } from "./local-stack";
+import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
 
-const PROJECT_ID = "demo-marketplace";
-const BUCKET = "demo-marketplace.appspot.com";
-const API_PORT = 5001;
+export const LOCAL_PROJECT_ID = "demo-marketplace";
+export const LOCAL_BUCKET = "demo-marketplace.appspot.com";
+export const LOCAL_PORTS = { api: 5001, firestore: 8080, auth: 9099, storage: 9199 };
+type Ports = typeof LOCAL_PORTS;
 const HOST = "127.0.0.1";
+const ROOT = path.join(__dirname, "..");
+const LOCAL_DIR = path.join(ROOT, ".local");
+const HOSTING_DIR = path.join(ROOT, "hosting");
+
+interface StartOptions {
+  withApi: boolean;
+  fresh: boolean;
+  ports: Ports;
+  dataDir: string;
+}
+
+/**
+ * `--no-api`, `--fresh`, and for a second stack beside the first: `--ports <api>,<firestore>,<auth>,<storage>`
+ * and `--data-dir <folder>` (default .local/emulator-data).
+ */
+function parseOptions(argv: string[]): StartOptions {
+  const valueOf = (flag: string) => {
+    const index = argv.indexOf(flag);
+    return index === -1 ? undefined : argv[index + 1];
+  };
+  const portList = valueOf("--ports");
+  const ports = portList?.split(",").map(Number);
+  if (portList !== undefined && (ports?.length !== 4 || !ports.every((port) => Number.isInteger(port) && port > 0 && port < 65536))) {
+    throw new UsageError("--ports takes four port numbers: <api>,<firestore>,<auth>,<storage>.");
+  }
+  return {
+    withApi: !argv.includes("--no-api"),
+    fresh: argv.includes("--fresh"),
+    ports: ports ? { api: ports[0], firestore: ports[1], auth: ports[2], storage: ports[3] } : LOCAL_PORTS,
+    dataDir: path.resolve(valueOf("--data-dir") ?? path.join(LOCAL_DIR, "emulator-data")),
+  };
+}
+
+class UsageError extends Error {}
 
 const consoleLogger: Logger = {
   info: (message, fields) => console.log(line("INFO", message, fields)),
@@ -31,67 +71,130 @@ function line(level: string, message: string, fields: Record<string, unknown> = 
   return `${time} ${level} ${message} ${JSON.stringify(fields)}`;
 }
 
+/** The ports `npm start` will listen on: the API's, and those of the emulators it starts itself. */
+function portUses({ withApi, ports }: StartOptions): PortUse[] {
+  const env = process.env;
+  return [
+    ...(withApi ? [{ port: ports.api, what: "the API and Hosting" }] : []),
+    ...(env.FIRESTORE_EMULATOR_HOST ? [] : [{ port: ports.firestore, what: "the Firestore emulator", useExisting: `FIRESTORE_EMULATOR_HOST=${HOST}:${ports.firestore}` }]),
+    ...(env.FIREBASE_AUTH_EMULATOR_HOST ? [] : [{ port: ports.auth, what: "the Auth emulator", useExisting: `FIREBASE_AUTH_EMULATOR_HOST=${HOST}:${ports.auth}` }]),
+    ...(env.STORAGE_EMULATOR_HOST || env.FIREBASE_STORAGE_EMULATOR_HOST
+      ? []
+      : [{ port: ports.storage, what: "the Storage emulator", useExisting: `STORAGE_EMULATOR_HOST=http://${HOST}:${ports.storage}` }]),
+  ];
+}
+
 async function main(): Promise<void> {
-  const withApi = !process.argv.includes("--no-api");
+  let options: StartOptions;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error(`error: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  const { withApi, ports, dataDir } = options;
   const started = Date.now();
   let stack: LocalStack | undefined;
   let server: Server | undefined;
+  let ready = false;
   let stopping = false;
-  const stop = async (code: number) => {
+
+  const stop = async (code: number, reason?: string) => {
     if (stopping) return;
     stopping = true;
-    console.log("\nStopping…");
+    if (reason) console.error(reason);
+    console.log("Stopping…");
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    // Only data of a stack that came up whole replaces what was kept.
+    if (ready && stack) {
+      await stack.exportData().then(
+        () => console.log(`Data kept in ${path.relative(process.cwd(), dataDir)}`),
+        (error: Error) => console.error(`Could not keep the data: ${error.message}`),
+      );
+    }
     await stack?.stop();
     process.exit(code);
   };
-  process.on("SIGINT", () => void stop(0));
-  process.on("SIGTERM", () => void stop(0));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop(0));
+  // npm does not pass a SIGTERM on through its shell to us; when it goes, we go.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop(0);
+  }, 500).unref();
+  // An in-process emulator that loses a race for its port throws from an event handler.
+  process.on("uncaughtException", (error: NodeJS.ErrnoException) => {
+    const reason =
+      error.code === "EADDRINUSE"
+        ? `Port ${(error as { port?: number }).port ?? "?"} on ${HOST} is in use by another program (another \`npm start\`?): stop it and start again.`
+        : (error.stack ?? String(error));
+    void stop(1, reason);
+  });
 
   try {
+    await assertPortsFree(portUses(options));
     stack = await startLocalStack({
-      projectId: PROJECT_ID,
-      ports: { firestore: 8080, auth: 9099, storage: 9199 },
+      projectId: LOCAL_PROJECT_ID,
+      ports,
       log: (text) => console.log(`  ${text}`),
+      dataDir,
+      fresh: options.fresh,
     });
-    const secrets = await ensureLocalSecrets(path.join(__dirname, "..", ".local"), PROJECT_ID);
+    void stack.exited.then((what) => stop(1, `${what} Stopping everything.`));
+    const secrets = await ensureLocalSecrets(LOCAL_DIR, LOCAL_PROJECT_ID);
     const env = {
       ...process.env,
       ...stack.env,
-      GCLOUD_PROJECT: PROJECT_ID,
-      STORAGE_BUCKET: BUCKET,
+      GCLOUD_PROJECT: LOCAL_PROJECT_ID,
+      STORAGE_BUCKET: LOCAL_BUCKET,
       MODULE_SIGNING_KEYS: process.env.MODULE_SIGNING_KEYS ?? secrets.moduleSigningKeys,
     };
-    Object.assign(process.env, stack.env, { GCLOUD_PROJECT: PROJECT_ID });
+    Object.assign(process.env, stack.env, { GCLOUD_PROJECT: LOCAL_PROJECT_ID });
     const deps = await localDeps({ serviceAccount: secrets.serviceAccount, env, logger: consoleLogger, appName: "dev" });
-    const admin = adminContext({ projectId: PROJECT_ID, storageBucket: BUCKET, credentials: "none", appName: "seed" });
+    const admin = adminContext({ projectId: LOCAL_PROJECT_ID, storageBucket: LOCAL_BUCKET, credentials: "none", appName: "seed" });
     await seedDemoData(deps, admin);
     await admin.close();
     if (withApi) {
-      const app = createApp(deps);
-      server = await new Promise<Server>((resolve, reject) => {
-        const listening = app.listen(API_PORT, HOST, () => resolve(listening));
-        listening.on("error", reject);
-      });
+      server = await listen(localSite(createApp(deps), HOSTING_DIR), ports.api);
     }
-    printBanner(withApi, stack.env, (Date.now() - started) / 1000);
+    ready = true;
+    printBanner(options, stack.env, (Date.now() - started) / 1000);
   } catch (error) {
-    console.error(error instanceof MissingFirestoreEmulatorError ? `\n${error.message}\n` : error);
-    await stop(1);
+    if (error instanceof PortsTakenError) {
+      console.error(error.lines.join("\n"));
+      process.exit(1);
+    }
+    await stop(1, error instanceof MissingFirestoreEmulatorError ? `\n${error.message}\n` : String((error as Error).stack ?? error));
   }
 }
 
-function printBanner(withApi: boolean, env: Record<string, string>, seconds: number): void {
-  const base = `http://${HOST}:${API_PORT}${API_PREFIX}`;
+/** Listens, or fails with the reason (Express 5's listen callback is also called on errors). */
+function listen(handler: RequestListener, port: number): Promise<Server> {
+  const server = createServer(handler);
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? new Error(`Port ${port} (the API and Hosting) on ${HOST} is in use by another program: stop it and start again.`)
+          : error,
+      ),
+    );
+    server.listen(port, HOST, () => resolve(server));
+  });
+}
+
+function printBanner({ withApi, ports, dataDir }: StartOptions, env: Record<string, string>, seconds: number): void {
+  const origin = `http://${HOST}:${ports.api}`;
+  const base = `${origin}${API_PREFIX}`;
   const authHost = env.FIREBASE_AUTH_EMULATOR_HOST;
   const users = DEMO_USERS.map((user) => `    ${user.email.padEnd(20)} ${DEMO_PASSWORD}   (${user.note})`).join("\n");
   console.log(`
-Ready in ${seconds.toFixed(1)} s.${withApi ? `  API: ${base}` : ""}
+Ready in ${seconds.toFixed(1)} s.${withApi ? `  API: ${base}   Reference: ${origin}/docs` : ""}
 
-  Emulators (project ${PROJECT_ID}, bucket ${BUCKET}):
+  Emulators (project ${LOCAL_PROJECT_ID}, bucket ${LOCAL_BUCKET}):
     export FIRESTORE_EMULATOR_HOST=${env.FIRESTORE_EMULATOR_HOST}
     export FIREBASE_AUTH_EMULATOR_HOST=${authHost}
     export STORAGE_EMULATOR_HOST=${env.STORAGE_EMULATOR_HOST}
+  Data is kept in ${path.relative(process.cwd(), dataDir)} when this stops (npm start -- --fresh starts empty).
 
   Demo accounts (email / password):
 ${users}
@@ -114,4 +217,4 @@ ${
 Ctrl-C stops everything.`);
 }
 
-void main();
+if (require.main === module) void main();

@@ -2,6 +2,7 @@
  * Admin SDK access for code that runs outside Cloud Functions: the dev server, the tests and the
  * operator tools. They reach firebase-admin through this module so that there is one copy of it.
  */
+import express, { type Express } from "express";
 import { applicationDefault, cert, deleteApp, initializeApp, type App, type ServiceAccount } from "firebase-admin/app";
 import { getAuth, type Auth } from "firebase-admin/auth";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
@@ -77,4 +78,16 @@ export function adminContext(options: {
     clock,
     close: () => deleteApp(app),
   };
+}
+
+/**
+ * What Firebase Hosting does in front of the function, for local runs: files of the Hosting
+ * folder first (`/docs` and the like), everything else to the API app.
+ */
+export function localSite(api: Express, hostingDir: string): Express {
+  const site = express();
+  site.disable("x-powered-by");
+  site.use(express.static(hostingDir));
+  site.use(api);
+  return site;
 }

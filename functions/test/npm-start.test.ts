@@ -1,0 +1,189 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { freePort } from "../../tools/local-stack";
+
+/**
+ * `npm start` as a person runs it, on ports of its own (`--ports`) and a data folder of its own
+ * (`--data-dir`), without the test run's emulators: taken ports, signals, data kept across
+ * restarts, and the Hosting folder with the API reference.
+ */
+const root = path.join(__dirname, "..", "..");
+const HOST = "127.0.0.1";
+
+interface Started {
+  npm: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** The environment of a fresh shell: none of the test run's emulator variables. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST", "GCLOUD_PROJECT", "MODULE_SIGNING_KEYS"]) {
+    delete env[name];
+  }
+  return env;
+}
+
+function npmStart(args: string[]): Started {
+  const npm = spawn("npm", ["start", "--", ...args], { cwd: root, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  npm.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  npm.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => npm.once("exit", (code) => resolve(code)));
+  return { npm, output: () => output, exited };
+}
+
+async function until<T>(what: string, check: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`Timed out waiting for ${what}.`);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, HOST, () => probe.close(() => resolve(true)));
+  });
+}
+
+const allFree = async (ports: number[]) => (await Promise.all(ports.map(isFree))).every(Boolean);
+
+describe("npm start", () => {
+  let ports: number[];
+  let dataDir: string;
+  const running: Started[] = [];
+
+  beforeAll(async () => {
+    ports = await Promise.all(Array.from({ length: 4 }, freePort));
+    dataDir = path.join(mkdtempSync(path.join(tmpdir(), "marketplace-start-")), "emulator-data");
+  });
+
+  afterAll(async () => {
+    for (const started of running) started.npm.kill("SIGKILL");
+    rmSync(path.dirname(dataDir), { recursive: true, force: true });
+  });
+
+  const start = async (extra: string[] = []) => {
+    const started = npmStart(["--ports", ports.join(","), "--data-dir", dataDir, ...extra]);
+    running.push(started);
+    await until("the Ready banner", () => {
+      if (started.npm.exitCode !== null) throw new Error(`npm start exited:\n${started.output()}`);
+      return started.output().includes("Ready in");
+    });
+    return started;
+  };
+  const base = () => `http://${HOST}:${ports[0]}/api/v1`;
+  const login = (email: string, password: string) =>
+    fetch(`${base()}/developers/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
+
+  it("names every taken port, exits non-zero and leaves nothing running", async () => {
+    const blockers: Server[] = await Promise.all(
+      [ports[0], ports[2]].map(
+        (port) => new Promise<Server>((resolve) => {
+          const server = createServer();
+          server.listen(port, HOST, () => resolve(server));
+        }),
+      ),
+    );
+    try {
+      const started = npmStart(["--ports", ports.join(","), "--data-dir", dataDir]);
+      expect(await started.exited).toBe(1);
+      const lines = started.output().split("\n").filter((text) => text.startsWith("Port "));
+      expect(lines).toEqual([
+        `Port ${ports[0]} (the API and Hosting) on ${HOST} is in use by another program (another \`npm start\`?): stop it.`,
+        `Port ${ports[2]} (the Auth emulator) on ${HOST} is in use by another program (another \`npm start\`?): stop it, or set FIREBASE_AUTH_EMULATOR_HOST=${HOST}:${ports[2]} to use the emulator that is there.`,
+      ]);
+      expect(await allFree([ports[1], ports[3]])).toBe(true);
+    } finally {
+      await Promise.all(blockers.map((server) => new Promise((resolve) => server.close(resolve))));
+    }
+  }, 60_000);
+
+  it("keeps data across a restart, stops whole on SIGTERM to npm, and starts empty with --fresh", async () => {
+    const first = await start();
+    const register = await fetch(`${base()}/developers/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "kept@example.com", password: "kept-password", displayName: "Kept", publisherId: "kept" }),
+    });
+    expect(register.status).toBe(201);
+
+    first.npm.kill("SIGTERM");
+    await first.exited;
+    await until("every port to be free", () => allFree(ports), 30_000);
+    expect(first.output()).toContain(`Data kept in`);
+
+    const second = await start();
+    expect(second.output()).toContain("Data loaded from");
+    expect((await login("kept@example.com", "kept-password")).status).toBe(200);
+    // The demo seed stays idempotent on top of kept data.
+    expect((await login("dana@example.com", "marketplace-demo")).status).toBe(200);
+    second.npm.kill("SIGTERM");
+    await until("every port to be free", () => allFree(ports), 30_000);
+
+    const fresh = await start(["--fresh"]);
+    expect(fresh.output()).not.toContain("Data loaded from");
+    const gone = await login("kept@example.com", "kept-password");
+    expect(gone.status).toBe(401);
+    expect((await gone.json()).code).toBe("invalid_credentials");
+    fresh.npm.kill("SIGTERM");
+    await until("every port to be free", () => allFree(ports), 30_000);
+  }, 180_000);
+
+  it("stops whole when one of its emulators dies", async () => {
+    const started = await start();
+    const firestorePid = await until("the Firestore emulator's process", async () => {
+      const { execFileSync } = await import("node:child_process");
+      const list = execFileSync("ps", ["-eo", "pid=,args="]).toString();
+      const match = list.split("\n").find((row) => row.includes("CloudFirestore") && row.includes(`--port=${ports[1]}`));
+      return match ? Number(match.trim().split(/\s+/)[0]) : null;
+    });
+    process.kill(firestorePid, "SIGTERM");
+    expect(await started.exited).toBe(1);
+    expect(started.output()).toContain("The Firestore emulator stopped");
+    await until("every port to be free", () => allFree(ports), 30_000);
+  }, 120_000);
+
+  it("serves the Hosting folder, whose /docs renders every operation of the API", async () => {
+    const started = await start();
+    const document = (await (await fetch(`${base()}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const operationIds = Object.values(document.paths).flatMap((operations) => Object.values(operations).map((operation) => operation.operationId));
+
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    });
+    try {
+      const page = await browser.newPage();
+      const outside: string[] = [];
+      page.on("request", (request) => {
+        if (!request.url().startsWith(`http://${HOST}:${ports[0]}/`)) outside.push(request.url());
+      });
+      const response = await page.goto(`http://${HOST}:${ports[0]}/docs`);
+      expect(response?.status()).toBe(200);
+      await page.waitForSelector(".opblock-summary-operation-id", { timeout: 30_000 });
+      const rendered = await page.$$eval(".opblock-summary-operation-id", (nodes) => nodes.map((node) => node.textContent?.trim()));
+      expect(new Set(rendered)).toEqual(new Set(operationIds));
+      expect(await page.textContent(".info .title")).toContain("Marketplace API");
+      expect(outside).toEqual([]);
+    } finally {
+      await browser.close();
+      started.npm.kill("SIGTERM");
+      await until("every port to be free", () => allFree(ports), 30_000);
+    }
+  }, 120_000);
+});
