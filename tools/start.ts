@@ -12,6 +12,7 @@ import path from "node:path";
 import { createApp, API_PREFIX } from "../functions/src/app";
 import type { Logger } from "../functions/src/core/logger";
 import { adminContext, localDeps, localSite } from "../functions/src/local";
+import { ensureFunctionsLocalFiles, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
@@ -27,6 +28,8 @@ const HOSTING_DIR = path.join(ROOT, "hosting");
 
 interface StartOptions {
   withApi: boolean;
+  /** Serve the compiled function through the Functions emulator instead of the app in this process. */
+  functions: boolean;
   fresh: boolean;
   ports: Ports;
   dataDir: string;
@@ -48,6 +51,7 @@ function parseOptions(argv: string[]): StartOptions {
   }
   return {
     withApi: !argv.includes("--no-api"),
+    functions: argv.includes("--functions"),
     fresh: argv.includes("--fresh"),
     ports: ports ? { api: ports[0], firestore: ports[1], auth: ports[2], storage: ports[3] } : LOCAL_PORTS,
     dataDir: path.resolve(valueOf("--data-dir") ?? path.join(LOCAL_DIR, "emulator-data")),
@@ -72,10 +76,10 @@ function line(level: string, message: string, fields: Record<string, unknown> = 
 }
 
 /** The ports `npm start` will listen on: the API's, and those of the emulators it starts itself. */
-function portUses({ withApi, ports }: StartOptions): PortUse[] {
+function portUses({ withApi, functions, ports }: StartOptions): PortUse[] {
   const env = process.env;
   return [
-    ...(withApi ? [{ port: ports.api, what: "the API and Hosting" }] : []),
+    ...(withApi ? [{ port: ports.api, what: functions ? "the Functions emulator" : "the API and Hosting" }] : []),
     ...(env.FIRESTORE_EMULATOR_HOST ? [] : [{ port: ports.firestore, what: "the Firestore emulator", useExisting: `FIRESTORE_EMULATOR_HOST=${HOST}:${ports.firestore}` }]),
     ...(env.FIREBASE_AUTH_EMULATOR_HOST ? [] : [{ port: ports.auth, what: "the Auth emulator", useExisting: `FIREBASE_AUTH_EMULATOR_HOST=${HOST}:${ports.auth}` }]),
     ...(env.STORAGE_EMULATOR_HOST || env.FIREBASE_STORAGE_EMULATOR_HOST
@@ -96,6 +100,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   let stack: LocalStack | undefined;
   let server: Server | undefined;
+  let stopFunctions: (() => Promise<void>) | undefined;
   let ready = false;
   let stopping = false;
 
@@ -105,6 +110,7 @@ async function main(): Promise<void> {
     if (reason) console.error(reason);
     console.log("Stopping…");
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await stopFunctions?.();
     // Only data of a stack that came up whole replaces what was kept.
     if (ready && stack) {
       await stack.exportData().then(
@@ -153,11 +159,25 @@ async function main(): Promise<void> {
     const admin = adminContext({ projectId: LOCAL_PROJECT_ID, storageBucket: LOCAL_BUCKET, credentials: "none", appName: "seed" });
     await seedDemoData(deps, admin);
     await admin.close();
-    if (withApi) {
+    let apiBase = `http://${HOST}:${ports.api}${API_PREFIX}`;
+    if (withApi && options.functions) {
+      ensureFunctionsLocalFiles(secrets.moduleSigningKeys, LOCAL_BUCKET).forEach((file) => console.log(`  Wrote ${path.relative(ROOT, file)}`));
+      const emulator = await startFunctionsEmulator({
+        projectId: LOCAL_PROJECT_ID,
+        port: ports.api,
+        emulatorEnv: stack.env,
+        serviceAccount: secrets.serviceAccount,
+        workDir: LOCAL_DIR,
+        log: (text) => console.log(`  ${text}`),
+      });
+      stopFunctions = emulator.stop;
+      void emulator.exited.then((what) => stop(1, what));
+      apiBase = emulator.apiBase;
+    } else if (withApi) {
       server = await listen(localSite(createApp(deps), HOSTING_DIR), ports.api);
     }
     ready = true;
-    printBanner(options, stack.env, (Date.now() - started) / 1000);
+    printBanner(options, apiBase, stack.env, (Date.now() - started) / 1000);
   } catch (error) {
     if (error instanceof PortsTakenError) {
       console.error(error.lines.join("\n"));
@@ -182,13 +202,12 @@ function listen(handler: RequestListener, port: number): Promise<Server> {
   });
 }
 
-function printBanner({ withApi, ports, dataDir }: StartOptions, env: Record<string, string>, seconds: number): void {
+function printBanner({ withApi, functions, ports, dataDir }: StartOptions, base: string, env: Record<string, string>, seconds: number): void {
   const origin = `http://${HOST}:${ports.api}`;
-  const base = `${origin}${API_PREFIX}`;
   const authHost = env.FIREBASE_AUTH_EMULATOR_HOST;
   const users = DEMO_USERS.map((user) => `    ${user.email.padEnd(20)} ${DEMO_PASSWORD}   (${user.note})`).join("\n");
   console.log(`
-Ready in ${seconds.toFixed(1)} s.${withApi ? `  API: ${base}   Reference: ${origin}/docs` : ""}
+Ready in ${seconds.toFixed(1)} s.${withApi ? `  API: ${base}${functions ? " (the compiled function, in the Functions emulator)" : `   Reference: ${origin}/docs`}` : ""}
 
   Emulators (project ${LOCAL_PROJECT_ID}, bucket ${LOCAL_BUCKET}):
     export FIRESTORE_EMULATOR_HOST=${env.FIRESTORE_EMULATOR_HOST}

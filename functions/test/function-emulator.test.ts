@@ -1,87 +1,74 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
+import { ensureFunctionsLocalFiles, startFunctionsEmulator, type FunctionsEmulator } from "../../tools/functions-emulator";
 import { freePort } from "../../tools/local-stack";
-import { generateModuleSigningKeys } from "../../tools/local-keys";
+import { sha256Hex } from "./fixtures";
+import { createUser, projectId, resetEmulators } from "./harness";
+import { modulePackage } from "./packages";
 
 /**
- * What `firebase deploy` ships, run by the Functions emulator: the compiled `lib/`, discovered
- * through firebase.json, with its params and secret, serving /api/v1 through `api`.
+ * What `firebase deploy` ships, run by the Functions emulator the way `npm run functions` runs
+ * it: the compiled `lib/`, discovered through a firebase.json, with its params and secret, talking
+ * to the test run's Firestore, Auth and Storage emulators.
  */
-const root = path.join(__dirname, "..", "..");
-const functionsDir = path.join(root, "functions");
-const secretFile = path.join(functionsDir, ".secret.local");
-// The emulator writes the params' values here when the file is missing.
-const paramsFile = path.join(functionsDir, ".env.local");
-
 describe("the deployable function in the Functions emulator", () => {
-  let emulator: ChildProcess | undefined;
-  let createdSecret = false;
-  const hadParamsFile = existsSync(paramsFile);
-  let config: string | undefined;
+  let emulator: FunctionsEmulator | undefined;
+  let written: string[] = [];
+  const workDir = mkdtempSync(path.join(tmpdir(), "marketplace-functions-"));
 
+  beforeAll(resetEmulators);
   afterAll(async () => {
-    if (emulator?.pid && emulator.exitCode === null) {
-      const exited = new Promise((resolve) => emulator!.once("exit", resolve));
-      process.kill(-emulator.pid, "SIGINT");
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-      if (emulator.exitCode === null) process.kill(-emulator.pid, "SIGKILL");
-    }
-    if (createdSecret) rmSync(secretFile, { force: true });
-    if (!hadParamsFile) rmSync(paramsFile, { force: true });
-    if (config) rmSync(config, { force: true });
+    await emulator?.stop();
+    for (const file of written) rmSync(file, { force: true });
+    rmSync(workDir, { recursive: true, force: true });
   });
 
-  it("loads lib/ and answers /api/v1 through the api function", async () => {
-    await promisify(execFile)("npm", ["run", "build"], { cwd: functionsDir });
-    if (!existsSync(secretFile)) {
-      writeFileSync(secretFile, `MODULE_SIGNING_KEYS=${JSON.stringify(await generateModuleSigningKeys())}\n`);
-      createdSecret = true;
-    }
-    const [functionsPort, hubPort, loggingPort, eventarcPort, tasksPort] = await Promise.all(Array.from({ length: 5 }, freePort));
-    const projectId = "demo-marketplace-smoke";
-    config = path.join(root, `.firebase-smoke-${process.pid}.json`);
-    writeFileSync(
-      config,
-      JSON.stringify({
-        functions: [{ source: "functions", codebase: "default", runtime: "nodejs24" }],
-        emulators: {
-          functions: { host: "127.0.0.1", port: functionsPort },
-          hub: { host: "127.0.0.1", port: hubPort },
-          logging: { host: "127.0.0.1", port: loggingPort },
-          eventarc: { host: "127.0.0.1", port: eventarcPort },
-          tasks: { host: "127.0.0.1", port: tasksPort },
-          ui: { enabled: false },
-        },
-      }),
+  it("loads lib/ and serves /api/v1 through the api function, on the local emulators", async () => {
+    written = ensureFunctionsLocalFiles(process.env.MODULE_SIGNING_KEYS!, `${projectId}.appspot.com`);
+    const emulatorEnv = Object.fromEntries(
+      ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST"].map((name) => [name, process.env[name]!]),
     );
-    let output = "";
-    emulator = spawn(
-      path.join(root, "node_modules", ".bin", "firebase"),
-      ["emulators:start", "--only", "functions", "--project", projectId, "--config", config],
-      { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    emulator.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    emulator.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-
-    const base = `http://127.0.0.1:${functionsPort}/${projectId}/us-central1/api/api/v1`;
-    const deadline = Date.now() + 90_000;
-    let health: Response | null = null;
-    while (Date.now() < deadline && emulator.exitCode === null) {
-      health = await fetch(`${base}/health`).catch(() => null);
-      if (health?.status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    if (health?.status !== 200) throw new Error(`The Functions emulator did not serve the api function:\n${output.slice(-3000)}`);
-    expect(await health.json()).toEqual({ status: "ok" });
+    emulator = await startFunctionsEmulator({
+      projectId,
+      port: await freePort(),
+      emulatorEnv,
+      serviceAccount: JSON.parse(process.env.TEST_SERVICE_ACCOUNT!),
+      workDir,
+    });
+    const base = emulator.apiBase;
 
     const keys = await fetch(`${base}/signing-keys`);
     expect(keys.status).toBe(200);
-    expect(((await keys.json()) as { keys: unknown[] }).keys).toHaveLength(1);
+    expect(((await keys.json()) as { keys: unknown[] }).keys.length).toBeGreaterThanOrEqual(1);
 
     const unknown = await fetch(`${base}/nope`);
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-  }, 150_000);
+
+    // Auth, Firestore and Storage through the function: register, sign, publish, download.
+    const user = await createUser();
+    const json = (token: string, body: unknown) => ({
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const registered = await fetch(`${base}/developers/auth/register`, json(user.idToken, { displayName: "Smoke", publisherId: "smoke" }));
+    expect(registered.status).toBe(201);
+    const bytes = await modulePackage({ id: "smoke.module" });
+    const signed = await fetch(`${base}/developers/modules/sign`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${user.idToken}`, "content-type": "application/octet-stream" },
+      body: bytes,
+    });
+    expect(signed.status).toBe(201);
+    expect(((await signed.json()) as { sha256: string }).sha256).toBe(sha256Hex(bytes));
+    const published = await fetch(`${base}/developers/modules/publish`, json(user.idToken, { moduleId: "smoke.module", version: "1.0.0" }));
+    expect(published.status).toBe(200);
+
+    const download = await fetch(`${base}/modules/download/smoke.module`, { headers: { Authorization: `Bearer ${user.idToken}` } });
+    expect(download.status).toBe(200);
+    const { url } = (await download.json()) as { url: string };
+    expect(sha256Hex(await (await fetch(url)).arrayBuffer())).toBe(sha256Hex(bytes));
+  }, 180_000);
 });

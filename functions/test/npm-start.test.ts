@@ -139,7 +139,7 @@ describe("npm start", () => {
     expect(fresh.output()).not.toContain("Data loaded from");
     const gone = await login("kept@example.com", "kept-password");
     expect(gone.status).toBe(401);
-    expect((await gone.json()).code).toBe("invalid_credentials");
+    expect(((await gone.json()) as { code: string }).code).toBe("invalid_credentials");
     fresh.npm.kill("SIGTERM");
     await until("every port to be free", () => allFree(ports), 30_000);
   }, 180_000);
