@@ -48,6 +48,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], version: string): Recor
       title: "Marketplace API",
       version,
       description: "Modules marketplace, profiles and entitlements, subscriptions, installer releases and developer publishing. Errors are RFC 9457 problem details with a stable `code`.",
+      license: { name: "Proprietary: for the desktop app, its module developers and operators", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/api/v1" }],
     paths,
@@ -87,7 +88,9 @@ function requestBodyOf(route: AnyRoute, toSchema: (schema: z.ZodType, io: "input
       requestBody: {
         required: true,
         description: route.rawBody.description,
-        content: { [route.rawBody.contentType]: { schema: { type: "string", contentMediaType: route.rawBody.contentType } } },
+        content: Object.fromEntries(
+          route.rawBody.contentTypes.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]),
+        ),
       },
     };
   }

@@ -23,7 +23,7 @@ interface Started {
 /** The environment of a fresh shell: none of the test run's emulator variables. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST", "GCLOUD_PROJECT", "MODULE_SIGNING_KEYS"]) {
+  for (const name of ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST", "GCLOUD_PROJECT", "MODULE_SIGNING_KEYS", "NODE_OPTIONS"]) {
     delete env[name];
   }
   return env;

@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
 import { authenticateRequest, requireCaller, type Caller, type DeveloperCaller } from "./auth";
 import { readJsonBody } from "./body";
-import { methodNotAllowed } from "./errors";
+import { methodNotAllowed, unsupportedMediaType } from "./errors";
 import { parseRequestPart } from "./validation";
 
 /**
@@ -62,8 +62,8 @@ export interface RouteSpec<
   query?: Q;
   /** A JSON body, validated by this schema. */
   body?: B;
-  /** A non-JSON body that the handler reads itself (the package upload). */
-  rawBody?: { contentType: string; description: string };
+  /** A non-JSON body that the handler reads itself (the package upload), of one of these media types. */
+  rawBody?: { contentTypes: string[]; description: string };
   responses: Record<number, ResponseSpec>;
   /** Problem codes this route answers with, by status, beyond the ones every route may give. */
   problems?: Partial<Record<number, string[]>>;
@@ -119,6 +119,9 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
       const body = route.body
         ? parseRequestPart(route.body, await readJsonBody(req, middleware.maxJsonBytes), "body")
         : undefined;
+      if (route.rawBody && !route.rawBody.contentTypes.some((type) => req.is(type))) {
+        throw unsupportedMediaType(route.rawBody.contentTypes.join(" or "));
+      }
       const reply = await route.handle({ params, query, body, caller: req.caller ?? null, req });
       res.status(reply.status);
       if (reply.headers) res.set(reply.headers);

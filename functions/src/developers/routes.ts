@@ -1,6 +1,5 @@
-import type { Request } from "express";
 import { readBodyBytes } from "../core/body";
-import { invalidRequest, unsupportedMediaType } from "../core/errors";
+import { invalidRequest } from "../core/errors";
 import { defineRoute } from "../core/routes";
 import { parseRequestPart } from "../core/validation";
 import type { Deps } from "../deps";
@@ -75,7 +74,7 @@ export const developerRoutes = (deps: Deps) => [
     summary: "Validates, stores and signs a module package (.mpkg), sent as raw bytes.",
     tag: "Developers",
     auth: "developer",
-    rawBody: { contentType: "application/octet-stream", description: "The .mpkg file (a ZIP with module.json at its root)." },
+    rawBody: { contentTypes: PACKAGE_CONTENT_TYPES, description: "The .mpkg file (a ZIP with module.json at its root)." },
     responses: { 201: { description: "The signed version.", schema: signedVersionSchema } },
     problems: {
       403: ["namespace_mismatch", "not_owner"],
@@ -84,7 +83,7 @@ export const developerRoutes = (deps: Deps) => [
     },
     handle: async ({ caller, req }) => ({
       status: 201,
-      body: await signPackage(deps, caller.developer, await readPackageUpload(req, deps.config.maxPackageBytes)),
+      body: await signPackage(deps, caller.developer, await readBodyBytes(req, deps.config.maxPackageBytes)),
     }),
   }),
   defineRoute({
@@ -113,8 +112,3 @@ export const developerRoutes = (deps: Deps) => [
     handle: async ({ caller }) => ({ status: 200, body: await listDeveloperModules(deps, caller.developer) }),
   }),
 ];
-
-async function readPackageUpload(req: Request, limit: number): Promise<Buffer> {
-  if (!PACKAGE_CONTENT_TYPES.some((type) => req.is(type))) throw unsupportedMediaType("application/octet-stream");
-  return readBodyBytes(req, limit);
-}
