@@ -11,16 +11,18 @@ import { modulePackage } from "./packages";
 import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, storedObjects, testApp, testDeps } from "./harness";
 
 /** Runs the CLI in this process against the test emulators; returns its exit code and output. */
-async function admin(...argv: string[]) {
+async function runAdmin(argv: string[], options: { terminal?: boolean } = {}) {
   let stdout = "";
   let stderr = "";
   const code = await main(argv, {
     stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
+    stderr: { write: (text: string) => (stderr += text), isTTY: options.terminal ?? false, columns: 120 } as { write(text: string): unknown; isTTY: boolean },
     env: process.env,
   });
   return { code, stdout, stderr };
 }
+
+const admin = (...argv: string[]) => runAdmin(argv);
 
 const json = async (...argv: string[]) => {
   const result = await admin("--json", ...argv);
@@ -86,6 +88,25 @@ describe("operator CLI", () => {
       expect(result.stderr).toMatch(message);
       expect(await storedObjects("releases/")).toEqual([]);
       expect((await (await testDeps()).db.collection(COLLECTIONS.releases).get()).size).toBe(0);
+    });
+
+    it("shows upload progress on a terminal, from the first chunk to 100%, and none with --json", async () => {
+      const file = path.join(dir, "big.exe");
+      writeFileSync(file, Buffer.alloc(3 * 1024 * 1024, 7));
+      const args = ["release", "publish", "--file", file, "--version", "4.0.0", "--platform", "linux", "--arch", "x64"];
+      const shown = await runAdmin(args, { terminal: true });
+      expect(shown.code).toBe(0);
+      expect(shown.stderr).toContain("uploading [");
+      expect(shown.stderr).toContain(`100% ${3 * 1024 * 1024}/${3 * 1024 * 1024} bytes`);
+      const quiet = await runAdmin(["--json", ...args, "--replace"], { terminal: true });
+      expect({ code: quiet.code, stderr: quiet.stderr }).toEqual({ code: 0, stderr: "" });
+    });
+
+    it("keeps a release's notes on --replace without --notes, and clears them with --notes \"\"", async () => {
+      const args = ["--version", "5.0.0", "--platform", "win32", "--arch", "x64"];
+      await json("release", "publish", "--file", installer("g.exe", "g").file, ...args, "--notes", "Fixes.");
+      expect(await json("release", "publish", "--file", installer("h.exe", "h").file, ...args, "--replace")).toMatchObject({ notes: "Fixes.", fileName: "h.exe" });
+      expect(await json("release", "publish", "--file", installer("i.exe", "i").file, ...args, "--replace", "--notes", "")).toMatchObject({ notes: null, fileName: "i.exe" });
     });
 
     it("refuses a missing file with exit 1", async () => {
@@ -165,7 +186,7 @@ describe("operator CLI", () => {
       await json("business", "create", "--id", "initech", "--name", "Initech");
       const base = ["subscription", "set", "--business", "initech", "--status", "active", "--plan", "team"];
       expect(await admin(...base, "--period-end", "31/12/2026")).toMatchObject({ code: 2, stderr: expect.stringMatching(/--period-end: must be an RFC 3339 date/) });
-      expect((await admin(...base, "--period-end", "2026-12-31", "--seats", "many")).code).toBe(2);
+      expect(await admin(...base, "--period-end", "2026-12-31", "--seats", "five")).toMatchObject({ code: 2, stderr: "error: --seats: must be a whole number, e.g. 5\n" });
       expect((await admin(...base, "--period-end", "2026-12-31", "--entitlements", "pro,BAD KEY")).code).toBe(2);
       expect((await admin("subscription", "set", "--business", "nope", "--status", "active", "--plan", "team", "--period-end", "2026-12-31")).code).toBe(1);
       expect((await admin("business", "create", "--id", "initech", "--name", "Again")).code).toBe(1);
@@ -182,6 +203,26 @@ describe("operator CLI", () => {
     }
     expect((await admin("frobnicate")).code).toBe(2);
     expect((await admin("release", "publish", "--bogus")).code).toBe(2);
+  });
+
+  it("says how to get credentials when --project has no Application Default Credentials (exit 1)", async () => {
+    const saved = { ...process.env };
+    const noCredentials = mkdtempSync(path.join(tmpdir(), "no-adc-"));
+    for (const name of ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST", "GOOGLE_APPLICATION_CREDENTIALS"]) {
+      delete process.env[name];
+    }
+    // No gcloud configuration to find credentials in, and no metadata server to ask.
+    Object.assign(process.env, { CLOUDSDK_CONFIG: noCredentials, METADATA_SERVER_DETECTION: "none" });
+    try {
+      const result = await admin("--project", "some-project", "user", "show", "--user", "demo-bob");
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        "error: no Application Default Credentials for --project: run `gcloud auth application-default login` " +
+          "(or set GOOGLE_APPLICATION_CREDENTIALS to a service-account key), or use --emulators.\n",
+      );
+    } finally {
+      process.env = saved;
+    }
   });
 
   it("works as a command (bin/marketplace-admin.js) with the same exit codes", async () => {

@@ -78,25 +78,19 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .addOption(new Option("--platform <platform>").choices(PLATFORMS).makeOptionMandatory())
     .addOption(new Option("--arch <arch>").choices(ARCHES).makeOptionMandatory())
     .addOption(new Option("--channel <channel>").choices(CHANNELS).default("stable"))
-    .option("--notes <text>", "release notes")
+    .option("--notes <text>", "release notes (with --replace: kept unless given; --notes \"\" clears them)")
     .option("--replace", "overwrite an existing release of the same version, platform, arch and channel")
     .action(
-      action((ctx, options: { file: string; version: string; platform: string; arch: string; channel: string; notes?: string; replace?: boolean }, command: Command) => {
-        const bar = command.optsWithGlobals<GlobalOptions>().json || !io.stderr.isTTY ? null : new SingleBar({ stream: io.stderr as NodeJS.WritableStream, format: "uploading [{bar}] {percentage}% {value}/{total} bytes" });
-        return publishRelease(ctx, {
+      action((ctx, options: { file: string; version: string; platform: string; arch: string; channel: string; notes?: string; replace?: boolean }, command: Command) =>
+        publishRelease(ctx, {
           ...options,
           platform: options.platform as (typeof PLATFORMS)[number],
           arch: options.arch as (typeof ARCHES)[number],
           channel: options.channel as (typeof CHANNELS)[number],
           replace: options.replace ?? false,
-          onProgress: (sent, total) => {
-            if (!bar) return;
-            if (sent === 0 || !bar.getTotal()) bar.start(total, 0);
-            bar.update(sent);
-            if (sent >= total) bar.stop();
-          },
-        });
-      }),
+          onProgress: command.optsWithGlobals<GlobalOptions>().json ? undefined : uploadProgress(io.stderr),
+        }),
+      ),
     );
   release
     .command("list")
@@ -182,6 +176,23 @@ export async function main(argv: string[], io: Io): Promise<number> {
   return exitCode;
 }
 
+/** A progress bar on a terminal, started by the first report (nothing when not a terminal). */
+function uploadProgress(stream: Io["stderr"]): ((sent: number, total: number) => void) | undefined {
+  if (!stream.isTTY) return undefined;
+  let bar: SingleBar | undefined;
+  return (sent, total) => {
+    if (!bar) {
+      bar = new SingleBar({ stream: stream as NodeJS.WritableStream, format: "uploading [{bar}] {percentage}% {value}/{total} bytes" });
+      bar.start(total, 0);
+    }
+    bar.update(sent);
+    if (sent >= total) bar.stop();
+  };
+}
+
+/** Application Default Credentials that are missing, as google-auth-library reports them. */
+const MISSING_CREDENTIALS = /Could not load the default credentials|Could not refresh access token|invalid_grant|default credentials/i;
+
 function exitCodeOf(error: unknown, io: Io): number {
   if (error instanceof CommanderError) {
     // Commander has printed its message already.
@@ -195,7 +206,15 @@ function exitCodeOf(error: unknown, io: Io): number {
     io.stderr.write(`error: ${error.message}\n`);
     return 1;
   }
-  io.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
+  const message = (error as Error).message ?? String(error);
+  if (MISSING_CREDENTIALS.test(message)) {
+    io.stderr.write(
+      "error: no Application Default Credentials for --project: run `gcloud auth application-default login` " +
+        "(or set GOOGLE_APPLICATION_CREDENTIALS to a service-account key), or use --emulators.\n",
+    );
+    return 1;
+  }
+  io.stderr.write(`error: ${message}\n`);
   return 1;
 }
 

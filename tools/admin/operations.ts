@@ -132,7 +132,8 @@ export async function publishRelease(ctx: AdminContext, rawInput: PublishRelease
     storagePath,
     size: sent,
     sha256: hash.digest("hex"),
-    ...(input.notes ? { notes: input.notes } : {}),
+    // --replace without --notes keeps the release's notes; --notes "" clears them.
+    ...((notes) => (notes ? { notes } : {}))(input.notes ?? (existing && readDocument(releaseDocument, existing)?.notes)),
     publishedAt: Timestamp.fromDate(ctx.clock()),
   });
   try {
@@ -227,7 +228,12 @@ const subscriptionInput = z.object({
   status: z.enum(SUBSCRIPTION_STATUSES),
   plan: z.string().trim().min(1, "must not be empty").max(100),
   periodEnd: rfc3339,
-  seats: z.coerce.number().int("must be a whole number").min(0).optional(),
+  seats: z
+    .preprocess(
+      (value) => (typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value),
+      z.number({ error: "must be a whole number, e.g. 5" }).int("must be a whole number, e.g. 5").min(0),
+    )
+    .optional(),
   entitlements: z.array(entitlementKey).default([]),
   cancelAtPeriodEnd: z.boolean().default(false),
 });
