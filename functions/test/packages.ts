@@ -32,17 +32,22 @@ export function renameEntry(archive: Buffer, from: string, to: string): Buffer {
   return patched;
 }
 
-/** Rewrites the uncompressed size that the central directory declares for one entry. */
+/** Rewrites the uncompressed size one entry declares, in its local header and its central entry alike. */
 export function declareUncompressedSize(archive: Buffer, entryName: string, size: number): Buffer {
   const patched = Buffer.from(archive);
-  const signature = 0x02014b50;
-  for (let at = patched.length - 22; at >= 0; at -= 1) {
-    if (patched.readUInt32LE(at) !== signature) continue;
-    const nameLength = patched.readUInt16LE(at + 28);
-    if (patched.subarray(at + 46, at + 46 + nameLength).toString() === entryName) {
-      patched.writeUInt32LE(size, at + 24);
-      return patched;
-    }
+  const headers = [
+    { signature: 0x04034b50, nameLengthAt: 26, nameAt: 30, sizeAt: 22 },
+    { signature: 0x02014b50, nameLengthAt: 28, nameAt: 46, sizeAt: 24 },
+  ];
+  let found = 0;
+  for (let at = 0; at + 4 <= patched.length; at += 1) {
+    const header = headers.find(({ signature }) => patched.readUInt32LE(at) === signature);
+    if (!header) continue;
+    const nameLength = patched.readUInt16LE(at + header.nameLengthAt);
+    if (patched.subarray(at + header.nameAt, at + header.nameAt + nameLength).toString() !== entryName) continue;
+    patched.writeUInt32LE(size, at + header.sizeAt);
+    found += 1;
   }
-  throw new Error(`No central directory entry '${entryName}'.`);
+  if (found !== 2) throw new Error(`No local and central entry '${entryName}'.`);
+  return patched;
 }

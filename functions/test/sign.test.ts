@@ -57,8 +57,8 @@ describe("POST /developers/modules/sign", () => {
   });
 
   it.each([
-    ["not a ZIP", async () => Buffer.from("this is not a zip archive at all"), /not a ZIP/],
-    ["an empty body", async () => Buffer.alloc(0), /not a ZIP/],
+    ["not a ZIP", async () => Buffer.from("this is not a zip archive at all"), /Not a ZIP archive/],
+    ["an empty body", async () => Buffer.alloc(0), /Not a ZIP archive/],
     ["no module.json", async () => zip([{ name: "dist/index.js", content: "x" }]), /no module.json/],
     ["module.json in a folder", async () => zip([{ name: "sub/module.json", content: JSON.stringify({ id: "acme.charts" }) }]), /no module.json/],
     ["module.json that is not JSON", async () => zip([{ name: "module.json", content: "{ id: " }]), /not valid JSON/],
@@ -66,11 +66,11 @@ describe("POST /developers/modules/sign", () => {
     ["a v-prefixed version", async () => modulePackage({ version: "v1.0.0" }), /version: .*semver/],
     ["an id outside [a-z0-9-]", async () => modulePackage({ id: "acme.Charts_2" }), /id: /],
     ["a missing summary", async () => modulePackage({ summary: undefined }), /summary: /],
-    ["an entry climbing out with ..", async () => renameEntry(await modulePackage({}, [{ name: "zz/escape.txt", content: "x" }]), "zz/escape.txt", "../escape.txt"), /invalid relative path/],
-    ["an absolute entry path", async () => renameEntry(await modulePackage({}, [{ name: "Aetc/evil", content: "x" }]), "Aetc/evil", "/etc/evil"), /absolute path/],
+    ["an entry climbing out with ..", async () => renameEntry(await modulePackage({}, [{ name: "zz/escape.txt", content: "x" }]), "zz/escape.txt", "../escape.txt"), /has a '\.\.' segment/],
+    ["an absolute entry path", async () => renameEntry(await modulePackage({}, [{ name: "Aetc/evil", content: "x" }]), "Aetc/evil", "/etc/evil"), /is absolute/],
     ["a zip bomb (compression ratio over 100)", async () => modulePackage({}, [{ name: "zeros.bin", content: Buffer.alloc(20 * 1024 * 1024) }]), /compression ratio/],
     ["entries declaring more than 200 MiB", async () => declareUncompressedSize(await modulePackage({}, [{ name: "big.bin", content: randomBytes(3 * 1024 * 1024) }]), "big.bin", 201 * 1024 * 1024), /unpacks to \d+ bytes/],
-    ["an entry larger than it declares", async () => declareUncompressedSize(await modulePackage({}, [{ name: "liar.txt", content: "0123456789".repeat(10) }]), "liar.txt", 10), /too many bytes/],
+    ["an entry larger than it declares", async () => declareUncompressedSize(await modulePackage({}, [{ name: "liar.txt", content: "0123456789".repeat(10) }]), "liar.txt", 10), /more than its declared 10 bytes/],
     ["more than 10,000 entries", async () => zip([{ name: "module.json", content: JSON.stringify({ id: "acme.charts", name: "C", version: "1.0.0", summary: "s" }) }, ...Array.from({ length: 10_001 }, (_, i) => ({ name: `f/${i}`, content: "", compress: false }))]), /10002 entries/],
   ])("refuses %s with 422 invalid_package and stores nothing", async (_case, build, reason) => {
     const response = await sign(await build());

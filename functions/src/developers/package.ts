@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import type { Readable } from "node:stream";
-import yauzl, { type Entry, type ZipFile } from "yauzl";
 import { z } from "zod";
 import { ENTITLEMENT_KEY, semverVersion } from "../core/documents";
 import { ApiError } from "../core/errors";
+import { readZipDirectory, verifyEntry, ZipFormatError } from "../core/zip";
 
 /** The rules of a module package (contract §5), beyond the upload size limit. */
 export const PACKAGE_RULES = {
@@ -24,7 +23,10 @@ export const MODULE_ID = /^[a-z][a-z0-9-]{2,31}\.[a-z0-9][a-z0-9-]{0,63}$/;
 export const manifestSchema = z.object({
   id: z.string().regex(MODULE_ID, "id must be '<publisherId>.<name>' in lower-case letters, digits and '-'."),
   name: z.string().trim().min(1).max(100),
-  version: semverVersion,
+  version: z
+    .string()
+    .refine((version) => !version.includes("+"), "version must not carry build metadata ('+…'): two versions may not differ only in it.")
+    .pipe(semverVersion),
   summary: z.string().trim().min(1).max(300),
   description: z.string().max(20_000).optional(),
   category: z.string().regex(/^[a-z0-9-]{1,40}$/, "category must be 1-40 of [a-z0-9-].").optional(),
@@ -43,39 +45,37 @@ export interface InspectedPackage {
 const invalidPackage = (detail: string) => new ApiError(422, "invalid_package", detail);
 
 /**
- * Checks that `bytes` are a module package: a ZIP whose entries stay inside it, within the entry
- * and size limits, whose declared sizes are true (every entry is inflated and counted, so a
- * lying header is caught), with a valid `module.json` at its root.
+ * Checks that `bytes` are a module package: a ZIP archive that every reader reads the same way
+ * (core/zip.ts), within the entry and size limits, whose entries all inflate to their declared
+ * sizes and CRC-32, with a valid `module.json` at its root.
  */
 export async function inspectPackage(bytes: Buffer): Promise<InspectedPackage> {
-  const zip = await openZip(bytes);
+  let manifestBytes: Buffer | undefined;
   try {
-    if (zip.entryCount > PACKAGE_RULES.maxEntries) {
-      throw invalidPackage(`The package has ${zip.entryCount} entries; at most ${PACKAGE_RULES.maxEntries} are allowed.`);
+    for (const entry of readZipDirectory(bytes, PACKAGE_RULES)) {
+      if (entry.name !== PACKAGE_RULES.manifestName) {
+        await verifyEntry(bytes, entry);
+        continue;
+      }
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      await verifyEntry(bytes, entry, (chunk) => {
+        if (kept > PACKAGE_RULES.maxManifestBytes) return;
+        chunks.push(chunk);
+        kept += chunk.length;
+      });
+      manifestBytes = Buffer.concat(chunks);
     }
-    const entries = await readEntries(zip);
-    const uncompressed = entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0);
-    const compressed = entries.reduce((sum, entry) => sum + entry.compressedSize, 0);
-    if (uncompressed > PACKAGE_RULES.maxUncompressedBytes) {
-      throw invalidPackage(`The package unpacks to ${uncompressed} bytes; at most ${PACKAGE_RULES.maxUncompressedBytes} are allowed.`);
-    }
-    if (uncompressed > PACKAGE_RULES.maxCompressionRatio * Math.max(compressed, 1)) {
-      throw invalidPackage(`The package's compression ratio exceeds ${PACKAGE_RULES.maxCompressionRatio}.`);
-    }
-    let manifestBytes: Buffer | undefined;
-    for (const entry of entries) {
-      const content = await readEntry(zip, entry, entry.fileName === PACKAGE_RULES.manifestName);
-      if (content) manifestBytes = content;
-    }
-    if (!manifestBytes) throw invalidPackage(`The package has no ${PACKAGE_RULES.manifestName} at its root.`);
-    return {
-      manifest: parseManifest(manifestBytes),
-      sha256: createHash("sha256").update(bytes).digest("hex"),
-      size: bytes.length,
-    };
-  } finally {
-    zip.close();
+  } catch (error) {
+    if (error instanceof ZipFormatError) throw invalidPackage(error.message);
+    throw error;
   }
+  if (!manifestBytes) throw invalidPackage(`The package has no ${PACKAGE_RULES.manifestName} at its root.`);
+  return {
+    manifest: parseManifest(manifestBytes),
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    size: bytes.length,
+  };
 }
 
 function parseManifest(bytes: Buffer): Manifest {
@@ -94,49 +94,4 @@ function parseManifest(bytes: Buffer): Manifest {
     throw invalidPackage(`${PACKAGE_RULES.manifestName} is invalid: ${problems.join("; ")}`);
   }
   return result.data;
-}
-
-function openZip(bytes: Buffer): Promise<ZipFile> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: true, decodeStrings: true }, (error, zip) => {
-      if (error || !zip) reject(invalidPackage(`The package is not a ZIP archive (${error?.message ?? "unreadable"}).`));
-      else resolve(zip);
-    });
-  });
-}
-
-/** The central directory; yauzl refuses absolute paths, '..' segments and backslashes here. */
-function readEntries(zip: ZipFile): Promise<Entry[]> {
-  return new Promise((resolve, reject) => {
-    const entries: Entry[] = [];
-    zip.on("entry", (entry: Entry) => {
-      entries.push(entry);
-      zip.readEntry();
-    });
-    zip.once("end", () => resolve(entries));
-    zip.once("error", (error: Error) => reject(invalidPackage(`The package has an invalid entry: ${error.message}.`)));
-    zip.readEntry();
-  });
-}
-
-/** Inflates an entry, checking its size; returns its bytes when `keep`, else discards them. */
-function readEntry(zip: ZipFile, entry: Entry, keep: boolean): Promise<Buffer | undefined> {
-  if (entry.fileName.endsWith("/")) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    zip.openReadStream(entry, (error, stream?: Readable) => {
-      if (error || !stream) return reject(invalidPackage(`Cannot read '${entry.fileName}': ${error?.message}.`));
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      stream.on("data", (chunk: Buffer) => {
-        if (keep && kept <= PACKAGE_RULES.maxManifestBytes) {
-          chunks.push(chunk);
-          kept += chunk.length;
-        }
-      });
-      stream.once("end", () => resolve(keep ? Buffer.concat(chunks) : undefined));
-      stream.once("error", (streamError: Error) =>
-        reject(invalidPackage(`Entry '${entry.fileName}' is corrupt: ${streamError.message}.`)),
-      );
-    });
-  });
 }
