@@ -7,11 +7,11 @@
  * Every taken port is named before anything starts; SIGINT, SIGTERM or SIGHUP, the death of the
  * process that started it (npm) or of an emulator stops all of it.
  */
-import { createServer, type RequestListener, type Server } from "node:http";
+import type { RequestListener, Server } from "node:http";
 import path from "node:path";
 import { createApp, API_PREFIX } from "../functions/src/app";
 import type { Logger } from "../functions/src/core/logger";
-import { adminContext, localDeps, localSite } from "../functions/src/local";
+import { adminContext, localDeps, localServer, localSite } from "../functions/src/local";
 import { ensureFunctionsLocalFiles, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
@@ -189,7 +189,7 @@ async function main(): Promise<void> {
 
 /** Listens, or fails with the reason (Express 5's listen callback is also called on errors). */
 function listen(handler: RequestListener, port: number): Promise<Server> {
-  const server = createServer(handler);
+  const server = localServer(handler);
   return new Promise((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>
       reject(

@@ -2,7 +2,7 @@ import cors from "cors";
 import express, { type Express } from "express";
 import { problemErrorHandler, unknownRoute } from "./core/error-handler";
 import { perIpRateLimit, perUserRateLimit } from "./core/rate-limit";
-import { requestId, requestLog } from "./core/request-context";
+import { requestId, requestLog, requireHost } from "./core/request-context";
 import { mountRoutes, type AnyRoute } from "./core/routes";
 import type { Deps } from "./deps";
 import { buildOpenApiDocument } from "./openapi";
@@ -34,16 +34,19 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
 /** The Express app of the API, built from its dependencies; the function and local runs share it. */
 export function createApp(deps: Deps): Express {
   const { config, logger } = deps;
+  const routes = apiRoutes(deps);
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxyHops);
 
   app.use(requestId);
   app.use(requestLog(logger));
+  app.use(requireHost);
   if (config.corsOrigins.length > 0) {
     app.use(
       cors({
         origin: config.corsOrigins,
+        methods: servedMethods(routes),
         allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
         exposedHeaders: ["X-Request-Id", "Retry-After", "Location"],
         maxAge: 600,
@@ -53,7 +56,7 @@ export function createApp(deps: Deps): Express {
   app.use(perIpRateLimit(config.rateLimit.perIpPerMinute));
 
   const router = express.Router({ caseSensitive: true, strict: false });
-  mountRoutes(router, apiRoutes(deps), {
+  mountRoutes(router, routes, {
     auth: deps.auth,
     afterAuth: perUserRateLimit(config.rateLimit.perUserPerMinute),
     requireDeveloper: (caller) => requireDeveloper(deps.db, caller),
@@ -64,4 +67,11 @@ export function createApp(deps: Deps): Express {
   app.use(unknownRoute);
   app.use(problemErrorHandler(logger));
   return app;
+}
+
+/** What CORS preflights advertise: the methods some route serves (HEAD wherever GET is). */
+function servedMethods(routes: AnyRoute[]): string[] {
+  const methods = new Set(routes.map((route) => route.method.toUpperCase()));
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods].sort();
 }

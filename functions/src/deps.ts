@@ -5,6 +5,7 @@ import { getStorage } from "firebase-admin/storage";
 import type { Config } from "./config";
 import { identityToolkit, type IdentityToolkit } from "./core/identity-toolkit";
 import type { Logger } from "./core/logger";
+import { cursorCodec, type CursorCodec } from "./core/pagination";
 import { loadSigningKeys, type SigningKeys } from "./core/signing";
 import { bucketStore, type ObjectStore } from "./core/storage";
 
@@ -15,6 +16,8 @@ export interface Deps {
   auth: Auth;
   store: ObjectStore;
   signingKeys: SigningKeys;
+  /** Integrity-checked list cursors (keyed by the signing keys). */
+  cursors: CursorCodec;
   identity: IdentityToolkit;
   logger: Logger;
   clock: () => Date;
@@ -23,12 +26,14 @@ export interface Deps {
 /** The dependencies on one initialised Admin SDK app, as production and local runs share them. */
 export async function buildDeps(app: App, config: Config, logger: Logger): Promise<Deps> {
   const clock = () => new Date();
+  const signingKeys = await loadSigningKeys(config.moduleSigningKeys);
   return {
     config,
     db: getFirestore(app),
     auth: getAuth(app),
     store: bucketStore(getStorage(app).bucket(config.storageBucket), clock),
-    signingKeys: await loadSigningKeys(config.moduleSigningKeys),
+    signingKeys,
+    cursors: cursorCodec(signingKeys.derivedKey("list-cursor")),
     identity: identityToolkit(config.identityToolkit),
     logger,
     clock,

@@ -3,11 +3,13 @@
  * operator tools. They reach firebase-admin through this module so that there is one copy of it.
  */
 import express, { type Express } from "express";
+import { createServer, type RequestListener, type Server } from "node:http";
 import { applicationDefault, cert, deleteApp, initializeApp, type App, type ServiceAccount } from "firebase-admin/app";
 import { getAuth, type Auth } from "firebase-admin/auth";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
 import { loadConfig, type Config } from "./config";
+import { answerClientError } from "./core/error-handler";
 import type { Logger } from "./core/logger";
 import { bucketStore, type Bucket, type ObjectStore } from "./core/storage";
 import { buildDeps, type Deps } from "./deps";
@@ -90,4 +92,13 @@ export function localSite(api: Express, hostingDir: string): Express {
   site.use(express.static(hostingDir));
   site.use(api);
   return site;
+}
+
+/**
+ * The HTTP server of local runs. Requests Node's parser refuses are answered with a problem
+ * (`clientError`), and a missing Host is left to the app to refuse, for the same reason; in Cloud
+ * Functions the platform's own front end answers such requests before they reach an instance.
+ */
+export function localServer(handler: RequestListener): Server {
+  return createServer({ requireHostHeader: false }, handler).on("clientError", answerClientError);
 }

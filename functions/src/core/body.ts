@@ -32,11 +32,43 @@ export async function readJsonBody(req: Request, limit: number): Promise<unknown
   if (charset && charset !== "utf-8" && charset !== "utf8") throw unsupportedMediaType("UTF-8 encoded JSON");
   const bytes = await readBodyBytes(req, limit);
   if (bytes.length === 0) throw invalidRequest("The request body is empty; a JSON object is expected.");
+  let value: unknown;
   try {
-    return JSON.parse(bytes.toString("utf8"));
+    value = JSON.parse(bytes.toString("utf8"));
   } catch {
     throw invalidRequest("The request body is not valid JSON.");
   }
+  const malformed = findIllFormedString(value, "");
+  if (malformed !== null) {
+    throw invalidRequest("The request body has a string that is not well-formed Unicode (a lone surrogate).", [
+      { path: malformed, message: "Not well-formed Unicode." },
+    ]);
+  }
+  return value;
+}
+
+/**
+ * The path of the first string (or key) holding a lone surrogate, which JSON's \uD800 escapes can
+ * carry but Firestore, and most systems after it, cannot store; null when there is none.
+ */
+function findIllFormedString(value: unknown, path: string): string | null {
+  if (typeof value === "string") return value.isWellFormed() ? null : path;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findIllFormedString(item, path ? `${path}.${index}` : String(index));
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      const itemPath = path ? `${path}.${key}` : key;
+      if (!key.isWellFormed()) return itemPath;
+      const found = findIllFormedString(item, itemPath);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }
 
 function bodyReadError(error: unknown, limit: number): unknown {

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import type { Socket } from "node:net";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { ApiError, internalError, invalidRequest, notFound } from "./errors";
 import type { Logger } from "./logger";
@@ -14,29 +16,52 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, next) => {
     const problem = toApiError(error, req, logger);
     if (res.headersSent) return next(error);
-    res
-      .status(problem.status)
-      .set(problem.headers)
-      .type("application/problem+json")
-      .send(
-        JSON.stringify({
-          type: "about:blank",
-          title: problem.title,
-          status: problem.status,
-          code: problem.code,
-          detail: problem.detail,
-          requestId: req.requestId,
-          ...(problem.errors ? { errors: problem.errors } : {}),
-        }),
-      );
+    res.status(problem.status).set(problem.headers).type("application/problem+json").send(problemBody(problem, req.requestId));
   };
+}
+
+function problemBody(problem: ApiError, requestId: string): string {
+  return JSON.stringify({
+    type: "about:blank",
+    title: problem.title,
+    status: problem.status,
+    code: problem.code,
+    detail: problem.detail,
+    requestId,
+    ...(problem.errors ? { errors: problem.errors } : {}),
+  });
+}
+
+/**
+ * For an http.Server's `clientError`: requests Node's HTTP parser refuses (a bad method, CR or LF
+ * in a header, no Host) never reach the app; answer them with a problem too, then close.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const headerOverflow = error.code === "HPE_HEADER_OVERFLOW";
+  const problem = new ApiError(
+    headerOverflow ? 431 : 400,
+    "invalid_request",
+    headerOverflow ? "The request headers are too large." : "The request is not valid HTTP/1.1.",
+  );
+  const requestId = randomUUID();
+  const body = problemBody(problem, requestId);
+  socket.end(
+    `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: application/problem+json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function toApiError(error: unknown, req: Request, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
   // Express's own client errors, e.g. a path parameter that is not valid percent-encoding.
   const status = (error as { status?: number }).status;
-  if (status === 400 && (error as { expose?: boolean }).expose) return invalidRequest("The request URL is malformed.");
+  if (status === 400 && (error instanceof URIError || (error as { expose?: boolean }).expose)) {
+    return invalidRequest("The request URL is malformed (not valid percent-encoding).");
+  }
   logger.error("unhandled error", {
     requestId: req.requestId,
     method: req.method,

@@ -1,6 +1,8 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { Timestamp } from "firebase-admin/firestore";
 import { z } from "zod";
 import { invalidRequest } from "./errors";
+import { documentId } from "./schemas";
 
 /** `?limit=` and `?cursor=` of every list (contract §1). */
 export const pageQuery = {
@@ -8,18 +10,42 @@ export const pageQuery = {
   cursor: z.string().max(500).optional().meta({ description: "The nextCursor of the previous page." }),
 };
 
-const cursorPayload = z.strictObject({ s: z.number().int(), n: z.number().int().min(0).max(999_999_999), id: z.string().min(1) });
+const cursorPayload = z.strictObject({ s: z.number().int(), n: z.number().int().min(0).max(999_999_999), id: documentId });
+const MAC_BYTES = 16;
 
-/** An opaque cursor for lists ordered by a timestamp, then the document id. */
-export function encodeCursor(position: { at: Timestamp; id: string }): string {
-  return Buffer.from(JSON.stringify({ s: position.at.seconds, n: position.at.nanoseconds, id: position.id })).toString("base64url");
+export interface CursorPosition {
+  at: Timestamp;
+  id: string;
 }
 
-export function decodeCursor(cursor: string): { at: Timestamp; id: string } {
-  try {
-    const { s, n, id } = cursorPayload.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-    return { at: new Timestamp(s, n), id };
-  } catch {
-    throw invalidRequest("The cursor is not one this API returned.", [{ path: "cursor", message: "Invalid cursor." }]);
-  }
+/**
+ * Opaque cursors for lists ordered by a timestamp, then the document id: the position, and a MAC
+ * of it under a key only the service has, so a cursor the service did not issue is a 400 before
+ * it reaches a query.
+ */
+export interface CursorCodec {
+  encode(position: CursorPosition): string;
+  decode(cursor: string): CursorPosition;
+}
+
+export function cursorCodec(key: Buffer): CursorCodec {
+  const mac = (payload: string) => createHmac("sha256", key).update(payload).digest().subarray(0, MAC_BYTES);
+  const refuse = () => invalidRequest("The cursor is not one this API returned.", [{ path: "cursor", message: "Invalid cursor." }]);
+  return {
+    encode: ({ at, id }) => {
+      const payload = Buffer.from(JSON.stringify({ s: at.seconds, n: at.nanoseconds, id })).toString("base64url");
+      return `${payload}.${mac(payload).toString("base64url")}`;
+    },
+    decode: (cursor) => {
+      const [payload, signature, ...rest] = cursor.split(".");
+      const given = Buffer.from(signature ?? "", "base64url");
+      if (rest.length > 0 || !payload || given.length !== MAC_BYTES || !timingSafeEqual(given, mac(payload))) throw refuse();
+      try {
+        const { s, n, id } = cursorPayload.parse(JSON.parse(Buffer.from(payload, "base64url").toString("utf8")));
+        return { at: new Timestamp(s, n), id };
+      } catch {
+        throw refuse();
+      }
+    },
+  };
 }

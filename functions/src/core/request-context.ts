@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
+import { invalidRequest } from "./errors";
 import type { Logger } from "./logger";
 
 const REQUEST_ID_HEADER = "X-Request-Id";
@@ -35,4 +36,10 @@ export function requestLog(logger: Logger) {
     });
     next();
   };
+}
+
+/** HTTP/1.1 requires a Host header (RFC 9112 §3.2); a request without one is refused as a problem. */
+export function requireHost(req: Request, _res: Response, next: NextFunction): void {
+  if (req.httpVersion === "1.1" && !req.headers.host) return next(invalidRequest("An HTTP/1.1 request needs a Host header."));
+  next();
 }

@@ -1,3 +1,4 @@
+import { hkdfSync } from "node:crypto";
 import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from "jose";
 import { z } from "zod";
 
@@ -34,6 +35,11 @@ export interface SigningKeys {
   sign(payload: Record<string, unknown>): Promise<string>;
   /** Every public key whose signatures may still be in use. */
   jwks(): { keys: PublicSigningJwk[] };
+  /**
+   * A 32-byte secret for `purpose` (e.g. MACs of list cursors), derived from the active key, so
+   * every instance has the same one without another secret to manage.
+   */
+  derivedKey(purpose: string): Buffer;
 }
 
 export async function loadSigningKeys(json: string): Promise<SigningKeys> {
@@ -65,6 +71,7 @@ export async function loadSigningKeys(json: string): Promise<SigningKeys> {
         .setProtectedHeader({ alg: "EdDSA", kid: keyId })
         .sign(privateKey),
     jwks: () => ({ keys: publicKeys }),
+    derivedKey: (purpose) => Buffer.from(hkdfSync("sha256", Buffer.from(active.d!, "base64url"), Buffer.alloc(0), `marketplace:${purpose}`, 32)),
   };
 }
 

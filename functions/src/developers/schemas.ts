@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { VERSION_STATES } from "../core/documents";
+import { semverVersion, VERSION_STATES } from "../core/documents";
 import { isoDateTime } from "../core/schemas";
 import { MODULE_ID, PUBLISHER_ID } from "./package";
 
@@ -46,7 +46,7 @@ export const sessionSchema = z
 export const registeredSchema = z.union([sessionSchema, z.object({ developer: developerSchema })]);
 
 export const moduleIdSchema = z.string().regex(MODULE_ID, "Not a module id ('<publisherId>.<name>').");
-export const versionSchema = z.string().min(1).max(100);
+export const versionSchema = semverVersion.meta({ description: "A semver version, e.g. 1.2.3." });
 
 export const publishBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema });
 

@@ -16,7 +16,6 @@ import {
   type ModuleVersionDocument,
 } from "../core/documents";
 import { invalidRequest, notFound } from "../core/errors";
-import { decodeCursor, encodeCursor } from "../core/pagination";
 import type { Deps } from "../deps";
 import type { activationSchema, downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
 import { queryTerm } from "./search";
@@ -28,7 +27,7 @@ type MarketplaceModule = z.output<typeof marketplaceModuleSchema>;
  * One page of listed modules, newest `updatedAt` first. Filters are Firestore queries (composite
  * indexes in firestore.indexes.json), so a page reads `limit + 1` documents, never the collection.
  */
-export async function listModules({ db, clock }: Deps, query: ListQuery, caller: Caller | null) {
+export async function listModules({ db, clock, cursors }: Deps, query: ListQuery, caller: Caller | null) {
   let firestoreQuery: Query = db.collection(COLLECTIONS.modules).where("listed", "==", true);
   if (query.category) firestoreQuery = firestoreQuery.where("category", "==", query.category);
   if (query.q !== undefined) {
@@ -38,13 +37,13 @@ export async function listModules({ db, clock }: Deps, query: ListQuery, caller:
   }
   firestoreQuery = firestoreQuery.orderBy("updatedAt", "desc").orderBy(FieldPath.documentId(), "desc");
   if (query.cursor) {
-    const { at, id } = decodeCursor(query.cursor);
+    const { at, id } = cursors.decode(query.cursor);
     firestoreQuery = firestoreQuery.startAfter(at, id);
   }
   const snapshot = await firestoreQuery.limit(query.limit + 1).get();
   const page = snapshot.docs.slice(0, query.limit).map((doc) => ({ id: doc.id, module: readDocument(moduleDocument, doc)! }));
   const last = page.at(-1);
-  const nextCursor = snapshot.docs.length > query.limit && last ? encodeCursor({ at: last.module.updatedAt, id: last.id }) : null;
+  const nextCursor = snapshot.docs.length > query.limit && last ? cursors.encode({ at: last.module.updatedAt, id: last.id }) : null;
 
   const items: MarketplaceModule[] = page.map(({ id, module }) => ({
     id,
