@@ -1,13 +1,12 @@
 import { z } from "zod";
 import type { AnyRoute } from "./core/routes";
+import { PROBLEM_STATUS, type ProblemCode } from "./core/errors";
 import { problemSchema } from "./core/schemas";
 
 type JsonSchema = Record<string, unknown>;
 
-const COMMON_PROBLEMS: Record<number, string[]> = {
-  429: ["rate_limited"],
-  500: ["internal"],
-};
+/** Codes any route may answer with. */
+const COMMON_PROBLEMS: ProblemCode[] = ["rate_limited", "internal"];
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the same route declarations and zod
@@ -118,18 +117,17 @@ function successResponses(route: AnyRoute, toSchema: (schema: z.ZodType, io: "ou
 
 function problemResponses(route: AnyRoute) {
   const byStatus: Record<number, string[]> = {};
-  const add = (status: number, codes: string[]) => {
-    byStatus[status] = [...new Set([...(byStatus[status] ?? []), ...codes])];
+  const add = (...codes: ProblemCode[]) => {
+    for (const code of codes) {
+      const status = PROBLEM_STATUS[code];
+      byStatus[status] = [...new Set([...(byStatus[status] ?? []), code])];
+    }
   };
-  if (route.params || route.query || route.body || route.rawBody) add(400, ["invalid_request"]);
-  if (route.auth !== "none") add(401, ["unauthenticated", "invalid_token", "token_revoked", "user_disabled"]);
-  if (route.auth === "developer") add(403, ["not_a_developer"]);
-  if (route.body || route.rawBody) {
-    add(413, ["payload_too_large"]);
-    add(415, ["unsupported_media_type"]);
-  }
-  for (const [status, codes] of Object.entries({ ...route.problems })) add(Number(status), codes ?? []);
-  for (const [status, codes] of Object.entries(COMMON_PROBLEMS)) add(Number(status), codes);
+  if (route.params || route.query || route.body || route.rawBody) add("invalid_request");
+  if (route.auth !== "none") add("unauthenticated", "invalid_token", "token_revoked", "user_disabled");
+  if (route.auth === "developer") add("not_a_developer");
+  if (route.body || route.rawBody) add("payload_too_large", "unsupported_media_type");
+  add(...(route.problems ?? []), ...COMMON_PROBLEMS);
   return Object.fromEntries(
     Object.entries(byStatus).map(([status, codes]) => [
       status,

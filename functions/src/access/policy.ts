@@ -1,4 +1,4 @@
-import { forbidden } from "../core/errors";
+import { ApiError } from "../core/errors";
 import type { ModuleDocument } from "../core/documents";
 import { isModuleUsable } from "./rules";
 
@@ -8,18 +8,18 @@ import { isModuleUsable } from "./rules";
  */
 export function assertMayUseModule(moduleId: string, module: Pick<ModuleDocument, "entitlement">, keys: ReadonlySet<string>): void {
   if (!isModuleUsable(module, keys)) {
-    throw forbidden("not_entitled", `Module '${moduleId}' needs the '${module.entitlement}' entitlement.`);
+    throw new ApiError("not_entitled", `Module '${moduleId}' needs the '${module.entitlement}' entitlement.`);
   }
 }
 
 export function assertOwnsModule(moduleId: string, module: Pick<ModuleDocument, "developerId">, developerId: string): void {
   if (module.developerId !== developerId) {
-    throw forbidden("not_owner", `Module '${moduleId}' belongs to another developer.`);
+    throw new ApiError("not_owner", `Module '${moduleId}' belongs to another developer.`);
   }
 }
 
 export function assertInNamespace(moduleId: string, publisherId: string): void {
   if (!moduleId.startsWith(`${publisherId}.`)) {
-    throw forbidden("namespace_mismatch", `Module ids of publisher '${publisherId}' start with '${publisherId}.'; got '${moduleId}'.`);
+    throw new ApiError("namespace_mismatch", `Module ids of publisher '${publisherId}' start with '${publisherId}.'; got '${moduleId}'.`);
   }
 }

@@ -77,6 +77,6 @@ function bodyReadError(error: unknown, limit: number): unknown {
   if (type === "request.size.invalid") {
     return invalidRequest("The request body is shorter than its Content-Length.");
   }
-  if (type === "request.aborted") return new ApiError(400, "invalid_request", "The request was aborted.");
+  if (type === "request.aborted") return new ApiError("invalid_request", "The request was aborted.");
   return error;
 }

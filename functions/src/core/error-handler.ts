@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Socket } from "node:net";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
-import { ApiError, internalError, invalidRequest, notFound } from "./errors";
+import { ApiError, internalError, invalidRequest } from "./errors";
 import type { Logger } from "./logger";
 
 /** Anything under /api/v1 that no route matched. */
 export const unknownRoute: RequestHandler = (req, _res, next) =>
-  next(notFound("not_found", `No endpoint ${req.method} ${req.baseUrl}${req.path}.`));
+  next(new ApiError("not_found", `No endpoint ${req.method} ${req.baseUrl}${req.path}.`));
 
 /**
  * The one error handler: every error, from any layer, leaves as application/problem+json with the
@@ -41,12 +41,10 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     socket.destroy();
     return;
   }
-  const headerOverflow = error.code === "HPE_HEADER_OVERFLOW";
-  const problem = new ApiError(
-    headerOverflow ? 431 : 400,
-    "invalid_request",
-    headerOverflow ? "The request headers are too large." : "The request is not valid HTTP/1.1.",
-  );
+  const problem =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? new ApiError("headers_too_large", "The request headers are too large.")
+      : invalidRequest("The request is not valid HTTP/1.1.");
   const requestId = randomUUID();
   const body = problemBody(problem, requestId);
   socket.end(

@@ -1,5 +1,61 @@
 import { STATUS_CODES } from "node:http";
 
+/**
+ * Every problem code the service answers with, and its HTTP status: the one table that maps
+ * them (the API contract's §1, plus the codes noted below). Domain code throws codes; only this
+ * table, and the CLI's exit codes derived from it, turn them into statuses.
+ */
+export const PROBLEM_STATUS = {
+  invalid_request: 400,
+  invalid_signature: 400,
+  unauthenticated: 401,
+  invalid_token: 401,
+  token_revoked: 401,
+  user_disabled: 401,
+  invalid_credentials: 401,
+  not_a_developer: 403,
+  not_entitled: 403,
+  not_owner: 403,
+  namespace_mismatch: 403,
+  not_found: 404,
+  module_not_found: 404,
+  version_not_found: 404,
+  business_not_found: 404,
+  release_not_found: 404,
+  no_compatible_version: 404,
+  token_not_found: 404,
+  device_not_found: 404,
+  /** Operator operations: an unknown user, membership or direct grant. */
+  user_not_found: 404,
+  membership_not_found: 404,
+  entitlement_not_found: 404,
+  /** Beyond the contract's table: a known path with a method it does not serve. */
+  method_not_allowed: 405,
+  email_exists: 409,
+  publisher_taken: 409,
+  already_registered: 409,
+  version_already_published: 409,
+  version_not_newer: 409,
+  device_limit_reached: 409,
+  /** Operator operations: the release or business exists already. */
+  release_exists: 409,
+  business_exists: 409,
+  release_yanked: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  /** Beyond the contract's table: request headers over Node's limit (local server only). */
+  headers_too_large: 431,
+  invalid_package: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEM_STATUS;
+
+/** The operator CLI's exit code for a problem: 2 when the input was wrong, else 1. */
+export const exitCodeFor = (code: ProblemCode): 1 | 2 => (PROBLEM_STATUS[code] === 400 ? 2 : 1);
+
 /** One field-level problem of a validation failure. */
 export interface FieldError {
   path: string;
@@ -12,21 +68,23 @@ interface ApiErrorOptions {
 }
 
 /**
- * The one error type of the API. Everything a handler or middleware throws on purpose is an
- * ApiError; the error handler turns it into RFC 9457 problem details with the contract's `code`.
+ * The one error type of the service. Everything a handler, middleware or operation throws on
+ * purpose is an ApiError with a code of the table; the error handler turns it into RFC 9457
+ * problem details, the operator CLI into an `error:` line and an exit code.
  */
 export class ApiError extends Error {
+  readonly status: number;
   readonly errors?: FieldError[];
   readonly headers: Record<string, string>;
 
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ProblemCode,
     readonly detail: string,
     options: ApiErrorOptions = {},
   ) {
     super(detail);
     this.name = "ApiError";
+    this.status = PROBLEM_STATUS[code];
     this.errors = options.errors;
     this.headers = options.headers ?? {};
   }
@@ -36,38 +94,29 @@ export class ApiError extends Error {
   }
 }
 
-export const invalidRequest = (detail: string, errors?: FieldError[]) =>
-  new ApiError(400, "invalid_request", detail, { errors });
+export const invalidRequest = (detail: string, errors?: FieldError[]) => new ApiError("invalid_request", detail, { errors });
 
 export const unauthenticated = (detail: string) =>
-  new ApiError(401, "unauthenticated", detail, { headers: { "WWW-Authenticate": "Bearer" } });
+  new ApiError("unauthenticated", detail, { headers: { "WWW-Authenticate": "Bearer" } });
 
 export const tokenError = (code: "invalid_token" | "token_revoked" | "user_disabled", detail: string) =>
-  new ApiError(401, code, detail, {
+  new ApiError(code, detail, {
     headers: { "WWW-Authenticate": `Bearer error="invalid_token", error_description="${detail}"` },
   });
 
-export const forbidden = (code: string, detail: string) => new ApiError(403, code, detail);
-
-export const notFound = (code: string, detail: string) => new ApiError(404, code, detail);
-
-export const conflict = (code: string, detail: string) => new ApiError(409, code, detail);
-
 export const methodNotAllowed = (allowed: string[]) =>
-  new ApiError(405, "method_not_allowed", `Allowed methods: ${allowed.join(", ")}.`, {
-    headers: { Allow: allowed.join(", ") },
-  });
+  new ApiError("method_not_allowed", `Allowed methods: ${allowed.join(", ")}.`, { headers: { Allow: allowed.join(", ") } });
 
 export const payloadTooLarge = (limitBytes: number) =>
-  new ApiError(413, "payload_too_large", `The request body exceeds the limit of ${limitBytes} bytes.`);
+  new ApiError("payload_too_large", `The request body exceeds the limit of ${limitBytes} bytes.`);
 
 export const unsupportedMediaType = (expected: string) =>
-  new ApiError(415, "unsupported_media_type", `The request body must be sent as ${expected}.`);
+  new ApiError("unsupported_media_type", `The request body must be sent as ${expected}.`);
 
 export const rateLimited = (retryAfterSeconds: number) =>
-  new ApiError(429, "rate_limited", "Too many requests; retry later.", {
-    headers: { "Retry-After": String(retryAfterSeconds) },
-  });
+  new ApiError("rate_limited", "Too many requests; retry later.", { headers: { "Retry-After": String(retryAfterSeconds) } });
 
-export const internalError = () =>
-  new ApiError(500, "internal", "An unexpected error occurred. Quote the request id when reporting it.");
+export const unavailable = (detail: string, retryAfterSeconds: number) =>
+  new ApiError("unavailable", detail, { headers: { "Retry-After": String(retryAfterSeconds) } });
+
+export const internalError = () => new ApiError("internal", "An unexpected error occurred. Quote the request id when reporting it.");

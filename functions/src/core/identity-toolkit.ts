@@ -38,7 +38,7 @@ export function identityToolkit(options: { apiKey: string; emulatorHost?: string
         return { uid: body.localId, idToken: body.idToken, refreshToken: body.refreshToken, expiresIn: Number(body.expiresIn ?? 3600) };
       }
       const reason = (body.error?.message ?? "").split(" ")[0];
-      if (INVALID_CREDENTIALS.has(reason)) throw new ApiError(401, "invalid_credentials", "Wrong email or password.");
+      if (INVALID_CREDENTIALS.has(reason)) throw new ApiError("invalid_credentials", "Wrong email or password.");
       if (reason === "USER_DISABLED") throw tokenError("user_disabled", "This account is disabled.");
       if (reason === "TOO_MANY_ATTEMPTS_TRY_LATER") throw rateLimited(60);
       throw new Error(`Identity Toolkit sign-in failed: HTTP ${response.status} ${reason}`);

@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
 import { authenticateRequest, requireCaller, type Caller, type DeveloperCaller } from "./auth";
 import { readJsonBody } from "./body";
-import { methodNotAllowed, unsupportedMediaType } from "./errors";
+import { methodNotAllowed, unsupportedMediaType, type ProblemCode } from "./errors";
 import { parseRequestPart } from "./validation";
 
 /**
@@ -65,8 +65,8 @@ export interface RouteSpec<
   /** A non-JSON body that the handler reads itself (the package upload), of one of these media types. */
   rawBody?: { contentTypes: string[]; description: string };
   responses: Record<number, ResponseSpec>;
-  /** Problem codes this route answers with, by status, beyond the ones every route may give. */
-  problems?: Partial<Record<number, string[]>>;
+  /** Problem codes this route answers with, beyond the ones every route may give. */
+  problems?: ProblemCode[];
   handle(ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>, A>): Promise<Reply>;
 }
 

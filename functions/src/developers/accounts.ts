@@ -1,7 +1,7 @@
 import { Timestamp, type Firestore } from "firebase-admin/firestore";
 import type { Caller, DeveloperCaller } from "../core/auth";
 import { COLLECTIONS, developerDocument, readDocument, toIso, type DeveloperAccount, type DeveloperDocument } from "../core/documents";
-import { conflict, forbidden, invalidRequest } from "../core/errors";
+import { ApiError, invalidRequest } from "../core/errors";
 import type { Deps } from "../deps";
 import type { z } from "zod";
 import type { developerSchema, registerWithPasswordSchema, registerWithTokenSchema } from "./schemas";
@@ -24,7 +24,7 @@ export async function findDeveloper(db: Firestore, uid: string): Promise<Develop
 /** The "developer" auth mode: the caller must have a developer account. */
 export async function requireDeveloper(db: Firestore, caller: Caller): Promise<DeveloperCaller> {
   const developer = await findDeveloper(db, caller.uid);
-  if (!developer) throw forbidden("not_a_developer", "This account has no developer account; register first.");
+  if (!developer) throw new ApiError("not_a_developer", "This account has no developer account; register first.");
   return { ...caller, developer };
 }
 
@@ -38,8 +38,8 @@ export async function createDeveloperAccount(db: Firestore, uid: string, data: O
   const developer: DeveloperDocument = { ...data, createdAt: Timestamp.fromDate(now) };
   await db.runTransaction(async (tx) => {
     const [existing, publisher] = await tx.getAll(developerRef, publisherRef);
-    if (existing.exists) throw conflict("already_registered", "This account already has a developer account.");
-    if (publisher.exists) throw conflict("publisher_taken", `Publisher id '${data.publisherId}' is taken.`);
+    if (existing.exists) throw new ApiError("already_registered", "This account already has a developer account.");
+    if (publisher.exists) throw new ApiError("publisher_taken", `Publisher id '${data.publisherId}' is taken.`);
     tx.create(publisherRef, { developerId: uid });
     tx.create(developerRef, developer);
   });
@@ -51,12 +51,12 @@ export async function registerWithPassword(
   input: z.output<typeof registerWithPasswordSchema>,
 ) {
   if ((await db.collection(COLLECTIONS.publishers).doc(input.publisherId).get()).exists) {
-    throw conflict("publisher_taken", `Publisher id '${input.publisherId}' is taken.`);
+    throw new ApiError("publisher_taken", `Publisher id '${input.publisherId}' is taken.`);
   }
   const user = await auth
     .createUser({ email: input.email, password: input.password, displayName: input.displayName })
     .catch((error: { code?: string; message?: string }) => {
-      if (error.code === "auth/email-already-exists") throw conflict("email_exists", "An account with this email exists; sign in and register with its token.");
+      if (error.code === "auth/email-already-exists") throw new ApiError("email_exists", "An account with this email exists; sign in and register with its token.");
       if (error.code === "auth/invalid-email" || error.code === "auth/invalid-password") throw invalidRequest(error.message ?? "Invalid email or password.");
       throw error;
     });
@@ -80,6 +80,6 @@ export async function registerExistingUser({ db, clock }: Deps, caller: Caller, 
 export async function login({ db, identity }: Deps, email: string, password: string) {
   const session = await identity.signInWithPassword(email, password);
   const developer = await findDeveloper(db, session.uid);
-  if (!developer) throw forbidden("not_a_developer", "This account has no developer account; register first.");
+  if (!developer) throw new ApiError("not_a_developer", "This account has no developer account; register first.");
   return { developer: toDeveloperView(developer), idToken: session.idToken, refreshToken: session.refreshToken, expiresIn: session.expiresIn };
 }

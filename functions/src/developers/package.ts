@@ -42,7 +42,7 @@ export interface InspectedPackage {
   size: number;
 }
 
-const invalidPackage = (detail: string) => new ApiError(422, "invalid_package", detail);
+const invalidPackage = (detail: string) => new ApiError("invalid_package", detail);
 
 /**
  * Checks that `bytes` are a module package: a ZIP archive that every reader reads the same way

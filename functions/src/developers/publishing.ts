@@ -14,7 +14,7 @@ import {
   type ModuleListing,
   type ModuleVersionDocument,
 } from "../core/documents";
-import { conflict, notFound } from "../core/errors";
+import { ApiError } from "../core/errors";
 import type { Deps } from "../deps";
 import { searchTerms } from "../modules/search";
 import { inspectPackage, type Manifest } from "./package";
@@ -28,7 +28,7 @@ import type { moduleSchema, versionViewSchema } from "./schemas";
 const packagePath = (moduleId: string, version: string, sha256: string) => `modules/${moduleId}/${version}/${sha256}.mpkg`;
 
 const alreadyPublished = (moduleId: string, version: string) =>
-  conflict("version_already_published", `${moduleId}@${version} is published; published versions are immutable.`);
+  new ApiError("version_already_published", `${moduleId}@${version} is published; published versions are immutable.`);
 
 export async function signPackage(deps: Deps, developer: DeveloperAccount, bytes: Buffer) {
   const { store, signingKeys, db, clock, logger } = deps;
@@ -113,10 +113,10 @@ export async function publishVersion(deps: Deps, developer: DeveloperAccount, mo
     const module = readDocument(moduleDocument, moduleSnapshot);
     if (module) assertOwnsModule(moduleId, module, developer.id);
     const signed = readDocument(moduleVersionDocument, versionSnapshot);
-    if (!module || !signed) throw notFound("version_not_found", `${moduleId}@${version} was never signed.`);
+    if (!module || !signed) throw new ApiError("version_not_found", `${moduleId}@${version} was never signed.`);
     if (signed.state === "published") throw alreadyPublished(moduleId, version);
     if (module.latestVersion && !semver.gt(version, module.latestVersion)) {
-      throw conflict("version_not_newer", `${version} is not greater than the latest published version ${module.latestVersion}.`);
+      throw new ApiError("version_not_newer", `${version} is not greater than the latest published version ${module.latestVersion}.`);
     }
     const published: ModuleVersionDocument = { ...signed, state: "published", publishedAt: now };
     const listed: ModuleDocument = {

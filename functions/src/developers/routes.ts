@@ -30,7 +30,7 @@ export const developerRoutes = (deps: Deps) => [
     auth: "optional",
     body: registerBodySchema,
     responses: { 201: { description: "The developer account (and a session, for a new user).", schema: registeredSchema } },
-    problems: { 409: ["email_exists", "publisher_taken", "already_registered"] },
+    problems: ["email_exists", "publisher_taken", "already_registered"],
     handle: async ({ body, caller }) => {
       if (caller) {
         const input = parseRequestPart(registerWithTokenSchema, body, "body");
@@ -54,7 +54,7 @@ export const developerRoutes = (deps: Deps) => [
     auth: "none",
     body: loginBodySchema,
     responses: { 200: { description: "The session.", schema: sessionSchema } },
-    problems: { 401: ["invalid_credentials", "user_disabled"], 403: ["not_a_developer"] },
+    problems: ["invalid_credentials", "user_disabled", "not_a_developer"],
     handle: async ({ body }) => ({ status: 200, body: await login(deps, body.email, body.password) }),
   }),
   defineRoute({
@@ -76,11 +76,7 @@ export const developerRoutes = (deps: Deps) => [
     auth: "developer",
     rawBody: { contentTypes: PACKAGE_CONTENT_TYPES, description: "The .mpkg file (a ZIP with module.json at its root)." },
     responses: { 201: { description: "The signed version.", schema: signedVersionSchema } },
-    problems: {
-      403: ["namespace_mismatch", "not_owner"],
-      409: ["version_already_published"],
-      422: ["invalid_package"],
-    },
+    problems: ["namespace_mismatch", "not_owner", "version_already_published", "invalid_package"],
     handle: async ({ caller, req }) => ({
       status: 201,
       body: await signPackage(deps, caller.developer, await readBodyBytes(req, deps.config.maxPackageBytes)),
@@ -95,7 +91,7 @@ export const developerRoutes = (deps: Deps) => [
     auth: "developer",
     body: publishBodySchema,
     responses: { 200: { description: "The module and the published version.", schema: publishedSchema } },
-    problems: { 403: ["not_owner"], 404: ["version_not_found"], 409: ["version_already_published", "version_not_newer"] },
+    problems: ["not_owner", "version_not_found", "version_already_published", "version_not_newer"],
     handle: async ({ caller, body }) => ({
       status: 200,
       body: await publishVersion(deps, caller.developer, body.moduleId, body.version),

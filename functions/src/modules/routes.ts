@@ -32,7 +32,7 @@ export const moduleRoutes = (deps: Deps) => [
     auth: "user",
     body: confirmBodySchema,
     responses: { 200: { description: "The activation.", schema: activationSchema } },
-    problems: { 403: ["not_entitled"], 404: ["module_not_found", "version_not_found"] },
+    problems: ["not_entitled", "module_not_found", "version_not_found"],
     handle: async ({ body, caller }) => ({ status: 200, body: await confirmActivation(deps, caller, body) }),
   }),
   defineRoute({
@@ -45,7 +45,7 @@ export const moduleRoutes = (deps: Deps) => [
     params: downloadParamsSchema,
     query: downloadQuerySchema,
     responses: { 200: { description: "Where to download, and how to verify it.", schema: downloadSchema } },
-    problems: { 403: ["not_entitled"], 404: ["module_not_found", "version_not_found"] },
+    problems: ["not_entitled", "module_not_found", "version_not_found"],
     handle: async ({ params, query, caller }) => ({
       status: 200,
       body: await downloadModule(deps, caller, params.id, query.version),

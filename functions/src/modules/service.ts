@@ -15,7 +15,7 @@ import {
   type ModuleDocument,
   type ModuleVersionDocument,
 } from "../core/documents";
-import { invalidRequest, notFound } from "../core/errors";
+import { ApiError, invalidRequest } from "../core/errors";
 import type { Deps } from "../deps";
 import type { activationSchema, downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
 import { queryTerm } from "./search";
@@ -130,10 +130,10 @@ async function usableVersion(
     db.collection(COLLECTIONS.modules).doc(moduleId).get().then((snapshot) => readDocument(moduleDocument, snapshot)),
     loadUserAccess(db, caller.uid, now),
   ]);
-  if (!module?.listed || !module.latestVersion) throw notFound("module_not_found", `No module '${moduleId}'.`);
+  if (!module?.listed || !module.latestVersion) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
   const version = requestedVersion ?? module.latestVersion;
   const record = readDocument(moduleVersionDocument, await moduleRefs(db, moduleId, version).version.get());
-  if (record?.state !== "published") throw notFound("version_not_found", `Module '${moduleId}' has no published version '${version}'.`);
+  if (record?.state !== "published") throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${version}'.`);
   assertMayUseModule(moduleId, module, access.keys);
   return { module, version, record };
 }

@@ -29,7 +29,7 @@ export const releaseRoutes = ({ db, store, config }: Deps) => [
         headers: { Location: "Signed Cloud Storage URL, valid at most 15 minutes." },
       },
     },
-    problems: { 404: ["release_not_found"] },
+    problems: ["release_not_found"],
     handle: async ({ query }) => {
       const { url } = await latestInstallerUrl(
         db,

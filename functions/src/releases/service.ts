@@ -1,6 +1,6 @@
 import type { Firestore, Query } from "firebase-admin/firestore";
 import { COLLECTIONS, readDocument, releaseDocument, toIso, type Arch, type Channel, type Platform, type ReleaseDocument } from "../core/documents";
-import { notFound } from "../core/errors";
+import { ApiError } from "../core/errors";
 import type { ObjectStore, SignedUrl } from "../core/storage";
 import { compareBySemverDescending, highestVersion } from "./rules";
 import type { Release } from "./schemas";
@@ -37,8 +37,7 @@ export async function latestInstallerUrl(
 ): Promise<SignedUrl> {
   const latest = highestVersion(await queryReleases(db, filter));
   if (!latest) {
-    throw notFound(
-      "release_not_found",
+    throw new ApiError("release_not_found",
       `No ${filter.channel} release for ${filter.platform} ${filter.arch}.`,
     );
   }

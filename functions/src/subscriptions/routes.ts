@@ -13,7 +13,7 @@ export const subscriptionRoutes = ({ db, clock }: Deps) => [
     auth: "user",
     params: subscriptionParamsSchema,
     responses: { 200: { description: "The subscription, with its effective status.", schema: subscriptionStatusSchema } },
-    problems: { 404: ["business_not_found"] },
+    problems: ["business_not_found"],
     handle: async ({ caller, params }) => ({
       status: 200,
       body: await getSubscriptionStatus(db, caller.uid, params.businessId, clock()),

@@ -1,7 +1,7 @@
 import type { Firestore } from "firebase-admin/firestore";
 import { effectiveSubscriptionStatus } from "../access/rules";
 import { businessDocument, COLLECTIONS, readDocument, subscriptionDocument, toIso } from "../core/documents";
-import { notFound } from "../core/errors";
+import { ApiError } from "../core/errors";
 import type { SubscriptionStatusView } from "./schemas";
 
 /**
@@ -20,7 +20,7 @@ export async function getSubscriptionStatus(
   );
   const business = readDocument(businessDocument, businessSnapshot);
   if (!business || !business.memberIds.includes(uid)) {
-    throw notFound("business_not_found", `No business '${businessId}' of which you are a member.`);
+    throw new ApiError("business_not_found", `No business '${businessId}' of which you are a member.`);
   }
   const subscription = readDocument(subscriptionDocument, subscriptionSnapshot);
   if (!subscription) {
