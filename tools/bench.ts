@@ -10,9 +10,10 @@ import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { createApp } from "../functions/src/app";
 import { silentLogger } from "../functions/src/core/logger";
-import { inspectPackage } from "../functions/src/developers/package";
+import { moduleStore } from "../functions/src/modules/module-store";
+import { inspectPackage } from "../functions/src/modules/package";
 import { createDeveloperAccount } from "../functions/src/developers/accounts";
-import { localDeps, Timestamp } from "../functions/src/local";
+import { localDeps } from "../functions/src/local";
 import { searchTerms } from "../functions/src/modules/search";
 import { generateModuleSigningKeys, throwawayServiceAccount } from "./local-keys";
 import { freePort, startLocalStack } from "./local-stack";
@@ -84,7 +85,7 @@ async function main(): Promise<number> {
 
     // sign ------------------------------------------------------------------------------
     const developerUser = await deps.auth.createUser({ email: "bench@example.test", password: "bench-password" });
-    await createDeveloperAccount(deps.db, developerUser.uid, { email: "bench@example.test", displayName: "Bench", publisherId: "bench" }, new Date());
+    await createDeveloperAccount(deps.db, { id: developerUser.uid, email: "bench@example.test", displayName: "Bench", publisherId: "bench" }, new Date());
     const developerToken = (await deps.identity.signInWithPassword("bench@example.test", "bench-password")).idToken;
     const signTimes: number[] = [];
     for (let i = 0; i < 5; i += 1) {
@@ -104,13 +105,14 @@ async function main(): Promise<number> {
       for (let i = chunk * 100; i < (chunk + 1) * 100; i += 1) {
         const id = `bench.module-${i}`;
         const listing = { name: `Module ${i}`, summary: `Tool number ${i} for ${i % 2 ? "charts" : "notes"}.`, category: i % 3 ? "data" : "productivity", ...(i % 4 ? {} : { entitlement: "pro" }) };
-        batch.set(deps.db.collection("modules").doc(id), {
+        moduleStore(deps.db).setModule(batch, {
+          id,
           ...listing,
           publisherId: "bench",
           developerId: developerUser.uid,
           latestVersion: "1.0.0",
-          createdAt: Timestamp.fromMillis(now - i * 1000),
-          updatedAt: Timestamp.fromMillis(now - i * 1000),
+          createdAt: new Date(now - i * 1000),
+          updatedAt: new Date(now - i * 1000),
           downloads: 0,
           listed: true,
           searchTerms: searchTerms(id, listing.name, listing.summary),

@@ -3,15 +3,19 @@
  * subscriptions' period ends, which it keeps relative to today.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { Readable } from "node:stream";
+import { grantEntitlement } from "../functions/src/access/service";
+import { addMember, createBusiness } from "../functions/src/businesses/service";
+import { ApiError } from "../functions/src/core/errors";
 import type { Deps } from "../functions/src/deps";
-import type { AdminContext } from "../functions/src/local";
-import { addMember, createBusiness, grantEntitlement, listReleasesFor, OperationError, publishRelease, setSubscription } from "./admin/operations";
-import { COLLECTIONS, moduleRefs, moduleVersionDocument, readDocument, type ReleaseDocument } from "../functions/src/core/documents";
-import { createDeveloperAccount, findDeveloper } from "../functions/src/developers/accounts";
-import { publishVersion, signPackage } from "../functions/src/developers/publishing";
+import { createDeveloperAccount } from "../functions/src/developers/accounts";
+import { developerStore } from "../functions/src/developers/developer-store";
+import { moduleStore } from "../functions/src/modules/module-store";
+import { publishVersion, signPackage } from "../functions/src/modules/publishing";
+import type { Release } from "../functions/src/releases/schemas";
+import { listReleasesFor, publishRelease } from "../functions/src/releases/service";
+import { setSubscription } from "../functions/src/subscriptions/service";
+import { userStore } from "../functions/src/users/user-store";
 import { buildPackage } from "./mpkg";
 
 export const DEMO_PASSWORD = "marketplace-demo";
@@ -49,7 +53,7 @@ const DEMO_BUSINESSES = [
   },
 ] as const;
 
-type DemoRelease = Pick<ReleaseDocument, "version" | "platform" | "arch" | "channel"> & { notes?: string };
+type DemoRelease = Pick<Release, "version" | "platform" | "arch" | "channel"> & { notes?: string };
 
 const DEMO_RELEASES: DemoRelease[] = [
   { version: "1.9.0", platform: "win32", arch: "x64", channel: "stable", notes: "Faster start-up." },
@@ -61,28 +65,29 @@ const DEMO_RELEASES: DemoRelease[] = [
 ];
 
 /**
- * Seeds through the operator CLI's operations (entitlements, businesses, subscriptions,
- * releases) and the API's own sign and publish code (modules): the same paths as real data.
+ * Seeds through the services' own operations (entitlements, businesses, subscriptions, releases,
+ * as the operator CLI calls them) and the API's own sign and publish code (modules): the same
+ * paths as real data.
  */
-export async function seedDemoData(deps: Deps, admin: AdminContext): Promise<void> {
+export async function seedDemoData(deps: Deps): Promise<void> {
   for (const user of DEMO_USERS) {
     const profile = { email: user.email, password: DEMO_PASSWORD, displayName: user.displayName, disabled: false };
     await deps.auth.updateUser(user.uid, profile).catch(async (error: { code?: string }) => {
       if (error.code !== "auth/user-not-found") throw error;
       await deps.auth.createUser({ uid: user.uid, ...profile });
     });
-    await deps.db.collection(COLLECTIONS.users).doc(user.uid).set({ displayName: user.displayName }, { merge: true });
+    await userStore(deps.db).setDisplayName(user.uid, user.displayName);
   }
-  await grantEntitlement(admin, "demo-alice", "beta-access");
+  await grantEntitlement(deps, { user: "demo-alice", key: "beta-access" });
 
   const now = deps.clock().getTime();
   for (const business of DEMO_BUSINESSES) {
-    await createBusiness(admin, business.id, business.name).catch((error) => {
-      if (!(error instanceof OperationError)) throw error;
+    await createBusiness(deps, { id: business.id, name: business.name }).catch((error) => {
+      if (!(error instanceof ApiError && error.code === "business_exists")) throw error;
     });
-    await addMember(admin, business.id, "demo-alice", business.role);
+    await addMember(deps, { id: business.id, user: "demo-alice", role: business.role });
     const { status, plan, seats, periodEndInDays, entitlements } = business.subscription;
-    await setSubscription(admin, {
+    await setSubscription(deps, {
       business: business.id,
       status,
       plan,
@@ -92,21 +97,14 @@ export async function seedDemoData(deps: Deps, admin: AdminContext): Promise<voi
     });
   }
 
-  const folder = mkdtempSync(path.join(tmpdir(), "demo-installers-"));
-  try {
-    for (const release of DEMO_RELEASES) {
-      const fileName = `Marketplace-Setup-${release.version}-${release.arch}.${release.platform === "win32" ? "exe" : "dmg"}`;
-      const bytes = installerBytes(fileName + release.channel);
-      const existing = (await listReleasesFor(admin, { platform: release.platform, channel: release.channel })).find(
-        (item) => item.version === release.version && item.arch === release.arch,
-      );
-      if (existing?.sha256 === createHash("sha256").update(bytes).digest("hex")) continue;
-      const file = path.join(folder, fileName);
-      writeFileSync(file, bytes);
-      await publishRelease(admin, { ...release, file, replace: true });
-    }
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
+  for (const release of DEMO_RELEASES) {
+    const fileName = `Marketplace-Setup-${release.version}-${release.arch}.${release.platform === "win32" ? "exe" : "dmg"}`;
+    const bytes = installerBytes(fileName + release.channel);
+    const [existing] = await listReleasesFor(deps, { platform: release.platform, channel: release.channel }).then((releases) =>
+      releases.filter((item) => item.version === release.version && item.arch === release.arch),
+    );
+    if (existing?.sha256 === createHash("sha256").update(bytes).digest("hex")) continue;
+    await publishRelease(deps, { ...release, fileName, replace: true }, { content: Readable.from([bytes]), size: bytes.length });
   }
   await seedDemoModules(deps);
 }
@@ -115,10 +113,10 @@ export async function seedDemoData(deps: Deps, admin: AdminContext): Promise<voi
 async function seedDemoModules(deps: Deps): Promise<void> {
   const dana = DEMO_USERS[2];
   const developer =
-    (await findDeveloper(deps.db, dana.uid)) ??
-    (await createDeveloperAccount(deps.db, dana.uid, { email: dana.email, displayName: dana.displayName, publisherId: DEMO_PUBLISHER }, deps.clock()));
+    (await developerStore(deps.db).get(dana.uid)) ??
+    (await createDeveloperAccount(deps.db, { id: dana.uid, email: dana.email, displayName: dana.displayName, publisherId: DEMO_PUBLISHER }, deps.clock()));
   for (const manifest of DEMO_MODULES) {
-    const existing = readDocument(moduleVersionDocument, await moduleRefs(deps.db, manifest.id, manifest.version).version.get());
+    const existing = await moduleStore(deps.db).getVersion(manifest.id, manifest.version);
     if (existing?.state === "published") continue;
     const bytes = await buildPackage(manifest, [
       { name: "dist/index.js", content: `export function activate() { return ${JSON.stringify(`${manifest.id}@${manifest.version}`)}; }\n` },

@@ -11,7 +11,7 @@ import type { RequestListener, Server } from "node:http";
 import path from "node:path";
 import { createApp, API_PREFIX } from "../functions/src/app";
 import type { Logger } from "../functions/src/core/logger";
-import { adminContext, localDeps, localServer, localSite } from "../functions/src/local";
+import { localDeps, localServer, localSite } from "../functions/src/local";
 import { ensureFunctionsLocalFiles, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
@@ -156,9 +156,7 @@ async function main(): Promise<void> {
     };
     Object.assign(process.env, stack.env, { GCLOUD_PROJECT: LOCAL_PROJECT_ID });
     const deps = await localDeps({ serviceAccount: secrets.serviceAccount, env, logger: consoleLogger, appName: "dev" });
-    const admin = adminContext({ projectId: LOCAL_PROJECT_ID, storageBucket: LOCAL_BUCKET, credentials: "none", appName: "seed" });
-    await seedDemoData(deps, admin);
-    await admin.close();
+    await seedDemoData(deps);
     let apiBase = `http://${HOST}:${ports.api}${API_PREFIX}`;
     if (withApi && options.functions) {
       ensureFunctionsLocalFiles(secrets.moduleSigningKeys, LOCAL_BUCKET).forEach((file) => console.log(`  Wrote ${path.relative(ROOT, file)}`));

@@ -8,6 +8,7 @@ import type { Deps } from "./deps";
 import { buildOpenApiDocument } from "./openapi";
 import { developerRoutes } from "./developers/routes";
 import { requireDeveloper } from "./developers/accounts";
+import { publishingRoutes } from "./modules/publishing-routes";
 import { moduleRoutes } from "./modules/routes";
 import { releaseRoutes } from "./releases/routes";
 import { serviceRoutes } from "./service/routes";
@@ -26,6 +27,7 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...subscriptionRoutes(deps),
     ...releaseRoutes(deps),
     ...developerRoutes(deps),
+    ...publishingRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
   ];
   return routes;

@@ -23,6 +23,12 @@ export interface Deps {
   clock: () => Date;
 }
 
+/**
+ * What operator operations (the CLI, the seed) use: no signing keys, identity or config, so they
+ * run against any project with Application Default Credentials.
+ */
+export type OperatorDeps = Pick<Deps, "db" | "auth" | "store" | "clock">;
+
 /** The dependencies on one initialised Admin SDK app, as production and local runs share them. */
 export async function buildDeps(app: App, config: Config, logger: Logger): Promise<Deps> {
   const clock = () => new Date();

@@ -5,18 +5,16 @@
 import express, { type Express } from "express";
 import { createServer, type RequestListener, type Server } from "node:http";
 import { applicationDefault, cert, deleteApp, initializeApp, type App, type ServiceAccount } from "firebase-admin/app";
-import { getAuth, type Auth } from "firebase-admin/auth";
-import { getFirestore, type Firestore } from "firebase-admin/firestore";
+import { getAuth } from "firebase-admin/auth";
+import { getFirestore } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
 import { loadConfig, type Config } from "./config";
 import { answerClientError } from "./core/error-handler";
 import type { Logger } from "./core/logger";
-import { bucketStore, type Bucket, type ObjectStore } from "./core/storage";
-import { buildDeps, type Deps } from "./deps";
+import { bucketStore } from "./core/storage";
+import { buildDeps, type Deps, type OperatorDeps } from "./deps";
 
 export type { ServiceAccount };
-export { FieldPath, FieldValue, Timestamp } from "firebase-admin/firestore";
-export { z } from "zod";
 
 /**
  * Dependencies of the app with a service-account credential, so that V4 URLs can be signed
@@ -40,14 +38,9 @@ export async function localDeps(options: {
   return buildDeps(app, config, options.logger);
 }
 
-/** What the operator tools use: Firestore, Auth and the bucket of one project. */
-export interface AdminContext {
+/** What the operator tools use: the operations' dependencies on one project, and a way to let go of it. */
+export interface AdminContext extends OperatorDeps {
   projectId: string;
-  db: Firestore;
-  auth: Auth;
-  bucket: Bucket;
-  store: ObjectStore;
-  clock: () => Date;
   close(): Promise<void>;
 }
 
@@ -70,13 +63,11 @@ export function adminContext(options: {
     options.appName,
   );
   const clock = () => new Date();
-  const bucket = getStorage(app).bucket(options.storageBucket);
   return {
     projectId: options.projectId,
     db: getFirestore(app),
     auth: getAuth(app),
-    bucket,
-    store: bucketStore(bucket, clock),
+    store: bucketStore(getStorage(app).bucket(options.storageBucket), clock),
     clock,
     close: () => deleteApp(app),
   };

@@ -1,5 +1,5 @@
 import request from "supertest";
-import { COLLECTIONS } from "../src/core/documents";
+import { countDocuments } from "./fixtures";
 import { developerSchema, sessionSchema } from "../src/developers/schemas";
 import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp, testDeps } from "./harness";
 
@@ -36,9 +36,9 @@ describe("developer accounts", () => {
       expect((await register(body)).status).toBe(201);
       expectProblem(await register({ ...body, publisherId: "other" }), 409, "email_exists");
       expectProblem(await register({ ...body, email: "second@example.test" }), 409, "publisher_taken");
-      const { auth, db } = await testDeps();
+      const { auth } = await testDeps();
       await expect(auth.getUserByEmail("second@example.test")).rejects.toMatchObject({ code: "auth/user-not-found" });
-      expect((await db.collection(COLLECTIONS.developers).get()).size).toBe(1);
+      expect(await countDocuments("developers")).toBe(1);
     });
 
     it.each([

@@ -1,7 +1,10 @@
-/** Documents of the data model, written the way billing, support and the operator tools write them. */
+/**
+ * Documents of the data model written the way billing, support and other tools write them (raw,
+ * by collection name: these are the writers outside the service), and counts of what is stored.
+ */
 import { createHash } from "node:crypto";
 import { Timestamp } from "firebase-admin/firestore";
-import { COLLECTIONS, type ReleaseDocument } from "../src/core/documents";
+import type { Release } from "../src/releases/schemas";
 import { testBucket, testDeps } from "./harness";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -12,7 +15,7 @@ export const daysFromNow = (days: number, now = new Date()) => Timestamp.fromMil
 
 export async function putUser(uid: string, data: { displayName?: string; entitlements?: string[] }) {
   const { db } = await testDeps();
-  await db.collection(COLLECTIONS.users).doc(uid).set(data);
+  await db.collection("users").doc(uid).set(data);
 }
 
 export async function putBusiness(
@@ -20,7 +23,7 @@ export async function putBusiness(
   data: { name: string; memberIds: string[]; roles?: Record<string, "owner" | "admin" | "member"> },
 ) {
   const { db } = await testDeps();
-  await db.collection(COLLECTIONS.businesses).doc(id).set(data);
+  await db.collection("businesses").doc(id).set(data);
 }
 
 export async function putSubscription(
@@ -35,13 +38,13 @@ export async function putSubscription(
   },
 ) {
   const { db } = await testDeps();
-  await db.collection(COLLECTIONS.subscriptions).doc(businessId).set({ plan: "team", ...data });
+  await db.collection("subscriptions").doc(businessId).set({ plan: "team", ...data });
 }
 
 /** A release with real installer bytes in Storage. */
 export async function putRelease(
   id: string,
-  release: Pick<ReleaseDocument, "version" | "platform" | "arch" | "channel"> & { notes?: string },
+  release: Pick<Release, "version" | "platform" | "arch" | "channel"> & { notes?: string },
 ): Promise<{ bytes: Buffer; sha256: string }> {
   const { db } = await testDeps();
   const bytes = Buffer.from(`installer ${id} ${release.version} ${release.platform} ${release.arch} ${release.channel}\n`.repeat(50));
@@ -50,8 +53,14 @@ export async function putRelease(
   const storagePath = `releases/${id}/${fileName}`;
   await (await testBucket()).file(storagePath).save(bytes, { resumable: false, contentType: "application/octet-stream" });
   await db
-    .collection(COLLECTIONS.releases)
+    .collection("releases")
     .doc(id)
     .set({ ...release, fileName, storagePath, size: bytes.length, sha256, publishedAt: Timestamp.now() });
   return { bytes, sha256 };
+}
+
+/** How many documents a collection (or subcollection path) holds. */
+export async function countDocuments(collectionPath: string): Promise<number> {
+  const { db } = await testDeps();
+  return (await db.collection(collectionPath).count().get()).data().count;
 }

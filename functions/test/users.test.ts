@@ -1,6 +1,6 @@
 import { Timestamp } from "firebase-admin/firestore";
 import request from "supertest";
-import { COLLECTIONS } from "../src/core/documents";
+import { activationStore } from "../src/users/activation-store";
 import { userProfileSchema } from "../src/users/schemas";
 import { daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";
 import { bearer, createUser, resetEmulators, testApp, testDeps } from "./harness";
@@ -33,13 +33,8 @@ describe("GET /users/me", () => {
     await putBusiness("initech", { name: "Initech", memberIds: [other.uid] });
     await putSubscription("initech", { status: "active", currentPeriodEnd: daysFromNow(20), entitlements: ["secret"] });
     const { db } = await testDeps();
-    const activatedAt = Timestamp.fromDate(new Date("2026-01-02T03:04:05.000Z"));
-    await db
-      .collection(COLLECTIONS.users)
-      .doc(user.uid)
-      .collection(COLLECTIONS.activations)
-      .doc("acme.charts")
-      .set({ moduleId: "acme.charts", version: "1.2.0", deviceId: "pc-1", activatedAt, updatedAt: activatedAt });
+    const activatedAt = new Date("2026-01-02T03:04:05.000Z");
+    await activationStore(db).create(user.uid, { moduleId: "acme.charts", version: "1.2.0", deviceId: "pc-1", activatedAt, updatedAt: activatedAt });
 
     const response = await request(await testApp()).get("/api/v1/users/me").set(bearer(user));
 

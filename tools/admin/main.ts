@@ -1,25 +1,24 @@
 /**
- * The operator CLI: `npm run admin -- <command>` or `marketplace-admin <command>`.
+ * The operator CLI: `npm run admin -- <command>` or `marketplace-admin <command>`. Each command
+ * turns its arguments into one call of a service operation of `functions/src` (which validates
+ * them) and prints what it returns.
  * Exit codes: 0 done, 1 the operation failed, 2 the command line is wrong.
  */
-import { Command, CommanderError, Option } from "commander";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import path from "node:path";
 import { SingleBar } from "cli-progress";
-import { ARCHES, BUSINESS_ROLES, CHANNELS, PLATFORMS, SUBSCRIPTION_STATUSES } from "../../functions/src/core/documents";
+import { Command, CommanderError } from "commander";
+import { grantEntitlement, revokeEntitlement } from "../../functions/src/access/service";
+import { addMember, createBusiness, removeMember } from "../../functions/src/businesses/service";
+import { BUSINESS_ROLES } from "../../functions/src/businesses/schemas";
+import { ApiError, exitCodeFor } from "../../functions/src/core/errors";
 import { adminContext, type AdminContext } from "../../functions/src/local";
-import {
-  addMember,
-  createBusiness,
-  grantEntitlement,
-  listReleasesFor,
-  OperationError,
-  publishRelease,
-  removeMember,
-  removeRelease,
-  revokeEntitlement,
-  setSubscription,
-  showUser,
-  UsageError,
-} from "./operations";
+import { ARCHES, CHANNELS, PLATFORMS } from "../../functions/src/releases/schemas";
+import { listReleasesFor, publishRelease, removeRelease } from "../../functions/src/releases/service";
+import { SUBSCRIPTION_STATUSES } from "../../functions/src/subscriptions/schemas";
+import { setSubscription } from "../../functions/src/subscriptions/service";
+import { describeUser } from "../../functions/src/users/service";
 import { printResult } from "./output";
 
 export interface Io {
@@ -28,7 +27,7 @@ export interface Io {
   env: Record<string, string | undefined>;
 }
 
-/** Emulator addresses and project of the local stack (contract §7). */
+/** Emulator addresses and project of the local stack. */
 const LOCAL = {
   projectId: "demo-marketplace",
   FIRESTORE_EMULATOR_HOST: "127.0.0.1:8080",
@@ -42,6 +41,11 @@ interface GlobalOptions {
   bucket?: string;
   json?: boolean;
 }
+
+/** A command-line problem found before any operation runs (exit code 2). */
+class UsageError extends Error {}
+
+const oneOf = (values: readonly string[]) => values.join(", ");
 
 export async function main(argv: string[], io: Io): Promise<number> {
   let exitCode = 0;
@@ -68,6 +72,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         await ctx.close();
       }
     };
+  const jsonOutput = (command: Command) => command.optsWithGlobals<GlobalOptions>().json ?? false;
 
   const release = program.command("release").description("desktop installer releases");
   release
@@ -75,64 +80,63 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .description("upload an installer and publish its release")
     .requiredOption("--file <path>", "the installer file")
     .requiredOption("--version <semver>", "release version")
-    .addOption(new Option("--platform <platform>").choices(PLATFORMS).makeOptionMandatory())
-    .addOption(new Option("--arch <arch>").choices(ARCHES).makeOptionMandatory())
-    .addOption(new Option("--channel <channel>").choices(CHANNELS).default("stable"))
-    .option("--notes <text>", "release notes (with --replace: kept unless given; --notes \"\" clears them)")
+    .requiredOption("--platform <platform>", oneOf(PLATFORMS))
+    .requiredOption("--arch <arch>", oneOf(ARCHES))
+    .option("--channel <channel>", `${oneOf(CHANNELS)} (default stable)`)
+    .option("--notes <text>", 'release notes (with --replace: kept unless given; --notes "" clears them)')
     .option("--replace", "overwrite an existing release of the same version, platform, arch and channel")
     .action(
-      action((ctx, options: { file: string; version: string; platform: string; arch: string; channel: string; notes?: string; replace?: boolean }, command: Command) =>
-        publishRelease(ctx, {
-          ...options,
-          platform: options.platform as (typeof PLATFORMS)[number],
-          arch: options.arch as (typeof ARCHES)[number],
-          channel: options.channel as (typeof CHANNELS)[number],
-          replace: options.replace ?? false,
-          onProgress: command.optsWithGlobals<GlobalOptions>().json ? undefined : uploadProgress(io.stderr),
-        }),
-      ),
+      action(async (ctx, { file, ...fields }: { file: string; version: string; platform: string; arch: string; channel?: string; notes?: string; replace?: boolean }, command: Command) => {
+        const info = await stat(file).catch(() => null);
+        if (!info?.isFile()) throw new Error(`No file at '${file}'.`);
+        return publishRelease(
+          ctx,
+          { ...fields, replace: fields.replace ?? false, fileName: path.basename(file) } as Parameters<typeof publishRelease>[1],
+          { content: createReadStream(file), size: info.size, onProgress: jsonOutput(command) ? undefined : uploadProgress(io.stderr) },
+        );
+      }),
     );
   release
     .command("list")
     .description("list releases, highest semver first")
-    .addOption(new Option("--platform <platform>").choices(PLATFORMS))
-    .addOption(new Option("--channel <channel>").choices(CHANNELS))
-    .action(action((ctx, options: { platform?: (typeof PLATFORMS)[number]; channel?: (typeof CHANNELS)[number] }) => listReleasesFor(ctx, options)));
+    .option("--platform <platform>", oneOf(PLATFORMS))
+    .option("--channel <channel>", oneOf(CHANNELS))
+    .action(action((ctx, options: { platform?: string; channel?: string }) => listReleasesFor(ctx, options as Parameters<typeof listReleasesFor>[1])));
   release
     .command("remove")
     .description("remove a release and its installer")
     .argument("<releaseId>")
-    .action(action((ctx, releaseId: string) => removeRelease(ctx, releaseId)));
+    .action(action((ctx, releaseId: string) => removeRelease(ctx, { releaseId })));
 
   const entitlement = program.command("entitlement").description("direct entitlement grants");
   entitlement
     .command("grant")
     .requiredOption("--user <uid|email>")
     .requiredOption("--key <key>")
-    .action(action((ctx, options: { user: string; key: string }) => grantEntitlement(ctx, options.user, options.key)));
+    .action(action((ctx, options: { user: string; key: string }) => grantEntitlement(ctx, options)));
   entitlement
     .command("revoke")
     .requiredOption("--user <uid|email>")
     .requiredOption("--key <key>")
-    .action(action((ctx, options: { user: string; key: string }) => revokeEntitlement(ctx, options.user, options.key)));
+    .action(action((ctx, options: { user: string; key: string }) => revokeEntitlement(ctx, options)));
 
   const business = program.command("business").description("businesses and their members");
   business
     .command("create")
     .requiredOption("--id <businessId>")
     .requiredOption("--name <name>")
-    .action(action((ctx, options: { id: string; name: string }) => createBusiness(ctx, options.id, options.name)));
+    .action(action((ctx, options: { id: string; name: string }) => createBusiness(ctx, options)));
   business
     .command("add-member")
     .requiredOption("--id <businessId>")
     .requiredOption("--user <uid|email>")
-    .addOption(new Option("--role <role>").choices(BUSINESS_ROLES).default("member"))
-    .action(action((ctx, options: { id: string; user: string; role: string }) => addMember(ctx, options.id, options.user, options.role)));
+    .option("--role <role>", `${oneOf(BUSINESS_ROLES)} (default member)`)
+    .action(action((ctx, options: { id: string; user: string; role?: string }) => addMember(ctx, options as Parameters<typeof addMember>[1])));
   business
     .command("remove-member")
     .requiredOption("--id <businessId>")
     .requiredOption("--user <uid|email>")
-    .action(action((ctx, options: { id: string; user: string }) => removeMember(ctx, options.id, options.user)));
+    .action(action((ctx, options: { id: string; user: string }) => removeMember(ctx, options)));
 
   program
     .command("subscription")
@@ -140,23 +144,19 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .command("set")
     .description("write a business's subscription")
     .requiredOption("--business <id>")
-    .addOption(new Option("--status <status>").choices(SUBSCRIPTION_STATUSES).makeOptionMandatory())
+    .requiredOption("--status <status>", oneOf(SUBSCRIPTION_STATUSES))
     .requiredOption("--plan <plan>")
     .requiredOption("--period-end <date>", "RFC 3339 date or date-time")
     .option("--seats <n>")
     .option("--entitlements <keys>", "comma-separated entitlement keys")
     .option("--cancel-at-period-end")
     .action(
-      action((ctx, options: { business: string; status: string; plan: string; periodEnd: string; seats?: string; entitlements?: string; cancelAtPeriodEnd?: boolean }) =>
+      action((ctx, { entitlements, cancelAtPeriodEnd, ...options }: { business: string; status: string; plan: string; periodEnd: string; seats?: string; entitlements?: string; cancelAtPeriodEnd?: boolean }) =>
         setSubscription(ctx, {
-          business: options.business,
-          status: options.status as (typeof SUBSCRIPTION_STATUSES)[number],
-          plan: options.plan,
-          periodEnd: options.periodEnd,
-          seats: options.seats,
-          entitlements: (options.entitlements ?? "").split(",").map((key) => key.trim()).filter(Boolean),
-          cancelAtPeriodEnd: options.cancelAtPeriodEnd ?? false,
-        }),
+          ...options,
+          entitlements: (entitlements ?? "").split(",").map((key) => key.trim()).filter(Boolean),
+          cancelAtPeriodEnd: cancelAtPeriodEnd ?? false,
+        } as Parameters<typeof setSubscription>[1]),
       ),
     );
 
@@ -166,7 +166,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .command("show")
     .description("profile, effective entitlements with their sources, businesses")
     .requiredOption("--user <uid|email>")
-    .action(action((ctx, options: { user: string }) => showUser(ctx, options.user)));
+    .action(action((ctx, options: { user: string }) => describeUser(ctx, options)));
 
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -190,8 +190,11 @@ function uploadProgress(stream: Io["stderr"]): ((sent: number, total: number) =>
   };
 }
 
-/** Application Default Credentials that are missing, as google-auth-library reports them. */
-const MISSING_CREDENTIALS = /Could not load the default credentials|Could not refresh access token|invalid_grant|default credentials/i;
+/** Application Default Credentials that are missing or stale, as google-auth-library reports them. */
+const MISSING_CREDENTIALS = /Could not load the default credentials|Could not refresh access token|default credentials/i;
+
+/** An operation's input field as the option that sets it: periodEnd → --period-end. */
+const optionOf = (field: string) => (field ? `--${field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}` : "input");
 
 function exitCodeOf(error: unknown, io: Io): number {
   if (error instanceof CommanderError) {
@@ -202,9 +205,10 @@ function exitCodeOf(error: unknown, io: Io): number {
     io.stderr.write(`error: ${error.message}\n`);
     return 2;
   }
-  if (error instanceof OperationError) {
-    io.stderr.write(`error: ${error.message}\n`);
-    return 1;
+  if (error instanceof ApiError) {
+    const lines = error.errors?.length ? error.errors.map(({ path: field, message }) => `${optionOf(field)}: ${message}`) : [error.detail];
+    io.stderr.write(lines.map((line) => `error: ${line}\n`).join(""));
+    return exitCodeFor(error.code);
   }
   const message = (error as Error).message ?? String(error);
   if (MISSING_CREDENTIALS.test(message)) {

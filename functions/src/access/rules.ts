@@ -1,4 +1,4 @@
-import type { SubscriptionStatus } from "../core/documents";
+import type { SubscriptionStatus } from "../subscriptions/subscription-store";
 
 /**
  * The entitlement rules of the contract (§3), as pure functions of their inputs and the time.

@@ -1,7 +1,15 @@
 import type { Auth, DecodedIdToken } from "firebase-admin/auth";
 import type { Request } from "express";
-import type { DeveloperAccount } from "./documents";
 import { tokenError, unauthenticated } from "./errors";
+
+/** A developer account (`developers/{uid}`), as the routes that need one see their caller. */
+export interface DeveloperAccount {
+  id: string;
+  email: string | null;
+  displayName: string;
+  publisherId: string;
+  createdAt: Date;
+}
 
 /** Who is calling, from a verified Firebase ID token. */
 export interface Caller {

@@ -1,3 +1,5 @@
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { getStorage } from "firebase-admin/storage";
 
 /** A Cloud Storage bucket, as the Admin SDK hands it out. */
@@ -22,8 +24,13 @@ export interface ObjectMetadata {
 export interface ObjectStore {
   signedReadUrl(path: string, options: { ttlSeconds: number; fileName?: string }): Promise<SignedUrl>;
   write(path: string, data: Buffer, metadata: ObjectMetadata): Promise<void>;
+  /** Streams an object of `size` bytes (large ones as a resumable upload) without holding it in memory. */
+  writeStream(path: string, source: Readable, size: number, metadata: ObjectMetadata): Promise<void>;
   delete(path: string): Promise<void>;
 }
+
+/** Uploads from this size on are resumable: a dropped connection resumes instead of starting over. */
+const RESUMABLE_FROM_BYTES = 8 * 1024 * 1024;
 
 export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
   return {
@@ -39,6 +46,10 @@ export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
     },
     async write(path, data, { contentType, metadata }) {
       await bucket.file(path).save(data, { resumable: false, contentType, metadata: { metadata } });
+    },
+    async writeStream(path, source, size, { contentType, metadata }) {
+      const target = bucket.file(path).createWriteStream({ resumable: size > RESUMABLE_FROM_BYTES, contentType, metadata: { metadata } });
+      await pipeline(source, target);
     },
     async delete(path) {
       await bucket.file(path).delete({ ignoreNotFound: true });

@@ -5,10 +5,14 @@ export type RequestPart = "body" | "query" | "path";
 
 /** Validates one part of a request; failures are a 400 listing every offending field. */
 export function parseRequestPart<S extends z.ZodType>(schema: S, value: unknown, part: RequestPart): z.output<S> {
+  return parseInput(schema, value, `The request ${part} is invalid.`);
+}
+
+/** Validates an operation's input (a request part, or an operator command's options) against its schema. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, detail = "The input is invalid."): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const errors = result.error.issues.flatMap(toFieldErrors);
-  throw invalidRequest(`The request ${part === "path" ? "path" : part} is invalid.`, errors);
+  throw invalidRequest(detail, result.error.issues.flatMap(toFieldErrors));
 }
 
 function toFieldErrors(issue: z.core.$ZodIssue): FieldError[] {

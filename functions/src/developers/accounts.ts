@@ -1,9 +1,9 @@
-import { Timestamp, type Firestore } from "firebase-admin/firestore";
-import type { Caller, DeveloperCaller } from "../core/auth";
-import { COLLECTIONS, developerDocument, readDocument, toIso, type DeveloperAccount, type DeveloperDocument } from "../core/documents";
+import type { z } from "zod";
+import type { Caller, DeveloperAccount, DeveloperCaller } from "../core/auth";
+import { toIso } from "../core/documents";
 import { ApiError, invalidRequest } from "../core/errors";
 import type { Deps } from "../deps";
-import type { z } from "zod";
+import { developerStore } from "./developer-store";
 import type { developerSchema, registerWithPasswordSchema, registerWithTokenSchema } from "./schemas";
 
 type DeveloperView = z.output<typeof developerSchema>;
@@ -16,15 +16,12 @@ export const toDeveloperView = (developer: DeveloperAccount): DeveloperView => (
   createdAt: toIso(developer.createdAt),
 });
 
-export async function findDeveloper(db: Firestore, uid: string): Promise<DeveloperAccount | null> {
-  const developer = readDocument(developerDocument, await db.collection(COLLECTIONS.developers).doc(uid).get());
-  return developer && { id: uid, ...developer };
-}
+const notADeveloper = () => new ApiError("not_a_developer", "This account has no developer account; register first.");
 
 /** The "developer" auth mode: the caller must have a developer account. */
-export async function requireDeveloper(db: Firestore, caller: Caller): Promise<DeveloperCaller> {
-  const developer = await findDeveloper(db, caller.uid);
-  if (!developer) throw new ApiError("not_a_developer", "This account has no developer account; register first.");
+export async function requireDeveloper(db: Deps["db"], caller: Caller): Promise<DeveloperCaller> {
+  const developer = await developerStore(db).get(caller.uid);
+  if (!developer) throw notADeveloper();
   return { ...caller, developer };
 }
 
@@ -32,25 +29,21 @@ export async function requireDeveloper(db: Firestore, caller: Caller): Promise<D
  * Creates the developer account and claims its publisher id, in one transaction: of concurrent
  * registrations for one publisher id, exactly one wins.
  */
-export async function createDeveloperAccount(db: Firestore, uid: string, data: Omit<DeveloperDocument, "createdAt">, now: Date): Promise<DeveloperAccount> {
-  const developerRef = db.collection(COLLECTIONS.developers).doc(uid);
-  const publisherRef = db.collection(COLLECTIONS.publishers).doc(data.publisherId);
-  const developer: DeveloperDocument = { ...data, createdAt: Timestamp.fromDate(now) };
+export async function createDeveloperAccount(db: Deps["db"], account: Omit<DeveloperAccount, "createdAt">, now: Date): Promise<DeveloperAccount> {
+  const developers = developerStore(db);
+  const developer: DeveloperAccount = { ...account, createdAt: now };
   await db.runTransaction(async (tx) => {
-    const [existing, publisher] = await tx.getAll(developerRef, publisherRef);
-    if (existing.exists) throw new ApiError("already_registered", "This account already has a developer account.");
-    if (publisher.exists) throw new ApiError("publisher_taken", `Publisher id '${data.publisherId}' is taken.`);
-    tx.create(publisherRef, { developerId: uid });
-    tx.create(developerRef, developer);
+    const { registered, publisherTaken } = await developers.claims(tx, account.id, account.publisherId);
+    if (registered) throw new ApiError("already_registered", "This account already has a developer account.");
+    if (publisherTaken) throw new ApiError("publisher_taken", `Publisher id '${account.publisherId}' is taken.`);
+    developers.create(tx, developer);
   });
-  return { id: uid, ...developer };
+  return developer;
 }
 
-export async function registerWithPassword(
-  { db, auth, identity, clock }: Deps,
-  input: z.output<typeof registerWithPasswordSchema>,
-) {
-  if ((await db.collection(COLLECTIONS.publishers).doc(input.publisherId).get()).exists) {
+export async function registerWithPassword({ db, auth, identity, clock }: Deps, input: z.output<typeof registerWithPasswordSchema>) {
+  // Checked before the Auth user is made, so a taken publisher id leaves no user behind.
+  if (await developerStore(db).publisherTaken(input.publisherId)) {
     throw new ApiError("publisher_taken", `Publisher id '${input.publisherId}' is taken.`);
   }
   const user = await auth
@@ -62,7 +55,7 @@ export async function registerWithPassword(
     });
   let developer: DeveloperAccount;
   try {
-    developer = await createDeveloperAccount(db, user.uid, { email: input.email, displayName: input.displayName, publisherId: input.publisherId }, clock());
+    developer = await createDeveloperAccount(db, { id: user.uid, email: input.email, displayName: input.displayName, publisherId: input.publisherId }, clock());
   } catch (error) {
     // Nothing half-made: without its developer account the new Auth user goes too.
     await auth.deleteUser(user.uid);
@@ -73,13 +66,13 @@ export async function registerWithPassword(
 }
 
 export async function registerExistingUser({ db, clock }: Deps, caller: Caller, input: z.output<typeof registerWithTokenSchema>) {
-  const developer = await createDeveloperAccount(db, caller.uid, { email: caller.email, displayName: input.displayName, publisherId: input.publisherId }, clock());
+  const developer = await createDeveloperAccount(db, { id: caller.uid, email: caller.email, displayName: input.displayName, publisherId: input.publisherId }, clock());
   return { developer: toDeveloperView(developer) };
 }
 
 export async function login({ db, identity }: Deps, email: string, password: string) {
   const session = await identity.signInWithPassword(email, password);
-  const developer = await findDeveloper(db, session.uid);
-  if (!developer) throw new ApiError("not_a_developer", "This account has no developer account; register first.");
+  const developer = await developerStore(db).get(session.uid);
+  if (!developer) throw notADeveloper();
   return { developer: toDeveloperView(developer), idToken: session.idToken, refreshToken: session.refreshToken, expiresIn: session.expiresIn };
 }

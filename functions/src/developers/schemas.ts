@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { semverVersion, VERSION_STATES } from "../core/documents";
 import { isoDateTime } from "../core/schemas";
-import { MODULE_ID, PUBLISHER_ID } from "./package";
+import { PUBLISHER_ID } from "../modules/package";
 
 const publisherId = z
   .string()
@@ -44,65 +43,3 @@ export const sessionSchema = z
   .meta({ id: "DeveloperSession" });
 
 export const registeredSchema = z.union([sessionSchema, z.object({ developer: developerSchema })]);
-
-export const moduleIdSchema = z.string().regex(MODULE_ID, "Not a module id ('<publisherId>.<name>').");
-export const versionSchema = semverVersion.meta({ description: "A semver version, e.g. 1.2.3." });
-
-export const publishBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema });
-
-export const signedVersionSchema = z
-  .object({
-    moduleId: z.string(),
-    version: z.string(),
-    sha256: z.string(),
-    size: z.number().int(),
-    signature: z.string().meta({ description: "Compact JWS (EdDSA) over { moduleId, version, sha256, size, publisherId, iat }." }),
-    keyId: z.string(),
-    signedAt: isoDateTime,
-    state: z.literal("signed"),
-  })
-  .meta({ id: "SignedVersion" });
-
-export const moduleSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    summary: z.string(),
-    description: z.string().nullable(),
-    category: z.string().nullable(),
-    publisherId: z.string(),
-    entitlement: z.string().nullable(),
-    latestVersion: z.string().nullable(),
-    downloads: z.number().int(),
-    createdAt: isoDateTime,
-    updatedAt: isoDateTime,
-  })
-  .meta({ id: "Module" });
-
-export const versionViewSchema = z
-  .object({
-    version: z.string(),
-    state: z.enum(VERSION_STATES),
-    sha256: z.string(),
-    size: z.number().int(),
-    signedAt: isoDateTime,
-    publishedAt: isoDateTime.nullable(),
-    minAppVersion: z.string().nullable(),
-  })
-  .meta({ id: "ModuleVersion" });
-
-export const publishedSchema = z.object({ module: moduleSchema, version: versionViewSchema }).meta({ id: "Published" });
-
-export const developerModulesSchema = z
-  .object({
-    items: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        latestVersion: z.string().nullable(),
-        downloads: z.number().int(),
-        versions: z.array(versionViewSchema.omit({ minAppVersion: true })),
-      }),
-    ),
-  })
-  .meta({ id: "DeveloperModules" });

@@ -1,7 +1,13 @@
 import { z } from "zod";
+import { semverVersion } from "../core/documents";
 import { pageQuery } from "../core/pagination";
 import { isoDateTime } from "../core/schemas";
-import { moduleIdSchema, versionSchema } from "../developers/schemas";
+import { MODULE_ID } from "./package";
+
+export const VERSION_STATES = ["signed", "published"] as const;
+
+export const moduleIdSchema = z.string().regex(MODULE_ID, "Not a module id ('<publisherId>.<name>').");
+export const versionSchema = semverVersion.meta({ description: "A semver version, e.g. 1.2.3." });
 
 export const moduleListQuerySchema = z.strictObject({
   ...pageQuery,
@@ -57,3 +63,65 @@ export const downloadSchema = z
     keyId: z.string(),
   })
   .meta({ id: "ModuleDownload" });
+
+// Publishing: /developers/modules*
+
+
+export const publishBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema });
+
+export const signedVersionSchema = z
+  .object({
+    moduleId: z.string(),
+    version: z.string(),
+    sha256: z.string(),
+    size: z.number().int(),
+    signature: z.string().meta({ description: "Compact JWS (EdDSA) over { moduleId, version, sha256, size, publisherId, iat }." }),
+    keyId: z.string(),
+    signedAt: isoDateTime,
+    state: z.literal("signed"),
+  })
+  .meta({ id: "SignedVersion" });
+
+export const moduleSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    summary: z.string(),
+    description: z.string().nullable(),
+    category: z.string().nullable(),
+    publisherId: z.string(),
+    entitlement: z.string().nullable(),
+    latestVersion: z.string().nullable(),
+    downloads: z.number().int(),
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
+  })
+  .meta({ id: "Module" });
+
+export const versionViewSchema = z
+  .object({
+    version: z.string(),
+    state: z.enum(VERSION_STATES),
+    sha256: z.string(),
+    size: z.number().int(),
+    signedAt: isoDateTime,
+    publishedAt: isoDateTime.nullable(),
+    minAppVersion: z.string().nullable(),
+  })
+  .meta({ id: "ModuleVersion" });
+
+export const publishedSchema = z.object({ module: moduleSchema, version: versionViewSchema }).meta({ id: "Published" });
+
+export const developerModulesSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        latestVersion: z.string().nullable(),
+        downloads: z.number().int(),
+        versions: z.array(versionViewSchema.omit({ minAppVersion: true })),
+      }),
+    ),
+  })
+  .meta({ id: "DeveloperModules" });

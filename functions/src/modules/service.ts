@@ -1,52 +1,34 @@
-import { FieldPath, FieldValue, Timestamp, type Firestore, type Query } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { assertMayUseModule } from "../access/policy";
 import { isModuleUsable } from "../access/rules";
 import { loadUserAccess } from "../access/service";
 import type { Caller } from "../core/auth";
-import {
-  activationDocument,
-  COLLECTIONS,
-  moduleDocument,
-  moduleRefs,
-  moduleVersionDocument,
-  readDocument,
-  toIso,
-  type ModuleDocument,
-  type ModuleVersionDocument,
-} from "../core/documents";
+import { isAlreadyExists, toIso } from "../core/documents";
 import { ApiError, invalidRequest } from "../core/errors";
 import type { Deps } from "../deps";
+import { activationStore } from "../users/activation-store";
+import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
 import type { activationSchema, downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
 import { queryTerm } from "./search";
 
 type ListQuery = z.output<typeof moduleListQuerySchema>;
 type MarketplaceModule = z.output<typeof marketplaceModuleSchema>;
 
-/**
- * One page of listed modules, newest `updatedAt` first. Filters are Firestore queries (composite
- * indexes in firestore.indexes.json), so a page reads `limit + 1` documents, never the collection.
- */
+/** One page of listed modules, newest `updatedAt` first; with a caller, what they may use. */
 export async function listModules({ db, clock, cursors }: Deps, query: ListQuery, caller: Caller | null) {
-  let firestoreQuery: Query = db.collection(COLLECTIONS.modules).where("listed", "==", true);
-  if (query.category) firestoreQuery = firestoreQuery.where("category", "==", query.category);
+  let term: string | undefined;
   if (query.q !== undefined) {
-    const term = queryTerm(query.q);
+    term = queryTerm(query.q) ?? undefined;
     if (!term) throw invalidRequest("q must be a single word.", [{ path: "q", message: "Expected one word of letters or digits." }]);
-    firestoreQuery = firestoreQuery.where("searchTerms", "array-contains", term);
   }
-  firestoreQuery = firestoreQuery.orderBy("updatedAt", "desc").orderBy(FieldPath.documentId(), "desc");
-  if (query.cursor) {
-    const { at, id } = cursors.decode(query.cursor);
-    firestoreQuery = firestoreQuery.startAfter(at, id);
-  }
-  const snapshot = await firestoreQuery.limit(query.limit + 1).get();
-  const page = snapshot.docs.slice(0, query.limit).map((doc) => ({ id: doc.id, module: readDocument(moduleDocument, doc)! }));
-  const last = page.at(-1);
-  const nextCursor = snapshot.docs.length > query.limit && last ? cursors.encode({ at: last.module.updatedAt, id: last.id }) : null;
-
-  const items: MarketplaceModule[] = page.map(({ id, module }) => ({
-    id,
+  const page = await moduleStore(db).listedPage({
+    category: query.category,
+    term,
+    after: query.cursor ? cursors.decode(query.cursor) : undefined,
+    limit: query.limit,
+  });
+  const items: MarketplaceModule[] = page.modules.map((module) => ({
+    id: module.id,
     name: module.name,
     summary: module.summary,
     category: module.category ?? null,
@@ -56,18 +38,23 @@ export async function listModules({ db, clock, cursors }: Deps, query: ListQuery
     updatedAt: toIso(module.updatedAt),
   }));
   if (caller && items.length > 0) {
-    const [access, activations] = await Promise.all([
+    const [access, activated] = await Promise.all([
       loadUserAccess(db, caller.uid, clock()),
-      db.getAll(...items.map((item) => activationRef(db, caller.uid, item.id))),
+      activationStore(db).existing(caller.uid, items.map((item) => item.id)),
     ]);
     items.forEach((item, index) => {
-      item.access = { usable: isModuleUsable(page[index].module, access.keys), activated: activations[index].exists };
+      item.access = { usable: isModuleUsable(page.modules[index], access.keys), activated: activated[index] };
     });
   }
-  return { items, nextCursor };
+  return { items, nextCursor: page.more && page.last ? cursors.encode(page.last) : null };
 }
 
-/** Records (or refreshes) the caller's activation of a module version they may use. */
+/**
+ * Records (or refreshes) the caller's activation of a module version they may use. Without a
+ * transaction: the first confirmation creates the activation, every later one (or a concurrent
+ * loser of the create) updates it; `activatedAt` is written once and never changes, so concurrent
+ * confirmations all succeed and agree on it.
+ */
 export async function confirmActivation(
   { db, clock }: Deps,
   caller: Caller,
@@ -75,22 +62,20 @@ export async function confirmActivation(
 ): Promise<z.output<typeof activationSchema>> {
   const now = clock();
   const { version } = await usableVersion(db, caller, input.moduleId, input.version, now);
-  const ref = activationRef(db, caller.uid, input.moduleId);
-  const at = Timestamp.fromDate(now);
-  const activation = await db.runTransaction(async (tx) => {
-    const existing = readDocument(activationDocument, await tx.get(ref));
-    const deviceId = input.deviceId ?? existing?.deviceId;
-    const record = {
-      moduleId: input.moduleId,
-      version,
-      ...(deviceId ? { deviceId } : {}),
-      activatedAt: existing?.activatedAt ?? at,
-      updatedAt: at,
-    };
-    tx.set(ref, record);
-    return record;
-  });
-  return { moduleId: input.moduleId, version, activatedAt: toIso(activation.activatedAt), updatedAt: toIso(activation.updatedAt) };
+  const activations = activationStore(db);
+  let existing = await activations.get(caller.uid, input.moduleId);
+  if (!existing) {
+    const first = { moduleId: input.moduleId, version, deviceId: input.deviceId ?? null, activatedAt: now, updatedAt: now };
+    try {
+      await activations.create(caller.uid, first);
+      return { moduleId: input.moduleId, version, activatedAt: toIso(now), updatedAt: toIso(now) };
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      existing = (await activations.get(caller.uid, input.moduleId))!;
+    }
+  }
+  await activations.refresh(caller.uid, { moduleId: input.moduleId, version, deviceId: input.deviceId ?? null, updatedAt: now });
+  return { moduleId: input.moduleId, version, activatedAt: toIso(existing.activatedAt), updatedAt: toIso(now) };
 }
 
 /** A signed download of a module version the caller may use; counts the download. */
@@ -105,7 +90,7 @@ export async function downloadModule(
     ttlSeconds: config.signedUrlTtlSeconds,
     fileName: `${moduleId}-${version}.mpkg`,
   });
-  await db.collection(COLLECTIONS.modules).doc(moduleId).update({ downloads: FieldValue.increment(1) });
+  await moduleStore(db).countDownload(moduleId);
   return {
     moduleId,
     version,
@@ -120,23 +105,18 @@ export async function downloadModule(
 
 /** The published version (default: the latest) of a listed module, if the caller may use it. */
 async function usableVersion(
-  db: Firestore,
+  db: Deps["db"],
   caller: Caller,
   moduleId: string,
   requestedVersion: string | undefined,
   now: Date,
-): Promise<{ module: ModuleDocument; version: string; record: ModuleVersionDocument }> {
-  const [module, access] = await Promise.all([
-    db.collection(COLLECTIONS.modules).doc(moduleId).get().then((snapshot) => readDocument(moduleDocument, snapshot)),
-    loadUserAccess(db, caller.uid, now),
-  ]);
+): Promise<{ module: ModuleRecord; version: string; record: VersionRecord }> {
+  const modules = moduleStore(db);
+  const [module, access] = await Promise.all([modules.getModule(moduleId), loadUserAccess(db, caller.uid, now)]);
   if (!module?.listed || !module.latestVersion) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
   const version = requestedVersion ?? module.latestVersion;
-  const record = readDocument(moduleVersionDocument, await moduleRefs(db, moduleId, version).version.get());
+  const record = await modules.getVersion(moduleId, version);
   if (record?.state !== "published") throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${version}'.`);
   assertMayUseModule(moduleId, module, access.keys);
   return { module, version, record };
 }
-
-const activationRef = (db: Firestore, uid: string, moduleId: string) =>
-  db.collection(COLLECTIONS.users).doc(uid).collection(COLLECTIONS.activations).doc(moduleId);

@@ -1,6 +1,10 @@
 import { z } from "zod";
-import { ARCHES, CHANNELS, PLATFORMS } from "../core/documents";
-import { isoDateTime } from "../core/schemas";
+import { semverVersion } from "../core/documents";
+import { documentId, isoDateTime } from "../core/schemas";
+
+export const PLATFORMS = ["win32", "darwin", "linux"] as const;
+export const ARCHES = ["x64", "arm64"] as const;
+export const CHANNELS = ["stable", "beta"] as const;
 
 export const releaseListQuerySchema = z.strictObject({
   platform: z.enum(PLATFORMS).optional(),
@@ -30,3 +34,16 @@ export const releaseSchema = z
 export const releaseListSchema = z.object({ items: z.array(releaseSchema) }).meta({ id: "ReleaseList" });
 
 export type Release = z.output<typeof releaseSchema>;
+
+/** Operators' `release publish`: the release's fields (the bytes come as a stream beside them). */
+export const publishReleaseInput = z.object({
+  version: semverVersion,
+  platform: z.enum(PLATFORMS),
+  arch: z.enum(ARCHES),
+  channel: z.enum(CHANNELS).default("stable"),
+  notes: z.string().max(10_000).optional(),
+  replace: z.boolean().default(false),
+  fileName: z.string().min(1).max(255),
+});
+
+export const releaseIdInput = z.object({ releaseId: documentId });

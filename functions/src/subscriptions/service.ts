@@ -1,49 +1,51 @@
 import type { Firestore } from "firebase-admin/firestore";
+import type { z } from "zod";
 import { effectiveSubscriptionStatus } from "../access/rules";
-import { businessDocument, COLLECTIONS, readDocument, subscriptionDocument, toIso } from "../core/documents";
+import { businessStore } from "../businesses/business-store";
+import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
-import type { SubscriptionStatusView } from "./schemas";
+import { parseInput } from "../core/validation";
+import type { OperatorDeps } from "../deps";
+import { subscriptionInput, type SubscriptionStatusView } from "./schemas";
+import { subscriptionStore, type Subscription } from "./subscription-store";
 
 /**
  * A business's subscription with its effective status, for a member of that business. A caller
  * who is not a member learns nothing, not even that the business exists.
  */
-export async function getSubscriptionStatus(
-  db: Firestore,
-  uid: string,
-  businessId: string,
-  now: Date,
-): Promise<SubscriptionStatusView> {
-  const [businessSnapshot, subscriptionSnapshot] = await db.getAll(
-    db.collection(COLLECTIONS.businesses).doc(businessId),
-    db.collection(COLLECTIONS.subscriptions).doc(businessId),
-  );
-  const business = readDocument(businessDocument, businessSnapshot);
+export async function getSubscriptionStatus(db: Firestore, uid: string, businessId: string, now: Date): Promise<SubscriptionStatusView> {
+  const businesses = businessStore(db);
+  const subscriptions = subscriptionStore(db);
+  const [businessSnapshot, subscriptionSnapshot] = await db.getAll(businesses.ref(businessId), subscriptions.ref(businessId));
+  const business = businesses.read(businessSnapshot);
   if (!business || !business.memberIds.includes(uid)) {
     throw new ApiError("business_not_found", `No business '${businessId}' of which you are a member.`);
   }
-  const subscription = readDocument(subscriptionDocument, subscriptionSnapshot);
+  const subscription = subscriptions.read(subscriptionSnapshot);
   if (!subscription) {
-    return {
-      businessId,
-      status: "none",
-      plan: null,
-      seats: null,
-      currentPeriodEnd: null,
-      cancelAtPeriodEnd: false,
-      entitlements: [],
-    };
+    return { businessId, status: "none", plan: null, seats: null, currentPeriodEnd: null, cancelAtPeriodEnd: false, entitlements: [] };
   }
+  return { businessId, ...view(subscription), status: effectiveSubscriptionStatus(subscription, now) };
+}
+
+/** Operators: writes a business's whole subscription document (what billing would write). */
+export async function setSubscription({ db, clock }: OperatorDeps, input: z.input<typeof subscriptionInput>) {
+  const { business: businessId, periodEnd, ...terms } = parseInput(subscriptionInput, input);
+  const businesses = businessStore(db);
+  if (!businesses.read(await businesses.ref(businessId).get())) {
+    throw new ApiError("business_not_found", `No business '${businessId}'; create it first.`);
+  }
+  const subscription: Subscription = { ...terms, currentPeriodEnd: periodEnd, seats: terms.seats ?? null, entitlements: [...new Set(terms.entitlements)] };
+  await subscriptionStore(db).set(businessId, subscription);
+  return { businessId, ...view(subscription), status: subscription.status, effectiveStatus: effectiveSubscriptionStatus(subscription, clock()) };
+}
+
+function view(subscription: Subscription) {
   return {
-    businessId,
-    status: effectiveSubscriptionStatus(
-      { status: subscription.status, currentPeriodEnd: subscription.currentPeriodEnd.toDate() },
-      now,
-    ),
     plan: subscription.plan,
-    seats: subscription.seats ?? null,
+    seats: subscription.seats,
     currentPeriodEnd: toIso(subscription.currentPeriodEnd),
-    cancelAtPeriodEnd: subscription.cancelAtPeriodEnd ?? false,
+    cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
     entitlements: subscription.entitlements,
   };
 }

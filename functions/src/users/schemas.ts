@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BUSINESS_ROLES } from "../core/documents";
+import { BUSINESS_ROLES } from "../businesses/schemas";
 import { isoDateTime } from "../core/schemas";
 
 export const entitlementGrantSchema = z.object({

@@ -1,24 +1,45 @@
 import type { Firestore } from "firebase-admin/firestore";
+import { z } from "zod";
+import { effectiveSubscriptionStatus } from "../access/rules";
 import { loadUserAccess } from "../access/service";
 import type { Caller } from "../core/auth";
-import { activationDocument, COLLECTIONS, readDocument, toIso } from "../core/documents";
+import { toIso } from "../core/documents";
+import { parseInput } from "../core/validation";
+import type { OperatorDeps } from "../deps";
+import { activationStore } from "./activation-store";
+import { findUser } from "./identity";
 import type { UserProfile } from "./schemas";
 
 /** The caller's profile; a user without a `users/{uid}` document gets an empty one. */
 export async function getProfile(db: Firestore, caller: Caller, now: Date): Promise<UserProfile> {
-  const [access, activations] = await Promise.all([
-    loadUserAccess(db, caller.uid, now),
-    db.collection(COLLECTIONS.users).doc(caller.uid).collection(COLLECTIONS.activations).orderBy("activatedAt").get(),
-  ]);
+  const [access, activations] = await Promise.all([loadUserAccess(db, caller.uid, now), activationStore(db).list(caller.uid)]);
   return {
     uid: caller.uid,
     email: caller.email,
     displayName: access.user?.displayName ?? caller.name,
     entitlements: access.grants,
     businesses: access.memberships.map(({ businessId, name, role }) => ({ id: businessId, name, role })),
-    activations: activations.docs.map((snapshot) => {
-      const activation = readDocument(activationDocument, snapshot)!;
-      return { moduleId: activation.moduleId, version: activation.version, activatedAt: toIso(activation.activatedAt) };
-    }),
+    activations: activations.map((activation) => ({ moduleId: activation.moduleId, version: activation.version, activatedAt: toIso(activation.activatedAt) })),
+  };
+}
+
+/** Operators: a user as the service sees them: effective entitlements with sources, businesses. */
+export async function describeUser({ db, auth, clock }: OperatorDeps, input: { user: string }) {
+  const user = await findUser(auth, parseInput(z.object({ user: z.string().min(1) }), input).user);
+  const now = clock();
+  const access = await loadUserAccess(db, user.uid, now);
+  return {
+    uid: user.uid,
+    email: user.email,
+    displayName: access.user?.displayName ?? user.displayName,
+    entitlements: access.grants,
+    businesses: access.memberships.map(({ businessId, name, role, subscription }) => ({
+      id: businessId,
+      name,
+      role,
+      subscription: subscription
+        ? { status: effectiveSubscriptionStatus(subscription, now), plan: subscription.plan, currentPeriodEnd: toIso(subscription.currentPeriodEnd) }
+        : null,
+    })),
   };
 }

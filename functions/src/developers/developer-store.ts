@@ -1,0 +1,47 @@
+import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { z } from "zod";
+import type { DeveloperAccount } from "../core/auth";
+import { readDocument, timestamp } from "../core/documents";
+
+/**
+ * `developers/{uid}`: developer accounts; and `publishers/{publisherId}` (`{ developerId }`), the
+ * claim that gives each publisher id one owner. The service writes both, in one transaction.
+ */
+
+const developerDocument = z.object({
+  email: z.string().nullable(),
+  displayName: z.string(),
+  publisherId: z.string(),
+  createdAt: timestamp,
+});
+
+export function developerStore(db: Firestore) {
+  const developers = db.collection("developers");
+  const publishers = db.collection("publishers");
+  const read = (snapshot: DocumentSnapshot): DeveloperAccount | null => {
+    const stored = readDocument(developerDocument, snapshot);
+    return stored && { id: snapshot.id, ...stored, createdAt: stored.createdAt.toDate() };
+  };
+  return {
+    async get(uid: string): Promise<DeveloperAccount | null> {
+      return read(await developers.doc(uid).get());
+    },
+    async publisherTaken(publisherId: string): Promise<boolean> {
+      return (await publishers.doc(publisherId).get()).exists;
+    },
+    /** In a transaction: whether the user is a developer already, and whether the publisher id is claimed. */
+    async claims(tx: Transaction, uid: string, publisherId: string): Promise<{ registered: boolean; publisherTaken: boolean }> {
+      const [developer, publisher] = await tx.getAll(developers.doc(uid), publishers.doc(publisherId));
+      return { registered: developer.exists, publisherTaken: publisher.exists };
+    },
+    create(tx: Transaction, account: DeveloperAccount): void {
+      tx.create(publishers.doc(account.publisherId), { developerId: account.id });
+      tx.create(developers.doc(account.id), {
+        email: account.email,
+        displayName: account.displayName,
+        publisherId: account.publisherId,
+        createdAt: Timestamp.fromDate(account.createdAt),
+      });
+    },
+  };
+}

@@ -1,0 +1,232 @@
+import {
+  FieldPath,
+  FieldValue,
+  Timestamp,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type Firestore,
+  type Query,
+  type Transaction,
+  type WriteBatch,
+} from "firebase-admin/firestore";
+import { z } from "zod";
+import { VERSION_STATES } from "./schemas";
+import { readDocument, timestamp } from "../core/documents";
+
+/**
+ * `modules/{moduleId}` and `modules/{moduleId}/versions/{version}`: modules and their signed and
+ * published versions, written by the service's sign and publish flow.
+ */
+
+
+/** The listing fields of a module, as its package's manifest gives them. */
+const moduleListing = z.object({
+  name: z.string(),
+  summary: z.string(),
+  description: z.string().optional(),
+  category: z.string().optional(),
+  entitlement: z.string().optional(),
+});
+
+const moduleDocument = moduleListing.extend({
+  publisherId: z.string(),
+  developerId: z.string(),
+  /** Null until a first version is published. */
+  latestVersion: z.string().nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  downloads: z.number().int().nonnegative(),
+  /** Whether the module is in the marketplace (it has a published version). */
+  listed: z.boolean(),
+  /** Lower-case words of id, name and summary, and their prefixes: what `q` matches. */
+  searchTerms: z.array(z.string()),
+});
+
+const versionDocument = z.object({
+  state: z.enum(VERSION_STATES),
+  sha256: z.string(),
+  size: z.number().int().nonnegative(),
+  storagePath: z.string(),
+  signature: z.string(),
+  keyId: z.string(),
+  signedAt: timestamp,
+  publishedAt: timestamp.optional(),
+  minAppVersion: z.string().optional(),
+  /** The manifest's listing fields, copied to the module when this version is published. */
+  listing: moduleListing,
+});
+
+export type ModuleListing = z.output<typeof moduleListing>;
+
+export interface ModuleRecord extends ModuleListing {
+  id: string;
+  publisherId: string;
+  developerId: string;
+  latestVersion: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  downloads: number;
+  listed: boolean;
+  searchTerms: string[];
+}
+
+export interface VersionRecord {
+  moduleId: string;
+  version: string;
+  state: (typeof VERSION_STATES)[number];
+  sha256: string;
+  size: number;
+  storagePath: string;
+  signature: string;
+  keyId: string;
+  signedAt: Date;
+  publishedAt: Date | null;
+  minAppVersion: string | null;
+  listing: ModuleListing;
+}
+
+export interface ListingPageQuery {
+  category?: string;
+  /** One search term (see search.ts). */
+  term?: string;
+  after?: { at: Timestamp; id: string };
+  limit: number;
+}
+
+/** Only the listing fields a manifest has: a field it drops is dropped from the module too. */
+export function listingOf(source: ModuleListing): ModuleListing {
+  const { name, summary, description, category, entitlement } = source;
+  return {
+    name,
+    summary,
+    ...(description !== undefined ? { description } : {}),
+    ...(category !== undefined ? { category } : {}),
+    ...(entitlement !== undefined ? { entitlement } : {}),
+  };
+}
+
+interface Precondition {
+  lastUpdateTime: Timestamp;
+}
+
+/**
+ * set() semantics (fields the data lacks are gone) also for a conditional write, which Firestore
+ * only offers as update(): the optional fields the data lacks are deleted explicitly.
+ */
+function writeWhole(
+  writer: Transaction | WriteBatch,
+  ref: DocumentReference,
+  data: Record<string, unknown>,
+  optionalFields: string[],
+  precondition: Precondition | undefined,
+): void {
+  if (!precondition) {
+    (writer as WriteBatch).set(ref, data);
+    return;
+  }
+  const deletions = Object.fromEntries(optionalFields.filter((field) => !(field in data)).map((field) => [field, FieldValue.delete()]));
+  (writer as WriteBatch).update(ref, { ...data, ...deletions }, precondition);
+}
+
+export function moduleStore(db: Firestore) {
+  const modules = db.collection("modules");
+  const moduleRef = (moduleId: string) => modules.doc(moduleId);
+  const versionRef = (moduleId: string, version: string) => moduleRef(moduleId).collection("versions").doc(version);
+
+  const readModule = (snapshot: DocumentSnapshot): ModuleRecord | null => {
+    const stored = readDocument(moduleDocument, snapshot);
+    return stored && { id: snapshot.id, ...stored, createdAt: stored.createdAt.toDate(), updatedAt: stored.updatedAt.toDate() };
+  };
+  const readVersion = (snapshot: DocumentSnapshot): VersionRecord | null => {
+    const stored = readDocument(versionDocument, snapshot);
+    return (
+      stored && {
+        moduleId: snapshot.ref.parent.parent!.id,
+        version: snapshot.id,
+        ...stored,
+        signedAt: stored.signedAt.toDate(),
+        publishedAt: stored.publishedAt?.toDate() ?? null,
+        minAppVersion: stored.minAppVersion ?? null,
+      }
+    );
+  };
+  const moduleData = (module: ModuleRecord) => ({
+    ...listingOf(module),
+    publisherId: module.publisherId,
+    developerId: module.developerId,
+    latestVersion: module.latestVersion,
+    createdAt: Timestamp.fromDate(module.createdAt),
+    updatedAt: Timestamp.fromDate(module.updatedAt),
+    downloads: module.downloads,
+    listed: module.listed,
+    searchTerms: module.searchTerms,
+  });
+  const versionData = (record: VersionRecord) => ({
+    state: record.state,
+    sha256: record.sha256,
+    size: record.size,
+    storagePath: record.storagePath,
+    signature: record.signature,
+    keyId: record.keyId,
+    signedAt: Timestamp.fromDate(record.signedAt),
+    ...(record.publishedAt ? { publishedAt: Timestamp.fromDate(record.publishedAt) } : {}),
+    ...(record.minAppVersion ? { minAppVersion: record.minAppVersion } : {}),
+    listing: listingOf(record.listing),
+  });
+
+  return {
+    readModule,
+    readVersion,
+    async getModule(moduleId: string): Promise<ModuleRecord | null> {
+      return readModule(await moduleRef(moduleId).get());
+    },
+    async getVersion(moduleId: string, version: string): Promise<VersionRecord | null> {
+      return readVersion(await versionRef(moduleId, version).get());
+    },
+    /** A module and one of its versions, in one batched read (or in a transaction). */
+    async getModuleAndVersion(moduleId: string, version: string, tx?: Transaction) {
+      const refs = [moduleRef(moduleId), versionRef(moduleId, version)] as const;
+      const [moduleSnapshot, versionSnapshot] = tx ? await tx.getAll(...refs) : await db.getAll(...refs);
+      return { module: readModule(moduleSnapshot), version: readVersion(versionSnapshot), moduleSnapshot, versionSnapshot };
+    },
+    /**
+     * One page of listed modules, newest `updatedAt` first: a query on the composite indexes of
+     * firestore.indexes.json that reads `limit + 1` documents, never the collection.
+     */
+    async listedPage(page: ListingPageQuery): Promise<{ modules: ModuleRecord[]; more: boolean; last: { at: Timestamp; id: string } | null }> {
+      let query: Query = modules.where("listed", "==", true);
+      if (page.category) query = query.where("category", "==", page.category);
+      if (page.term !== undefined) query = query.where("searchTerms", "array-contains", page.term);
+      query = query.orderBy("updatedAt", "desc").orderBy(FieldPath.documentId(), "desc");
+      if (page.after) query = query.startAfter(page.after.at, page.after.id);
+      const snapshot = await query.limit(page.limit + 1).get();
+      const docs = snapshot.docs.slice(0, page.limit);
+      const last = docs.at(-1);
+      return {
+        modules: docs.map((doc) => readModule(doc)!),
+        more: snapshot.docs.length > page.limit,
+        last: last ? { at: last.get("updatedAt") as Timestamp, id: last.id } : null,
+      };
+    },
+    async byDeveloper(developerId: string): Promise<ModuleRecord[]> {
+      return (await modules.where("developerId", "==", developerId).get()).docs.map((doc) => readModule(doc)!);
+    },
+    async versions(moduleId: string): Promise<VersionRecord[]> {
+      return (await moduleRef(moduleId).collection("versions").get()).docs.map((doc) => readVersion(doc)!);
+    },
+    createModule(writer: Transaction, module: ModuleRecord): void {
+      writer.create(moduleRef(module.id), moduleData(module));
+    },
+    /** Writes the whole module; with a precondition, only if it is unchanged since `lastUpdateTime`. */
+    setModule(writer: Transaction | WriteBatch, module: ModuleRecord, precondition?: Precondition): void {
+      writeWhole(writer, moduleRef(module.id), moduleData(module), ["description", "category", "entitlement"], precondition);
+    },
+    /** Writes the whole version; with a precondition, only if it is unchanged since `lastUpdateTime`. */
+    setVersion(writer: Transaction | WriteBatch, record: VersionRecord, precondition?: Precondition): void {
+      writeWhole(writer, versionRef(record.moduleId, record.version), versionData(record), ["publishedAt", "minAppVersion"], precondition);
+    },
+    async countDownload(moduleId: string): Promise<void> {
+      await moduleRef(moduleId).update({ downloads: FieldValue.increment(1) });
+    },
+  };
+}

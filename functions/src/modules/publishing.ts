@@ -1,0 +1,186 @@
+import semver from "semver";
+import type { z } from "zod";
+import { assertInNamespace, assertMayChangeVersion, assertOwnsModule } from "../access/policy";
+import { toIso } from "../core/documents";
+import { ApiError, unavailable } from "../core/errors";
+import type { Deps } from "../deps";
+import { listingOf, moduleStore, type ModuleListing, type ModuleRecord, type VersionRecord } from "./module-store";
+import { inspectPackage } from "./package";
+import type { moduleSchema, versionViewSchema } from "./schemas";
+import { searchTerms } from "./search";
+import { signaturePayload } from "./signature";
+
+/**
+ * The path of a module from package to marketplace: sign (validate, store, sign, record as
+ * "signed"), then publish (make that version the module's latest).
+ */
+
+/** Who signs and publishes: a developer account, as far as modules need to know it. */
+export interface Publisher {
+  id: string;
+  publisherId: string;
+}
+
+const packagePath = (moduleId: string, version: string, sha256: string) => `modules/${moduleId}/${version}/${sha256}.mpkg`;
+/** Rounds of optimistic publishing before contention is answered as 503: each loser re-reads once. */
+const PUBLISH_ATTEMPTS = 5;
+const FAILED_PRECONDITION = 9;
+
+export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffer) {
+  const { store, signingKeys, db, clock, logger } = deps;
+  const modules = moduleStore(db);
+  const { manifest, sha256, size } = await inspectPackage(bytes);
+  const { id: moduleId, version } = manifest;
+  const target = { moduleId, version };
+  assertInNamespace(moduleId, publisher.publisherId);
+  // Refused early, before anything is stored, what the transaction below would refuse anyway.
+  const current = await modules.getModuleAndVersion(moduleId, version);
+  assertMayChangeVersion(target, current.module, current.version, publisher.id);
+
+  const storagePath = packagePath(moduleId, version, sha256);
+  await store.write(storagePath, bytes, { contentType: "application/zip", metadata: { moduleId, version, sha256 } });
+  const signedAt = clock();
+  const record: VersionRecord = {
+    moduleId,
+    version,
+    state: "signed",
+    sha256,
+    size,
+    storagePath,
+    signature: await signingKeys.sign({ ...signaturePayload({ moduleId, version, sha256, size, publisherId: publisher.publisherId }, signedAt) }),
+    keyId: signingKeys.keyId,
+    signedAt,
+    publishedAt: null,
+    minAppVersion: manifest.minAppVersion ?? null,
+    listing: listingOf(manifest),
+  };
+  let replacedPath: string | undefined;
+  try {
+    replacedPath = await db.runTransaction(async (tx) => {
+      const { module, version: previous } = await modules.getModuleAndVersion(moduleId, version, tx);
+      assertMayChangeVersion(target, module, previous, publisher.id);
+      if (!module) modules.createModule(tx, newModule(moduleId, publisher, record.listing, signedAt));
+      // Until a first publish, the module shows the listing of its latest signed version.
+      else if (!module.listed) modules.setModule(tx, { ...withListing(module, record.listing), updatedAt: signedAt });
+      modules.setVersion(tx, record);
+      return previous?.storagePath;
+    });
+  } catch (error) {
+    // The package is stored only if a version record points at it.
+    const stored = await modules.getVersion(moduleId, version);
+    if (stored?.storagePath !== storagePath) await store.delete(storagePath);
+    throw error;
+  }
+  if (replacedPath && replacedPath !== storagePath) {
+    await store.delete(replacedPath).catch((error: Error) =>
+      logger.warn("could not delete a replaced package", { storagePath: replacedPath, error: error.message }),
+    );
+  }
+  return { moduleId, version, sha256, size, signature: record.signature, keyId: record.keyId, signedAt: toIso(signedAt), state: "signed" as const };
+}
+
+/**
+ * Publishes a signed version: the version must exist, belong to the caller, not be published
+ * yet, and be semver-greater than the latest published one.
+ *
+ * Optimistic, without a transaction: both documents are written in one batch on the condition
+ * that neither changed since they were read. Of concurrent publishes of one version exactly one
+ * batch commits; the others fail their precondition, read again, and see the version published
+ * (409). No locks are held, so a burst of callers ends in a round or two, not in lock timeouts.
+ */
+export async function publishVersion({ db, clock }: Deps, publisher: Publisher, moduleId: string, version: string) {
+  const modules = moduleStore(db);
+  for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
+    const current = await modules.getModuleAndVersion(moduleId, version);
+    const { module, version: signed } = current;
+    if (module) assertOwnsModule(moduleId, module, publisher.id);
+    if (!module || !signed) throw new ApiError("version_not_found", `${moduleId}@${version} was never signed.`);
+    assertMayChangeVersion({ moduleId, version }, module, signed, publisher.id);
+    if (module.latestVersion && !semver.gt(version, module.latestVersion)) {
+      throw new ApiError("version_not_newer", `${version} is not greater than the latest published version ${module.latestVersion}.`);
+    }
+    const now = clock();
+    const published: VersionRecord = { ...signed, state: "published", publishedAt: now };
+    const listed: ModuleRecord = { ...withListing(module, signed.listing), latestVersion: version, listed: true, updatedAt: now };
+    const batch = db.batch();
+    modules.setVersion(batch, published, { lastUpdateTime: current.versionSnapshot.updateTime! });
+    modules.setModule(batch, listed, { lastUpdateTime: current.moduleSnapshot.updateTime! });
+    try {
+      await batch.commit();
+      return { module: toModuleView(listed), version: toVersionView(published) };
+    } catch (error) {
+      if ((error as { code?: number }).code !== FAILED_PRECONDITION) throw error;
+    }
+  }
+  throw unavailable(`${moduleId} is being changed by other requests; retry.`, 1);
+}
+
+/** The caller's modules with every version, highest first. */
+export async function listDeveloperModules({ db }: Deps, publisher: Publisher) {
+  const modules = moduleStore(db);
+  const owned = await modules.byDeveloper(publisher.id);
+  const items = await Promise.all(
+    owned.map(async (module) => ({
+      id: module.id,
+      name: module.name,
+      latestVersion: module.latestVersion,
+      downloads: module.downloads,
+      versions: (await modules.versions(module.id))
+        .sort((a, b) => semver.rcompare(a.version, b.version))
+        .map((record) => {
+          const { minAppVersion: _minAppVersion, ...view } = toVersionView(record);
+          return view;
+        }),
+    })),
+  );
+  return { items: items.sort((a, b) => a.id.localeCompare(b.id)) };
+}
+
+export function toModuleView(module: ModuleRecord): z.output<typeof moduleSchema> {
+  return {
+    id: module.id,
+    name: module.name,
+    summary: module.summary,
+    description: module.description ?? null,
+    category: module.category ?? null,
+    publisherId: module.publisherId,
+    entitlement: module.entitlement ?? null,
+    latestVersion: module.latestVersion,
+    downloads: module.downloads,
+    createdAt: toIso(module.createdAt),
+    updatedAt: toIso(module.updatedAt),
+  };
+}
+
+export function toVersionView(record: VersionRecord): z.output<typeof versionViewSchema> {
+  return {
+    version: record.version,
+    state: record.state,
+    sha256: record.sha256,
+    size: record.size,
+    signedAt: toIso(record.signedAt),
+    publishedAt: record.publishedAt ? toIso(record.publishedAt) : null,
+    minAppVersion: record.minAppVersion,
+  };
+}
+
+/** A module's fields with a new listing: the listing fields it drops are gone, search terms follow. */
+function withListing(module: ModuleRecord, listing: ModuleListing): ModuleRecord {
+  const { name: _name, summary: _summary, description: _description, category: _category, entitlement: _entitlement, ...rest } = module;
+  return { ...rest, ...listingOf(listing), searchTerms: searchTerms(module.id, listing.name, listing.summary) };
+}
+
+function newModule(moduleId: string, publisher: Publisher, listing: ModuleListing, now: Date): ModuleRecord {
+  return {
+    id: moduleId,
+    ...listingOf(listing),
+    publisherId: publisher.publisherId,
+    developerId: publisher.id,
+    latestVersion: null,
+    createdAt: now,
+    updatedAt: now,
+    downloads: 0,
+    listed: false,
+    searchTerms: searchTerms(moduleId, listing.name, listing.summary),
+  };
+}

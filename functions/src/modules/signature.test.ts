@@ -1,0 +1,12 @@
+import { signaturePayload } from "./signature";
+
+describe("the signature payload", () => {
+  it("names the package, its publisher and the signing time in whole seconds, and nothing else", () => {
+    const payload = signaturePayload(
+      { moduleId: "acme.charts", version: "1.2.3", sha256: "ab".repeat(32), size: 42, publisherId: "acme" },
+      new Date("2026-11-22T10:00:00.999Z"),
+    );
+    expect(payload).toEqual({ moduleId: "acme.charts", version: "1.2.3", sha256: "ab".repeat(32), size: 42, publisherId: "acme", iat: 1795341600 });
+    expect(Object.keys(payload)).toEqual(["moduleId", "version", "sha256", "size", "publisherId", "iat"]);
+  });
+});

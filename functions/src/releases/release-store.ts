@@ -1,0 +1,78 @@
+import { Timestamp, type DocumentSnapshot, type Firestore, type Query } from "firebase-admin/firestore";
+import { z } from "zod";
+import { ARCHES, CHANNELS, PLATFORMS } from "./schemas";
+import { readDocument, semverVersion, timestamp } from "../core/documents";
+
+/** `releases/{releaseId}`: desktop installer releases, written by operators, read by the service. */
+
+export type Platform = (typeof PLATFORMS)[number];
+export type Arch = (typeof ARCHES)[number];
+export type Channel = (typeof CHANNELS)[number];
+
+const releaseDocument = z.object({
+  version: semverVersion,
+  platform: z.enum(PLATFORMS),
+  arch: z.enum(ARCHES),
+  channel: z.enum(CHANNELS),
+  fileName: z.string().min(1),
+  storagePath: z.string().min(1),
+  size: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  notes: z.string().optional(),
+  publishedAt: timestamp,
+});
+
+export interface Release {
+  id: string;
+  version: string;
+  platform: Platform;
+  arch: Arch;
+  channel: Channel;
+  fileName: string;
+  storagePath: string;
+  size: number;
+  sha256: string;
+  notes: string | null;
+  publishedAt: Date;
+}
+
+export interface ReleaseFilter {
+  platform?: Platform;
+  channel?: Channel;
+  arch?: Arch;
+  version?: string;
+}
+
+export function releaseStore(db: Firestore) {
+  const collection = db.collection("releases");
+  const read = (snapshot: DocumentSnapshot): Release | null => {
+    const stored = readDocument(releaseDocument, snapshot);
+    return stored && { id: snapshot.id, ...stored, notes: stored.notes ?? null, publishedAt: stored.publishedAt.toDate() };
+  };
+  const toDocument = ({ id: _id, notes, publishedAt, ...release }: Release) =>
+    releaseDocument.parse({ ...release, ...(notes ? { notes } : {}), publishedAt: Timestamp.fromDate(publishedAt) });
+  return {
+    read,
+    async get(releaseId: string): Promise<Release | null> {
+      return read(await collection.doc(releaseId).get());
+    },
+    /** Every release matching the filter (equality on each given field), in no particular order. */
+    async find(filter: ReleaseFilter): Promise<Release[]> {
+      let query: Query = collection;
+      for (const field of ["platform", "channel", "arch", "version"] as const) {
+        if (filter[field]) query = query.where(field, "==", filter[field]);
+      }
+      return (await query.get()).docs.map((snapshot) => read(snapshot)!);
+    },
+    /** Writes a new release; rejects (ALREADY_EXISTS) when its id is taken. */
+    async create(release: Release): Promise<void> {
+      await collection.doc(release.id).create(toDocument(release));
+    },
+    async replace(release: Release): Promise<void> {
+      await collection.doc(release.id).set(toDocument(release));
+    },
+    async delete(releaseId: string): Promise<void> {
+      await collection.doc(releaseId).delete();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { z } from "zod";
+import { SUBSCRIPTION_STATUSES } from "./schemas";
+import { readDocument, timestamp } from "../core/documents";
+
+/** `subscriptions/{businessId}`: written by billing (and the operator CLI), read by the service. */
+
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+const subscriptionDocument = z.object({
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  plan: z.string(),
+  seats: z.number().int().nonnegative().optional(),
+  currentPeriodEnd: timestamp,
+  cancelAtPeriodEnd: z.boolean().optional(),
+  entitlements: z.array(z.string()),
+});
+
+export interface Subscription {
+  status: SubscriptionStatus;
+  plan: string;
+  seats: number | null;
+  currentPeriodEnd: Date;
+  cancelAtPeriodEnd: boolean;
+  entitlements: string[];
+}
+
+export function subscriptionStore(db: Firestore) {
+  const collection = db.collection("subscriptions");
+  const read = (snapshot: DocumentSnapshot): Subscription | null => {
+    const stored = readDocument(subscriptionDocument, snapshot);
+    return (
+      stored && {
+        status: stored.status,
+        plan: stored.plan,
+        seats: stored.seats ?? null,
+        currentPeriodEnd: stored.currentPeriodEnd.toDate(),
+        cancelAtPeriodEnd: stored.cancelAtPeriodEnd ?? false,
+        entitlements: stored.entitlements,
+      }
+    );
+  };
+  return {
+    ref: (businessId: string) => collection.doc(businessId),
+    read,
+    /** One batched read of several businesses' subscriptions, in their order. */
+    async getMany(businessIds: string[]): Promise<(Subscription | null)[]> {
+      if (businessIds.length === 0) return [];
+      return (await db.getAll(...businessIds.map((id) => collection.doc(id)))).map(read);
+    },
+    async set(businessId: string, subscription: Subscription): Promise<void> {
+      await collection.doc(businessId).set({
+        status: subscription.status,
+        plan: subscription.plan,
+        ...(subscription.seats !== null ? { seats: subscription.seats } : {}),
+        currentPeriodEnd: Timestamp.fromDate(subscription.currentPeriodEnd),
+        cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
+        entitlements: subscription.entitlements,
+      });
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import type { Auth } from "firebase-admin/auth";
+import { ApiError } from "../core/errors";
+
+export interface UserIdentity {
+  uid: string;
+  email: string | null;
+  displayName: string | null;
+}
+
+/** A Firebase Auth user by uid, or by email when the reference has an '@' (operator commands). */
+export async function findUser(auth: Auth, reference: string): Promise<UserIdentity> {
+  try {
+    const user = reference.includes("@") ? await auth.getUserByEmail(reference) : await auth.getUser(reference);
+    return { uid: user.uid, email: user.email ?? null, displayName: user.displayName ?? null };
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "auth/user-not-found" || code === "auth/invalid-uid" || code === "auth/invalid-email") {
+      throw new ApiError("user_not_found", `No user '${reference}'.`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,40 @@
+import { FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { z } from "zod";
+import { readDocument } from "../core/documents";
+
+/** `users/{uid}`: a user's profile data and direct entitlement grants (support and operators write it). */
+
+const userDocument = z.object({
+  displayName: z.string().optional(),
+  entitlements: z.array(z.string()).optional(),
+});
+
+export interface UserRecord {
+  displayName: string | null;
+  /** Direct grants, e.g. "pro". */
+  entitlements: string[];
+}
+
+export function userStore(db: Firestore) {
+  const collection = db.collection("users");
+  const read = (snapshot: DocumentSnapshot): UserRecord | null => {
+    const stored = readDocument(userDocument, snapshot);
+    return stored && { displayName: stored.displayName ?? null, entitlements: stored.entitlements ?? [] };
+  };
+  return {
+    ref: (uid: string) => collection.doc(uid),
+    read,
+    async get(uid: string): Promise<UserRecord | null> {
+      return read(await collection.doc(uid).get());
+    },
+    async setDisplayName(uid: string, displayName: string): Promise<void> {
+      await collection.doc(uid).set({ displayName }, { merge: true });
+    },
+    async grant(uid: string, key: string): Promise<void> {
+      await collection.doc(uid).set({ entitlements: FieldValue.arrayUnion(key) }, { merge: true });
+    },
+    async revoke(uid: string, key: string): Promise<void> {
+      await collection.doc(uid).update({ entitlements: FieldValue.arrayRemove(key) });
+    },
+  };
+}
