@@ -1,5 +1,6 @@
 import cors from "cors";
 import express, { type Express } from "express";
+import { requestDeadlines } from "./core/deadline";
 import { problemErrorHandler, unknownRoute } from "./core/error-handler";
 import { perIpRateLimit, perUserRateLimit } from "./core/rate-limit";
 import { requestId, requestLog, requireHost } from "./core/request-context";
@@ -44,6 +45,7 @@ export function createApp(deps: Deps): Express {
   app.use(requestId);
   app.use(requestLog(logger));
   app.use(requireHost);
+  app.use(requestDeadlines(config.deadlines));
   if (config.corsOrigins.length > 0) {
     app.use(
       cors({

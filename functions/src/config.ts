@@ -15,7 +15,12 @@ export const DEFAULTS = {
   rateLimitPerIpPerMinute: 600,
   rateLimitPerUserPerMinute: 300,
   trustProxyHops: 1,
+  backendDeadlineSeconds: 10,
+  requestDeadlineSeconds: 30,
 } as const;
+
+/** No request is held open longer than this, whatever is configured. */
+export const MAX_REQUEST_DEADLINE_SECONDS = 30;
 
 /** Signed URLs never live longer than the contract's 15 minutes, whatever is configured. */
 export const MAX_SIGNED_URL_TTL_SECONDS = 900;
@@ -53,6 +58,14 @@ export const params = {
     default: DEFAULTS.trustProxyHops,
     description: "Proxies in front of the function whose X-Forwarded-For is trusted for the client address.",
   }),
+  backendDeadlineSeconds: defineInt("BACKEND_DEADLINE_SECONDS", {
+    default: DEFAULTS.backendDeadlineSeconds,
+    description: "Longest wait for one call to Firestore, Storage or Auth before answering 503 unavailable.",
+  }),
+  requestDeadlineSeconds: defineInt("REQUEST_DEADLINE_SECONDS", {
+    default: DEFAULTS.requestDeadlineSeconds,
+    description: "Longest a request may spend waiting on backends, all told (at most 30).",
+  }),
   webApiKey: defineString("WEB_API_KEY", {
     default: "",
     description: "The project's Web API key, for developer password sign-in via Identity Toolkit.",
@@ -69,6 +82,8 @@ export interface Config {
   corsOrigins: string[];
   rateLimit: { perIpPerMinute: number; perUserPerMinute: number };
   trustProxyHops: number;
+  /** Deadlines of backend calls, in milliseconds (core/deadline.ts). */
+  deadlines: { callMs: number; requestMs: number };
   /** Identity Toolkit: the Web API key, and the emulator host when one is used. */
   identityToolkit: { apiKey: string; emulatorHost?: string };
   /** JSON of the module-signing key set (see core/signing.ts). */
@@ -98,6 +113,10 @@ export function loadConfig(env: Env = process.env): Config {
       perUserPerMinute: positiveInt(env, "RATE_LIMIT_PER_USER_PER_MINUTE", DEFAULTS.rateLimitPerUserPerMinute),
     },
     trustProxyHops: nonNegativeInt(env, "TRUST_PROXY_HOPS", DEFAULTS.trustProxyHops),
+    deadlines: {
+      callMs: positiveInt(env, "BACKEND_DEADLINE_SECONDS", DEFAULTS.backendDeadlineSeconds) * 1000,
+      requestMs: Math.min(positiveInt(env, "REQUEST_DEADLINE_SECONDS", DEFAULTS.requestDeadlineSeconds), MAX_REQUEST_DEADLINE_SECONDS) * 1000,
+    },
     identityToolkit: {
       apiKey: env.WEB_API_KEY || (env.FIREBASE_AUTH_EMULATOR_HOST ? "emulator-api-key" : ""),
       emulatorHost: env.FIREBASE_AUTH_EMULATOR_HOST || undefined,

@@ -149,7 +149,7 @@ describe("npm start", () => {
     const firestorePid = await until("the Firestore emulator's process", async () => {
       const { execFileSync } = await import("node:child_process");
       const list = execFileSync("ps", ["-eo", "pid=,args="]).toString();
-      const match = list.split("\n").find((row) => row.includes("CloudFirestore") && row.includes(`--port=${ports[1]}`));
+      const match = list.split("\n").find((row) => /^\s*\d+ \S*java /.test(row) && row.includes("CloudFirestore") && row.includes(`--port=${ports[1]}`));
       return match ? Number(match.trim().split(/\s+/)[0]) : null;
     });
     process.kill(firestorePid, "SIGTERM");

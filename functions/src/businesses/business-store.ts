@@ -1,6 +1,7 @@
 import { FieldPath, FieldValue, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { BUSINESS_ROLES } from "./schemas";
+import { withDeadlines } from "../core/deadline";
 import { readDocument } from "../core/documents";
 
 /** `businesses/{businessId}`: a business and its members, written by billing and operators. */
@@ -26,7 +27,7 @@ export function businessStore(db: Firestore) {
     const stored = readDocument(businessDocument, snapshot);
     return stored && { id: snapshot.id, name: stored.name, memberIds: stored.memberIds, roles: stored.roles ?? {} };
   };
-  return {
+  return withDeadlines("Firestore", {
     ref: (businessId: string) => collection.doc(businessId),
     read,
     /** The businesses a user is a member of: one query. */
@@ -44,5 +45,5 @@ export function businessStore(db: Firestore) {
     removeMember(tx: Transaction, businessId: string, uid: string): void {
       tx.update(collection.doc(businessId), "memberIds", FieldValue.arrayRemove(uid), new FieldPath("roles", uid), FieldValue.delete());
     },
-  };
+  });
 }

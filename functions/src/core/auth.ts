@@ -1,6 +1,7 @@
 import type { Auth, DecodedIdToken } from "firebase-admin/auth";
 import type { Request } from "express";
 import { tokenError, unauthenticated } from "./errors";
+import { withinDeadline } from "./deadline";
 
 /** A developer account (`developers/{uid}`), as the routes that need one see their caller. */
 export interface DeveloperAccount {
@@ -53,7 +54,7 @@ export function requireCaller(caller: Caller | null): Caller {
 
 async function verify(auth: Auth, idToken: string): Promise<DecodedIdToken> {
   try {
-    return await auth.verifyIdToken(idToken, true);
+    return await withinDeadline("Auth", auth.verifyIdToken(idToken, true));
   } catch (error) {
     switch ((error as { code?: string }).code) {
       case "auth/id-token-revoked":

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Socket } from "node:net";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
-import { ApiError, internalError, invalidRequest } from "./errors";
+import { RETRY_AFTER_SECONDS } from "./deadline";
+import { ApiError, internalError, invalidRequest, unavailable } from "./errors";
 import type { Logger } from "./logger";
 
 /** Anything under /api/v1 that no route matched. */
@@ -53,12 +54,20 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   );
 }
 
+/** DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE. */
+const BACKEND_UNAVAILABLE = new Set([4, 8, 10, 14]);
+
 function toApiError(error: unknown, req: Request, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
   // Express's own client errors, e.g. a path parameter that is not valid percent-encoding.
   const status = (error as { status?: number }).status;
   if (status === 400 && (error instanceof URIError || (error as { expose?: boolean }).expose)) {
     return invalidRequest("The request URL is malformed (not valid percent-encoding).");
+  }
+  // gRPC statuses of a backend that is down, overloaded, or lost a contended transaction.
+  if (BACKEND_UNAVAILABLE.has((error as { code?: unknown }).code as number)) {
+    logger.warn("backend unavailable", { requestId: req.requestId, path: req.path, error: (error as Error).message });
+    return unavailable("A backend is unavailable; retry later.", RETRY_AFTER_SECONDS);
   }
   logger.error("unhandled error", {
     requestId: req.requestId,

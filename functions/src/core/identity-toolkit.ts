@@ -1,4 +1,5 @@
 import { ApiError, rateLimited, tokenError } from "./errors";
+import { withDeadlines } from "./deadline";
 
 export interface PasswordSession {
   uid: string;
@@ -19,8 +20,8 @@ export function identityToolkit(options: { apiKey: string; emulatorHost?: string
   const base = options.emulatorHost
     ? `http://${options.emulatorHost}/identitytoolkit.googleapis.com/v1`
     : "https://identitytoolkit.googleapis.com/v1";
-  return {
-    async signInWithPassword(email, password) {
+  return withDeadlines("Auth", {
+    async signInWithPassword(email: string, password: string) {
       if (!options.apiKey) throw new Error("WEB_API_KEY is not configured; password sign-in is unavailable.");
       const response = await fetch(`${base}/accounts:signInWithPassword?key=${encodeURIComponent(options.apiKey)}`, {
         method: "POST",
@@ -43,5 +44,5 @@ export function identityToolkit(options: { apiKey: string; emulatorHost?: string
       if (reason === "TOO_MANY_ATTEMPTS_TRY_LATER") throw rateLimited(60);
       throw new Error(`Identity Toolkit sign-in failed: HTTP ${response.status} ${reason}`);
     },
-  };
+  });
 }

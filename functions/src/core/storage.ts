@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { getStorage } from "firebase-admin/storage";
+import { withDeadlines } from "./deadline";
 
 /** A Cloud Storage bucket, as the Admin SDK hands it out. */
 export type Bucket = ReturnType<ReturnType<typeof getStorage>["bucket"]>;
@@ -33,7 +34,7 @@ export interface ObjectStore {
 const RESUMABLE_FROM_BYTES = 8 * 1024 * 1024;
 
 export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
-  return {
+  return withDeadlines("Storage", {
     async signedReadUrl(path, { ttlSeconds, fileName }) {
       const expiresAt = new Date(clock().getTime() + ttlSeconds * 1000);
       const [url] = await bucket.file(path).getSignedUrl({
@@ -54,7 +55,7 @@ export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
     async delete(path) {
       await bucket.file(path).delete({ ignoreNotFound: true });
     },
-  };
+  });
 }
 
 function contentDisposition(fileName: string): string {

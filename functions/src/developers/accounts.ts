@@ -5,6 +5,7 @@ import { ApiError, invalidRequest } from "../core/errors";
 import type { Deps } from "../deps";
 import { developerStore } from "./developer-store";
 import type { developerSchema, registerWithPasswordSchema, registerWithTokenSchema } from "./schemas";
+import { withinDeadline } from "../core/deadline";
 
 type DeveloperView = z.output<typeof developerSchema>;
 
@@ -32,12 +33,12 @@ export async function requireDeveloper(db: Deps["db"], caller: Caller): Promise<
 export async function createDeveloperAccount(db: Deps["db"], account: Omit<DeveloperAccount, "createdAt">, now: Date): Promise<DeveloperAccount> {
   const developers = developerStore(db);
   const developer: DeveloperAccount = { ...account, createdAt: now };
-  await db.runTransaction(async (tx) => {
+  await withinDeadline("Firestore (register)", db.runTransaction(async (tx) => {
     const { registered, publisherTaken } = await developers.claims(tx, account.id, account.publisherId);
     if (registered) throw new ApiError("already_registered", "This account already has a developer account.");
     if (publisherTaken) throw new ApiError("publisher_taken", `Publisher id '${account.publisherId}' is taken.`);
     developers.create(tx, developer);
-  });
+  }));
   return developer;
 }
 
@@ -46,8 +47,7 @@ export async function registerWithPassword({ db, auth, identity, clock }: Deps, 
   if (await developerStore(db).publisherTaken(input.publisherId)) {
     throw new ApiError("publisher_taken", `Publisher id '${input.publisherId}' is taken.`);
   }
-  const user = await auth
-    .createUser({ email: input.email, password: input.password, displayName: input.displayName })
+  const user = await withinDeadline("Auth", auth.createUser({ email: input.email, password: input.password, displayName: input.displayName }))
     .catch((error: { code?: string; message?: string }) => {
       if (error.code === "auth/email-already-exists") throw new ApiError("email_exists", "An account with this email exists; sign in and register with its token.");
       if (error.code === "auth/invalid-email" || error.code === "auth/invalid-password") throw invalidRequest(error.message ?? "Invalid email or password.");
@@ -58,7 +58,7 @@ export async function registerWithPassword({ db, auth, identity, clock }: Deps, 
     developer = await createDeveloperAccount(db, { id: user.uid, email: input.email, displayName: input.displayName, publisherId: input.publisherId }, clock());
   } catch (error) {
     // Nothing half-made: without its developer account the new Auth user goes too.
-    await auth.deleteUser(user.uid);
+    await withinDeadline("Auth", auth.deleteUser(user.uid));
     throw error;
   }
   const session = await identity.signInWithPassword(input.email, input.password);

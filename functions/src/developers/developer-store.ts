@@ -1,6 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import type { DeveloperAccount } from "../core/auth";
+import { withDeadlines } from "../core/deadline";
 import { readDocument, timestamp } from "../core/documents";
 
 /**
@@ -22,7 +23,7 @@ export function developerStore(db: Firestore) {
     const stored = readDocument(developerDocument, snapshot);
     return stored && { id: snapshot.id, ...stored, createdAt: stored.createdAt.toDate() };
   };
-  return {
+  return withDeadlines("Firestore", {
     async get(uid: string): Promise<DeveloperAccount | null> {
       return read(await developers.doc(uid).get());
     },
@@ -43,5 +44,5 @@ export function developerStore(db: Firestore) {
         createdAt: Timestamp.fromDate(account.createdAt),
       });
     },
-  };
+  });
 }

@@ -11,6 +11,7 @@ import {
 } from "firebase-admin/firestore";
 import { z } from "zod";
 import { VERSION_STATES } from "./schemas";
+import { withDeadlines } from "../core/deadline";
 import { readDocument, timestamp } from "../core/documents";
 
 /**
@@ -174,7 +175,7 @@ export function moduleStore(db: Firestore) {
     listing: listingOf(record.listing),
   });
 
-  return {
+  return withDeadlines("Firestore", {
     readModule,
     readVersion,
     async getModule(moduleId: string): Promise<ModuleRecord | null> {
@@ -228,5 +229,5 @@ export function moduleStore(db: Firestore) {
     async countDownload(moduleId: string): Promise<void> {
       await moduleRef(moduleId).update({ downloads: FieldValue.increment(1) });
     },
-  };
+  });
 }

@@ -9,6 +9,7 @@ import { inspectPackage } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
 import { searchTerms } from "./search";
 import { signaturePayload } from "./signature";
+import { withinDeadline } from "../core/deadline";
 
 /**
  * The path of a module from package to marketplace: sign (validate, store, sign, record as
@@ -56,7 +57,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
   };
   let replacedPath: string | undefined;
   try {
-    replacedPath = await db.runTransaction(async (tx) => {
+    replacedPath = await withinDeadline("Firestore (sign)", db.runTransaction(async (tx) => {
       const { module, version: previous } = await modules.getModuleAndVersion(moduleId, version, tx);
       assertMayChangeVersion(target, module, previous, publisher.id);
       if (!module) modules.createModule(tx, newModule(moduleId, publisher, record.listing, signedAt));
@@ -64,7 +65,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
       else if (!module.listed) modules.setModule(tx, { ...withListing(module, record.listing), updatedAt: signedAt });
       modules.setVersion(tx, record);
       return previous?.storagePath;
-    });
+    }));
   } catch (error) {
     // The package is stored only if a version record points at it.
     const stored = await modules.getVersion(moduleId, version);
@@ -106,7 +107,7 @@ export async function publishVersion({ db, clock }: Deps, publisher: Publisher, 
     modules.setVersion(batch, published, { lastUpdateTime: current.versionSnapshot.updateTime! });
     modules.setModule(batch, listed, { lastUpdateTime: current.moduleSnapshot.updateTime! });
     try {
-      await batch.commit();
+      await withinDeadline("Firestore (publish)", batch.commit());
       return { module: toModuleView(listed), version: toVersionView(published) };
     } catch (error) {
       if ((error as { code?: number }).code !== FAILED_PRECONDITION) throw error;

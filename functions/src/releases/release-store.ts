@@ -1,6 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Query } from "firebase-admin/firestore";
 import { z } from "zod";
 import { ARCHES, CHANNELS, PLATFORMS } from "./schemas";
+import { withDeadlines } from "../core/deadline";
 import { readDocument, semverVersion, timestamp } from "../core/documents";
 
 /** `releases/{releaseId}`: desktop installer releases, written by operators, read by the service. */
@@ -51,7 +52,7 @@ export function releaseStore(db: Firestore) {
   };
   const toDocument = ({ id: _id, notes, publishedAt, ...release }: Release) =>
     releaseDocument.parse({ ...release, ...(notes ? { notes } : {}), publishedAt: Timestamp.fromDate(publishedAt) });
-  return {
+  return withDeadlines("Firestore", {
     read,
     async get(releaseId: string): Promise<Release | null> {
       return read(await collection.doc(releaseId).get());
@@ -74,5 +75,5 @@ export function releaseStore(db: Firestore) {
     async delete(releaseId: string): Promise<void> {
       await collection.doc(releaseId).delete();
     },
-  };
+  });
 }

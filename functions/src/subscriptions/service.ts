@@ -8,6 +8,7 @@ import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
 import { subscriptionInput, type SubscriptionStatusView } from "./schemas";
 import { subscriptionStore, type Subscription } from "./subscription-store";
+import { withinDeadline } from "../core/deadline";
 
 /**
  * A business's subscription with its effective status, for a member of that business. A caller
@@ -16,7 +17,7 @@ import { subscriptionStore, type Subscription } from "./subscription-store";
 export async function getSubscriptionStatus(db: Firestore, uid: string, businessId: string, now: Date): Promise<SubscriptionStatusView> {
   const businesses = businessStore(db);
   const subscriptions = subscriptionStore(db);
-  const [businessSnapshot, subscriptionSnapshot] = await db.getAll(businesses.ref(businessId), subscriptions.ref(businessId));
+  const [businessSnapshot, subscriptionSnapshot] = await withinDeadline("Firestore", db.getAll(businesses.ref(businessId), subscriptions.ref(businessId)));
   const business = businesses.read(businessSnapshot);
   if (!business || !business.memberIds.includes(uid)) {
     throw new ApiError("business_not_found", `No business '${businessId}' of which you are a member.`);

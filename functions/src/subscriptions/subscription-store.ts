@@ -1,6 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { z } from "zod";
 import { SUBSCRIPTION_STATUSES } from "./schemas";
+import { withDeadlines } from "../core/deadline";
 import { readDocument, timestamp } from "../core/documents";
 
 /** `subscriptions/{businessId}`: written by billing (and the operator CLI), read by the service. */
@@ -40,7 +41,7 @@ export function subscriptionStore(db: Firestore) {
       }
     );
   };
-  return {
+  return withDeadlines("Firestore", {
     ref: (businessId: string) => collection.doc(businessId),
     read,
     /** One batched read of several businesses' subscriptions, in their order. */
@@ -58,5 +59,5 @@ export function subscriptionStore(db: Firestore) {
         entitlements: subscription.entitlements,
       });
     },
-  };
+  });
 }

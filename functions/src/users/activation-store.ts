@@ -1,5 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { z } from "zod";
+import { withDeadlines } from "../core/deadline";
 import { readDocument, timestamp } from "../core/documents";
 
 /** `users/{uid}/activations/{moduleId}`: which modules a user confirmed, written by the service. */
@@ -41,7 +42,7 @@ export function activationStore(db: Firestore) {
     activatedAt: Timestamp.fromDate(activation.activatedAt),
     updatedAt: Timestamp.fromDate(activation.updatedAt),
   });
-  return {
+  return withDeadlines("Firestore", {
     ref: (uid: string, moduleId: string) => collection(uid).doc(moduleId),
     read,
     async get(uid: string, moduleId: string): Promise<Activation | null> {
@@ -70,5 +71,5 @@ export function activationStore(db: Firestore) {
           ...(activation.deviceId ? { deviceId: activation.deviceId } : {}),
         });
     },
-  };
+  });
 }

@@ -1,5 +1,6 @@
 import type { Auth } from "firebase-admin/auth";
 import { ApiError } from "../core/errors";
+import { withinDeadline } from "../core/deadline";
 
 export interface UserIdentity {
   uid: string;
@@ -10,7 +11,7 @@ export interface UserIdentity {
 /** A Firebase Auth user by uid, or by email when the reference has an '@' (operator commands). */
 export async function findUser(auth: Auth, reference: string): Promise<UserIdentity> {
   try {
-    const user = reference.includes("@") ? await auth.getUserByEmail(reference) : await auth.getUser(reference);
+    const user = await withinDeadline("Auth", reference.includes("@") ? auth.getUserByEmail(reference) : auth.getUser(reference));
     return { uid: user.uid, email: user.email ?? null, displayName: user.displayName ?? null };
   } catch (error) {
     const code = (error as { code?: string }).code;

@@ -1,5 +1,6 @@
 import { FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { z } from "zod";
+import { withDeadlines } from "../core/deadline";
 import { readDocument } from "../core/documents";
 
 /** `users/{uid}`: a user's profile data and direct entitlement grants (support and operators write it). */
@@ -21,7 +22,7 @@ export function userStore(db: Firestore) {
     const stored = readDocument(userDocument, snapshot);
     return stored && { displayName: stored.displayName ?? null, entitlements: stored.entitlements ?? [] };
   };
-  return {
+  return withDeadlines("Firestore", {
     ref: (uid: string) => collection.doc(uid),
     read,
     async get(uid: string): Promise<UserRecord | null> {
@@ -36,5 +37,5 @@ export function userStore(db: Firestore) {
     async revoke(uid: string, key: string): Promise<void> {
       await collection.doc(uid).update({ entitlements: FieldValue.arrayRemove(key) });
     },
-  };
+  });
 }

@@ -1,0 +1,68 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { NextFunction, Request, Response } from "express";
+import { unavailable } from "./errors";
+
+/**
+ * Deadlines on every call to Firestore, Storage and Auth. A request runs with a budget: each
+ * backend call may take at most the per-call deadline, and never past the request's own end;
+ * past either, the call is abandoned with a 503 `unavailable` and `Retry-After`. Outside a
+ * request (the operator CLI, the seed) calls have no deadline.
+ *
+ * An abandoned call is not cancelled: a write may still land after the answer. Writes are
+ * therefore ordered so that a late one leaves nothing dangling (a document is written only after
+ * the object it points to), and objects no document references are removed by the scheduled
+ * clean-up (cleanup/).
+ */
+
+export interface DeadlineSettings {
+  /** Longest wait for one backend call. */
+  callMs: number;
+  /** Longest a request may spend in backend calls, all told. */
+  requestMs: number;
+}
+
+interface Budget {
+  callMs: number;
+  endsAt: number;
+}
+
+const budgets = new AsyncLocalStorage<Budget>();
+export const RETRY_AFTER_SECONDS = 5;
+
+/** Express middleware: the rest of the request runs within the deadlines. */
+export function requestDeadlines(settings: DeadlineSettings) {
+  return (_req: Request, _res: Response, next: NextFunction) =>
+    budgets.run({ callMs: settings.callMs, endsAt: Date.now() + settings.requestMs }, next);
+}
+
+/** The result of a backend call, or a 503 when it does not come within the current budget. */
+export function withinDeadline<T>(what: string, work: Promise<T>): Promise<T> {
+  const budget = budgets.getStore();
+  if (!budget) return work;
+  const ms = Math.max(0, Math.min(budget.callMs, budget.endsAt - Date.now()));
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(unavailable(`${what} did not answer in time; retry later.`, RETRY_AFTER_SECONDS)), ms);
+  });
+  // A call abandoned at its deadline may still fail later; nobody is waiting for it then.
+  work.catch(() => {});
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The same object, with every method that returns a promise bound by the deadline: how the
+ * stores and the object store put all their calls under it in one place.
+ */
+export function withDeadlines<T extends object>(what: string, methods: T): T {
+  const bound = {} as Record<string, unknown>;
+  for (const [name, value] of Object.entries(methods)) {
+    bound[name] =
+      typeof value === "function"
+        ? (...args: unknown[]) => {
+            const result = value.apply(methods, args);
+            return result instanceof Promise ? withinDeadline(`${what} (${name})`, result) : result;
+          }
+        : value;
+  }
+  return bound as T;
+}

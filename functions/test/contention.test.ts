@@ -1,0 +1,47 @@
+import request from "supertest";
+import type { Express } from "express";
+import { modulePackage } from "./packages";
+import { bearer, createDeveloper, createUser, resetEmulators, testApp, type TestDeveloper } from "./harness";
+
+/** Contention is not an error: many calls on one document end in their contract answers, fast. */
+describe("contention", () => {
+  let app: Express;
+  let developer: TestDeveloper;
+
+  beforeAll(async () => {
+    await resetEmulators();
+    app = await testApp({ config: { rateLimit: { perIpPerMinute: 1_000_000, perUserPerMinute: 1_000_000 } } });
+    developer = await createDeveloper("acme");
+    const signed = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
+      .send(await modulePackage({ id: "acme.hot" }));
+    expect(signed.status).toBe(201);
+  });
+
+  it("150 concurrent publishes of one version: exactly one 200, the rest 409 version_already_published", async () => {
+    const started = Date.now();
+    const responses = await Promise.all(
+      Array.from({ length: 150 }, () => request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: "acme.hot", version: "1.0.0" })),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 409).map((response) => response.body.code)).toEqual(Array(149).fill("version_already_published"));
+    // Seconds, not the ~20 s of lock timeouts a transaction per caller took.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const listed = await request(app).get("/api/v1/modules");
+    expect(listed.body.items.map((item: { id: string; latestVersion: string }) => [item.id, item.latestVersion])).toEqual([["acme.hot", "1.0.0"]]);
+  }, 60_000);
+
+  it("100 concurrent confirms of one module by one user all answer 200 and agree on activatedAt", async () => {
+    const user = await createUser();
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, index) =>
+        request(app).post("/api/v1/modules/confirm").set(bearer(user)).send({ moduleId: "acme.hot", deviceId: `device-${index % 3}` }),
+      ),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(100).fill(200));
+    const activatedAt = new Set(responses.map((response) => response.body.activatedAt));
+    expect(activatedAt.size).toBe(1);
+    const profile = await request(app).get("/api/v1/users/me").set(bearer(user));
+    expect(profile.body.activations).toEqual([{ moduleId: "acme.hot", version: "1.0.0", activatedAt: [...activatedAt][0] }]);
+  }, 60_000);
+});

@@ -1,0 +1,74 @@
+import { execFileSync } from "node:child_process";
+import request from "supertest";
+import type { Express } from "express";
+import { countDocuments } from "./fixtures";
+import { modulePackage } from "./packages";
+import { bearer, createDeveloper, expectProblem, resetEmulators, storedObjects, testApp, type TestDeveloper } from "./harness";
+
+/**
+ * With the Firestore emulator frozen (SIGSTOP of the process the test run started), requests
+ * answer 503 unavailable with Retry-After within the deadline, write nothing, and the service
+ * answers normally again once it thaws.
+ */
+function firestorePid(): number {
+  const port = process.env.FIRESTORE_EMULATOR_HOST!.split(":")[1];
+  const row = execFileSync("ps", ["-eo", "pid=,args="])
+    .toString()
+    .split("\n")
+    // The JVM itself, not the supervisor whose command line repeats its arguments.
+    .find((line) => /^\s*\d+ \S*java /.test(line) && line.includes("CloudFirestore") && line.includes(`--port=${port}`));
+  if (!row) throw new Error("The Firestore emulator of this test run was not found.");
+  return Number(row.trim().split(/\s+/)[0]);
+}
+
+describe("deadlines", () => {
+  let app: Express;
+  let developer: TestDeveloper;
+  let frozen: number | undefined;
+
+  beforeAll(async () => {
+    await resetEmulators();
+    app = await testApp({ config: { deadlines: { callMs: 1500, requestMs: 2500 } } });
+    developer = await createDeveloper("acme");
+  });
+  const freeze = () => {
+    frozen = firestorePid();
+    process.kill(frozen, "SIGSTOP");
+  };
+  const thaw = () => {
+    if (frozen !== undefined) process.kill(frozen, "SIGCONT");
+    frozen = undefined;
+  };
+  afterEach(thaw);
+
+  it("answers 503 with Retry-After within the deadline while Firestore is frozen, and normally after", async () => {
+    freeze();
+    const started = Date.now();
+    const profile = await request(app).get("/api/v1/users/me").set(bearer(developer));
+    expectProblem(profile, 503, "unavailable");
+    expect(profile.headers["retry-after"]).toBe("5");
+    expect(Date.now() - started).toBeLessThan(2_400);
+    // What needs no backend still answers.
+    expect((await request(app).get("/api/v1/health")).status).toBe(200);
+    thaw();
+    expect((await request(app).get("/api/v1/users/me").set(bearer(developer))).status).toBe(200);
+  }, 30_000);
+
+  it("ends a request at its overall deadline even when one call may take longer", async () => {
+    const impatient = await testApp({ config: { deadlines: { callMs: 10_000, requestMs: 1_000 } } });
+    freeze();
+    const started = Date.now();
+    expectProblem(await request(impatient).get("/api/v1/modules").set(bearer(developer)), 503, "unavailable");
+    expect(Date.now() - started).toBeLessThan(1_900);
+  }, 30_000);
+
+  it("stores nothing of a sign that meets a frozen Firestore", async () => {
+    freeze();
+    const response = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
+      .send(await modulePackage());
+    expectProblem(response, 503, "unavailable");
+    thaw();
+    expect(await storedObjects("modules/")).toEqual([]);
+    expect(await countDocuments("modules")).toBe(0);
+  }, 30_000);
+});
