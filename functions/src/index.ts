@@ -1,25 +1,32 @@
-import { initializeApp } from "firebase-admin/app";
+import { initializeApp, type App } from "firebase-admin/app";
+import { getFirestore } from "firebase-admin/firestore";
+import { getStorage } from "firebase-admin/storage";
 import { onRequest } from "firebase-functions/v2/https";
+import { onSchedule } from "firebase-functions/v2/scheduler";
 import type { Express } from "express";
 import { createApp } from "./app";
+import { removeOrphanedObjects } from "./cleanup/service";
 import { loadConfig, params } from "./config";
 import { cloudLogger } from "./core/logger";
+import { bucketStore } from "./core/storage";
 import { buildDeps } from "./deps";
 
+const REGION = "us-central1";
+let firebaseApp: App | undefined;
 let app: Promise<Express> | undefined;
+
+/** The Admin SDK, initialised once per instance for whichever function runs first. */
+const adminApp = () => (firebaseApp ??= initializeApp());
 
 /** Built on the first request, when params and secrets are readable; kept for the instance's life. */
 function productionApp(): Promise<Express> {
-  app ??= (async () => {
-    const config = loadConfig();
-    return createApp(await buildDeps(initializeApp(), config, cloudLogger));
-  })();
+  app ??= (async () => createApp(await buildDeps(adminApp(), loadConfig(), cloudLogger)))();
   return app;
 }
 
 export const api = onRequest(
   {
-    region: "us-central1",
+    region: REGION,
     memory: "512MiB",
     timeoutSeconds: 120,
     concurrency: 80,
@@ -31,3 +38,15 @@ export const api = onRequest(
     handler(req, res);
   },
 );
+
+/** Hourly: removes stored packages and installers that no document references (cleanup/service.ts). */
+export const cleanup = onSchedule({ schedule: "every 60 minutes", region: REGION, timeoutSeconds: 540 }, async () => {
+  const config = loadConfig();
+  const clock = () => new Date();
+  const result = await removeOrphanedObjects({
+    db: getFirestore(adminApp()),
+    store: bucketStore(getStorage(adminApp()).bucket(config.storageBucket), clock),
+    clock,
+  });
+  cloudLogger.info("orphaned objects removed", { checked: result.checked, removed: result.removed.length, paths: result.removed.slice(0, 100) });
+});

@@ -28,6 +28,13 @@ export interface ObjectStore {
   /** Streams an object of `size` bytes (large ones as a resumable upload) without holding it in memory. */
   writeStream(path: string, source: Readable, size: number, metadata: ObjectMetadata): Promise<void>;
   delete(path: string): Promise<void>;
+  /** Every object under a prefix with its creation time, a page at a time. */
+  list(prefix: string): AsyncIterable<StoredObject>;
+}
+
+export interface StoredObject {
+  path: string;
+  createdAt: Date;
 }
 
 /** Uploads from this size on are resumable: a dropped connection resumes instead of starting over. */
@@ -51,6 +58,14 @@ export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
     async writeStream(path, source, size, { contentType, metadata }) {
       const target = bucket.file(path).createWriteStream({ resumable: size > RESUMABLE_FROM_BYTES, contentType, metadata: { metadata } });
       await pipeline(source, target);
+    },
+    async *list(prefix) {
+      let pageToken: string | undefined;
+      do {
+        const [files, next] = await bucket.getFiles({ prefix, maxResults: 1000, autoPaginate: false, pageToken });
+        for (const file of files) yield { path: file.name, createdAt: new Date(file.metadata.timeCreated ?? 0) };
+        pageToken = (next as { pageToken?: string } | null)?.pageToken;
+      } while (pageToken);
     },
     async delete(path) {
       await bucket.file(path).delete({ ignoreNotFound: true });

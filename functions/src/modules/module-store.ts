@@ -226,6 +226,11 @@ export function moduleStore(db: Firestore) {
     setVersion(writer: Transaction | WriteBatch, record: VersionRecord, precondition?: Precondition): void {
       writeWhole(writer, versionRef(record.moduleId, record.version), versionData(record), ["publishedAt", "minAppVersion"], precondition);
     },
+    /** Where every version's package is stored: one collection-group query of that field only. */
+    async storagePaths(): Promise<Set<string>> {
+      const snapshot = await db.collectionGroup("versions").select("storagePath").get();
+      return new Set(snapshot.docs.map((doc) => doc.get("storagePath") as string));
+    },
     async countDownload(moduleId: string): Promise<void> {
       await moduleRef(moduleId).update({ downloads: FieldValue.increment(1) });
     },

@@ -72,6 +72,10 @@ export function releaseStore(db: Firestore) {
     async replace(release: Release): Promise<void> {
       await collection.doc(release.id).set(toDocument(release));
     },
+    /** Where every release's installer is stored: one query of that field only. */
+    async storagePaths(): Promise<Set<string>> {
+      return new Set((await collection.select("storagePath").get()).docs.map((doc) => doc.get("storagePath") as string));
+    },
     async delete(releaseId: string): Promise<void> {
       await collection.doc(releaseId).delete();
     },
