@@ -42,7 +42,10 @@ export function ensureFunctionsLocalFiles(moduleSigningKeys: string, bucket: str
     written.push(SECRET_FILE);
   }
   if (!existsSync(PARAMS_FILE)) {
-    writeFileSync(PARAMS_FILE, `# Params of the api function in the Functions emulator (npm run functions).\nSTORAGE_BUCKET=${bucket}\n`);
+    writeFileSync(
+      PARAMS_FILE,
+      `# Params of the api function in the Functions emulator (npm run functions); no proxy is in front of it.\nSTORAGE_BUCKET=${bucket}\nTRUST_PROXY_HOPS=0\n`,
+    );
     written.push(PARAMS_FILE);
   }
   return written;

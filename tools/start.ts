@@ -152,6 +152,8 @@ async function main(): Promise<void> {
       ...stack.env,
       GCLOUD_PROJECT: LOCAL_PROJECT_ID,
       STORAGE_BUCKET: LOCAL_BUCKET,
+      // No proxy is in front locally: the client address is the connection's, X-Forwarded-For is the caller's word.
+      TRUST_PROXY_HOPS: process.env.TRUST_PROXY_HOPS ?? "0",
       MODULE_SIGNING_KEYS: process.env.MODULE_SIGNING_KEYS ?? secrets.moduleSigningKeys,
     };
     Object.assign(process.env, stack.env, { GCLOUD_PROJECT: LOCAL_PROJECT_ID });

@@ -15,6 +15,8 @@ export const DEFAULTS = {
   rateLimitPerIpPerMinute: 600,
   rateLimitPerUserPerMinute: 300,
   trustProxyHops: 1,
+  loginFailuresPerAccount: 10,
+  loginWindowSeconds: 15 * 60,
   backendDeadlineSeconds: 10,
   requestDeadlineSeconds: 30,
 } as const;
@@ -58,6 +60,14 @@ export const params = {
     default: DEFAULTS.trustProxyHops,
     description: "Proxies in front of the function whose X-Forwarded-For is trusted for the client address.",
   }),
+  loginFailuresPerAccount: defineInt("LOGIN_FAILURES_PER_ACCOUNT", {
+    default: DEFAULTS.loginFailuresPerAccount,
+    description: "Failed developer logins one account may have per window before 429, from any number of addresses.",
+  }),
+  loginWindowSeconds: defineInt("LOGIN_WINDOW_SECONDS", {
+    default: DEFAULTS.loginWindowSeconds,
+    description: "The window of LOGIN_FAILURES_PER_ACCOUNT, in seconds.",
+  }),
   backendDeadlineSeconds: defineInt("BACKEND_DEADLINE_SECONDS", {
     default: DEFAULTS.backendDeadlineSeconds,
     description: "Longest wait for one call to Firestore, Storage or Auth before answering 503 unavailable.",
@@ -82,6 +92,8 @@ export interface Config {
   corsOrigins: string[];
   rateLimit: { perIpPerMinute: number; perUserPerMinute: number };
   trustProxyHops: number;
+  /** Failed developer logins per account and window (developers/login-limit.ts). */
+  loginLimit: { maxFailures: number; windowMs: number };
   /** Deadlines of backend calls, in milliseconds (core/deadline.ts). */
   deadlines: { callMs: number; requestMs: number };
   /** Identity Toolkit: the Web API key, and the emulator host when one is used. */
@@ -113,6 +125,10 @@ export function loadConfig(env: Env = process.env): Config {
       perUserPerMinute: positiveInt(env, "RATE_LIMIT_PER_USER_PER_MINUTE", DEFAULTS.rateLimitPerUserPerMinute),
     },
     trustProxyHops: nonNegativeInt(env, "TRUST_PROXY_HOPS", DEFAULTS.trustProxyHops),
+    loginLimit: {
+      maxFailures: positiveInt(env, "LOGIN_FAILURES_PER_ACCOUNT", DEFAULTS.loginFailuresPerAccount),
+      windowMs: positiveInt(env, "LOGIN_WINDOW_SECONDS", DEFAULTS.loginWindowSeconds) * 1000,
+    },
     deadlines: {
       callMs: positiveInt(env, "BACKEND_DEADLINE_SECONDS", DEFAULTS.backendDeadlineSeconds) * 1000,
       requestMs: Math.min(positiveInt(env, "REQUEST_DEADLINE_SECONDS", DEFAULTS.requestDeadlineSeconds), MAX_REQUEST_DEADLINE_SECONDS) * 1000,

@@ -125,6 +125,27 @@ describe("developer accounts", () => {
       expect(wrong.body.detail).toBe(unknown.body.detail);
     });
 
+    it("limits failed logins per account, from however many addresses, across instances (state in Firestore)", async () => {
+      await register({ email: "dev@example.test", password: "long-enough-pw", displayName: "Dev", publisherId: "acme" });
+      // Two apps: two function instances, sharing nothing but Firestore.
+      const instances = [
+        await testApp({ config: { loginLimit: { maxFailures: 5, windowMs: 60_000 }, trustProxyHops: 1 } }),
+        await testApp({ config: { loginLimit: { maxFailures: 5, windowMs: 60_000 }, trustProxyHops: 1 } }),
+      ];
+      const attempt = (index: number, password: string, email = "dev@example.test") =>
+        request(instances[index % 2]).post("/api/v1/developers/auth/login").set("X-Forwarded-For", `203.0.113.${index}`).send({ email, password });
+      for (let index = 0; index < 5; index += 1) expectProblem(await attempt(index, "wrong-password"), 401, "invalid_credentials");
+      const limited = await attempt(5, "wrong-password");
+      expectProblem(limited, 429, "rate_limited");
+      expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+      expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(60);
+      // While limited even the right password is not tried, so guessing gains nothing.
+      expectProblem(await attempt(6, "long-enough-pw"), 429, "rate_limited");
+      expectProblem(await attempt(7, "wrong-password", "DEV@example.test"), 429, "rate_limited");
+      // Another account is not affected.
+      expectProblem(await attempt(8, "wrong-password", "other@example.test"), 401, "invalid_credentials");
+    });
+
     it("answers 403 not_a_developer for a user without a developer account", async () => {
       const user = await createUser();
       const response = await request(await testApp()).post("/api/v1/developers/auth/login").send({ email: user.email, password: user.password });

@@ -90,6 +90,12 @@ describe("cross-cutting HTTP rules", () => {
     expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(60);
   });
 
+  it("takes the client address from the connection when no proxy is trusted (local runs), so X-Forwarded-For cannot dodge the limit", async () => {
+    const app = await testApp({ config: { trustProxyHops: 0, rateLimit: { perIpPerMinute: 2, perUserPerMinute: 100 } } });
+    for (let i = 0; i < 2; i += 1) expect((await request(app).get("/api/v1/health").set("X-Forwarded-For", `198.51.100.${i}`)).status).toBe(200);
+    expectProblem(await request(app).get("/api/v1/health").set("X-Forwarded-For", "198.51.100.9"), 429, "rate_limited");
+  });
+
   it("limits authenticated requests per user", async () => {
     const [alice, bob] = [await createUser(), await createUser()];
     const app = await testApp({ config: { rateLimit: { perIpPerMinute: 100, perUserPerMinute: 2 } } });

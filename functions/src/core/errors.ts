@@ -113,8 +113,8 @@ export const payloadTooLarge = (limitBytes: number) =>
 export const unsupportedMediaType = (expected: string) =>
   new ApiError("unsupported_media_type", `The request body must be sent as ${expected}.`);
 
-export const rateLimited = (retryAfterSeconds: number) =>
-  new ApiError("rate_limited", "Too many requests; retry later.", { headers: { "Retry-After": String(retryAfterSeconds) } });
+export const rateLimited = (retryAfterSeconds: number, detail = "Too many requests; retry later.") =>
+  new ApiError("rate_limited", detail, { headers: { "Retry-After": String(retryAfterSeconds) } });
 
 export const unavailable = (detail: string, retryAfterSeconds: number) =>
   new ApiError("unavailable", detail, { headers: { "Retry-After": String(retryAfterSeconds) } });

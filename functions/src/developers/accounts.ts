@@ -1,9 +1,11 @@
 import type { z } from "zod";
 import type { Caller, DeveloperAccount, DeveloperCaller } from "../core/auth";
 import { toIso } from "../core/documents";
-import { ApiError, invalidRequest } from "../core/errors";
+import { ApiError, invalidRequest, rateLimited } from "../core/errors";
 import type { Deps } from "../deps";
 import { developerStore } from "./developer-store";
+import { loginAttemptStore } from "./login-attempt-store";
+import { loginWindow, retryAfterSeconds } from "./login-limit";
 import type { developerSchema, registerWithPasswordSchema, registerWithTokenSchema } from "./schemas";
 import { withinDeadline } from "../core/deadline";
 
@@ -70,8 +72,21 @@ export async function registerExistingUser({ db, clock }: Deps, caller: Caller, 
   return { developer: toDeveloperView(developer) };
 }
 
-export async function login({ db, identity }: Deps, email: string, password: string) {
-  const session = await identity.signInWithPassword(email, password);
+/**
+ * Password sign-in of a developer. An account with too many failed attempts in the current window
+ * is refused with 429 before its password is tried, whichever address the attempts come from.
+ */
+export async function login({ db, identity, config, clock }: Deps, email: string, password: string) {
+  const now = clock();
+  const window = loginWindow(email, config.loginLimit, now);
+  const attempts = loginAttemptStore(db);
+  const wait = retryAfterSeconds(await attempts.failures(window.key), window, config.loginLimit, now);
+  if (wait !== null) throw rateLimited(wait, "Too many failed sign-ins for this account; retry later.");
+  const session = await identity.signInWithPassword(email, password).catch(async (error: unknown) => {
+    if (error instanceof ApiError && error.code === "invalid_credentials") await attempts.recordFailure(window.key, window.endsAt);
+    throw error;
+  });
+  await attempts.clear(window.key);
   const developer = await developerStore(db).get(session.uid);
   if (!developer) throw notADeveloper();
   return { developer: toDeveloperView(developer), idToken: session.idToken, refreshToken: session.refreshToken, expiresIn: session.expiresIn };

@@ -1,0 +1,23 @@
+import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
+import { withDeadlines } from "../core/deadline";
+
+/**
+ * `loginAttempts/{accountHash}-{window}`: failed developer logins of one account in one window
+ * (login-limit.ts). Increments are atomic and need no transaction, so a burst of failures from
+ * many places never contends; `expireAt` lets a Firestore TTL policy delete old windows.
+ */
+export function loginAttemptStore(db: Firestore) {
+  const collection = db.collection("loginAttempts");
+  return withDeadlines("Firestore", {
+    async failures(key: string): Promise<number> {
+      const snapshot = await collection.doc(key).get();
+      return snapshot.exists ? Number(snapshot.get("failures") ?? 0) : 0;
+    },
+    async recordFailure(key: string, expireAt: Date): Promise<void> {
+      await collection.doc(key).set({ failures: FieldValue.increment(1), expireAt: Timestamp.fromDate(expireAt) }, { merge: true });
+    },
+    async clear(key: string): Promise<void> {
+      await collection.doc(key).delete();
+    },
+  });
+}
