@@ -1,13 +1,28 @@
 /** @type {import('jest').Config} */
+// Type-checking is tsc's job (npm run lint); Jest only transpiles.
+const transform = { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] };
+
 module.exports = {
-  testEnvironment: "node",
-  roots: ["<rootDir>/src", "<rootDir>/test"],
-  // Type-checking is tsc's job (npm run lint); Jest only transpiles.
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
-  globalSetup: "<rootDir>/test/global-setup.ts",
-  globalTeardown: "<rootDir>/test/global-teardown.ts",
-  // One emulator stack is shared by every test file; files run one after another so that one
-  // file's clean-up never races another's requests.
+  projects: [
+    {
+      // Pure rules, each beside its module: no emulator, no Java, no network (npm run test:unit).
+      displayName: "unit",
+      testEnvironment: "node",
+      transform,
+      roots: ["<rootDir>/src", "<rootDir>/../tools"],
+    },
+    {
+      // Through HTTP against real emulators, started once by the global setup.
+      displayName: "integration",
+      testEnvironment: "node",
+      transform,
+      roots: ["<rootDir>/test"],
+      globalSetup: "<rootDir>/test/global-setup.ts",
+      globalTeardown: "<rootDir>/test/global-teardown.ts",
+    },
+  ],
+  // One emulator stack is shared by every integration file; files run one after another so that
+  // one file's clean-up never races another's requests.
   maxWorkers: 1,
   // The in-process emulators keep sockets open until the process ends; exit once teardown is done.
   forceExit: true,

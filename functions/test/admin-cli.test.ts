@@ -194,16 +194,6 @@ describe("operator CLI", () => {
     });
   });
 
-  it("answers --help at every level with exit 0, and unknown commands with exit 2", async () => {
-    for (const args of [["--help"], ["release", "--help"], ["release", "publish", "--help"], ["subscription", "set", "--help"]]) {
-      const result = await admin(...args);
-      expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/Usage:/);
-    }
-    expect((await admin("frobnicate")).code).toBe(2);
-    expect((await admin("release", "publish", "--bogus")).code).toBe(2);
-  });
-
   it("says how to get credentials when --project has no Application Default Credentials (exit 1)", async () => {
     const saved = { ...process.env };
     const noCredentials = mkdtempSync(path.join(tmpdir(), "no-adc-"));

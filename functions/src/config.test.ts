@@ -1,0 +1,41 @@
+import { DEFAULTS, loadConfig } from "./config";
+
+describe("configuration", () => {
+  it("has the documented defaults", () => {
+    const config = loadConfig({ GCLOUD_PROJECT: "p" });
+    expect(config).toMatchObject({
+      projectId: "p",
+      storageBucket: "p.appspot.com",
+      signedUrlTtlSeconds: DEFAULTS.signedUrlTtlSeconds,
+      maxPackageBytes: 25 * 1024 * 1024,
+      maxJsonBytes: 100 * 1024,
+      corsOrigins: [],
+      trustProxyHops: 1,
+      loginLimit: { maxFailures: 10, windowMs: 900_000 },
+      deadlines: { callMs: 10_000, requestMs: 30_000 },
+    });
+  });
+
+  it("reads the project and bucket from FIREBASE_CONFIG, and the variables over the defaults", () => {
+    const config = loadConfig({
+      FIREBASE_CONFIG: JSON.stringify({ projectId: "q", storageBucket: "q.firebasestorage.app" }),
+      CORS_ORIGINS: "https://a.example, https://b.example",
+      BACKEND_DEADLINE_SECONDS: "3",
+    });
+    expect(config).toMatchObject({ projectId: "q", storageBucket: "q.firebasestorage.app", corsOrigins: ["https://a.example", "https://b.example"], deadlines: { callMs: 3000 } });
+  });
+
+  it("caps what the contract bounds: signed URLs at 15 minutes, requests at 30 s", () => {
+    const config = loadConfig({ GCLOUD_PROJECT: "p", SIGNED_URL_TTL_SECONDS: "86400", REQUEST_DEADLINE_SECONDS: "600" });
+    expect(config.signedUrlTtlSeconds).toBe(900);
+    expect(config.deadlines.requestMs).toBe(30_000);
+  });
+
+  it.each([["MAX_PACKAGE_BYTES", "0"], ["MAX_JSON_BYTES", "1.5"], ["RATE_LIMIT_PER_IP_PER_MINUTE", "many"], ["TRUST_PROXY_HOPS", "-1"]])("refuses %s=%s", (name, value) => {
+    expect(() => loadConfig({ GCLOUD_PROJECT: "p", [name]: value })).toThrow(name);
+  });
+
+  it("needs a project id", () => {
+    expect(() => loadConfig({})).toThrow(/project id/);
+  });
+});
