@@ -6,7 +6,7 @@ import { problemSchema } from "./core/schemas";
 type JsonSchema = Record<string, unknown>;
 
 /** Codes any route may answer with. */
-const COMMON_PROBLEMS: ProblemCode[] = ["rate_limited", "internal"];
+const COMMON_PROBLEMS: ProblemCode[] = ["rate_limited", "internal", "unavailable"];
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the same route declarations and zod
