@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { ServiceAccount } from "../functions/src/local";
-import { freePort } from "./local-stack";
+import { freePort, stopSupervisor } from "./local-stack";
 
 const ROOT = path.join(__dirname, "..");
 const FUNCTIONS_DIR = path.join(ROOT, "functions");
@@ -115,24 +115,10 @@ export async function startFunctionsEmulator(options: {
       if (!stopping) resolve(`The Functions emulator stopped (exit ${code}):\n${output}`);
     }),
   );
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      stopping = true;
-      if (firebase.exitCode !== null || firebase.signalCode !== null) return resolve();
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-firebase.pid!, "SIGKILL");
-        } catch {
-          // already gone
-        }
-        resolve();
-      }, 15_000);
-      firebase.once("exit", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      firebase.kill("SIGINT");
-    });
+  const stop = () => {
+    stopping = true;
+    return stopSupervisor(firebase, 15_000);
+  };
 
   const apiBase = `http://127.0.0.1:${options.port}/${options.projectId}/us-central1/api/api/v1`;
   const deadline = Date.now() + 90_000;

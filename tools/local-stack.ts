@@ -290,7 +290,8 @@ async function startFirestore(
   return { host, stop, exited: exited.then((code) => (stopping ? new Promise<never>(() => {}) : code)) };
 }
 
-function stopSupervisor(child: ChildProcess): Promise<void> {
+/** Stops a process started under supervise.cjs: its whole group, by force after `graceMs`. */
+export function stopSupervisor(child: ChildProcess, graceMs = 10_000): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resolve();
     const timer = setTimeout(() => {
@@ -300,7 +301,7 @@ function stopSupervisor(child: ChildProcess): Promise<void> {
         // already gone
       }
       resolve();
-    }, 10_000);
+    }, graceMs);
     child.once("exit", () => {
       clearTimeout(timer);
       resolve();
