@@ -40,6 +40,8 @@ export function createApp(deps: Deps): Express {
   const routes = apiRoutes(deps);
   const app = express();
   app.disable("x-powered-by");
+  // Strong ETags are set where answers may be shared (core/http-cache.ts), nowhere else.
+  app.set("etag", false);
   app.set("trust proxy", config.trustProxyHops);
 
   app.use(requestId);
@@ -65,6 +67,7 @@ export function createApp(deps: Deps): Express {
     afterAuth: perUserRateLimit(config.rateLimit.perUserPerMinute),
     requireDeveloper: (caller) => requireDeveloper(deps.db, caller),
     maxJsonBytes: config.maxJsonBytes,
+    cachePolicy: config.cache,
   });
   app.use(API_PREFIX, router);
   app.use(API_PREFIX, unknownRoute);

@@ -15,6 +15,8 @@ export const DEFAULTS = {
   rateLimitPerIpPerMinute: 600,
   rateLimitPerUserPerMinute: 300,
   trustProxyHops: 1,
+  cacheMaxAgeSeconds: 60,
+  cacheSMaxAgeSeconds: 300,
   loginFailuresPerAccount: 10,
   loginWindowSeconds: 15 * 60,
   backendDeadlineSeconds: 10,
@@ -60,6 +62,14 @@ export const params = {
     default: DEFAULTS.trustProxyHops,
     description: "Proxies in front of the function whose X-Forwarded-For is trusted for the client address.",
   }),
+  cacheMaxAgeSeconds: defineInt("CACHE_MAX_AGE_SECONDS", {
+    default: DEFAULTS.cacheMaxAgeSeconds,
+    description: "max-age of public answers (releases, signing keys, OpenAPI, the anonymous listing).",
+  }),
+  cacheSMaxAgeSeconds: defineInt("CACHE_S_MAXAGE_SECONDS", {
+    default: DEFAULTS.cacheSMaxAgeSeconds,
+    description: "s-maxage of public answers: how long Firebase Hosting's CDN may serve them.",
+  }),
   loginFailuresPerAccount: defineInt("LOGIN_FAILURES_PER_ACCOUNT", {
     default: DEFAULTS.loginFailuresPerAccount,
     description: "Failed developer logins one account may have per window before 429, from any number of addresses.",
@@ -92,6 +102,8 @@ export interface Config {
   corsOrigins: string[];
   rateLimit: { perIpPerMinute: number; perUserPerMinute: number };
   trustProxyHops: number;
+  /** HTTP caching of public answers (core/http-cache.ts). */
+  cache: { maxAgeSeconds: number; sMaxAgeSeconds: number };
   /** Failed developer logins per account and window (developers/login-limit.ts). */
   loginLimit: { maxFailures: number; windowMs: number };
   /** Deadlines of backend calls, in milliseconds (core/deadline.ts). */
@@ -125,6 +137,10 @@ export function loadConfig(env: Env = process.env): Config {
       perUserPerMinute: positiveInt(env, "RATE_LIMIT_PER_USER_PER_MINUTE", DEFAULTS.rateLimitPerUserPerMinute),
     },
     trustProxyHops: nonNegativeInt(env, "TRUST_PROXY_HOPS", DEFAULTS.trustProxyHops),
+    cache: {
+      maxAgeSeconds: nonNegativeInt(env, "CACHE_MAX_AGE_SECONDS", DEFAULTS.cacheMaxAgeSeconds),
+      sMaxAgeSeconds: nonNegativeInt(env, "CACHE_S_MAXAGE_SECONDS", DEFAULTS.cacheSMaxAgeSeconds),
+    },
     loginLimit: {
       maxFailures: positiveInt(env, "LOGIN_FAILURES_PER_ACCOUNT", DEFAULTS.loginFailuresPerAccount),
       windowMs: positiveInt(env, "LOGIN_WINDOW_SECONDS", DEFAULTS.loginWindowSeconds) * 1000,

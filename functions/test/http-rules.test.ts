@@ -143,7 +143,7 @@ describe("JSON request bodies", () => {
     const server = express();
     const router = express.Router();
     server.use((req, _res, next) => ((req.requestId = "req-body"), next()));
-    mountRoutes(router, [echo], { auth: deps.auth, afterAuth: (_req, _res, next) => next(), maxJsonBytes: 100 * 1024 });
+    mountRoutes(router, [echo], { auth: deps.auth, afterAuth: (_req, _res, next) => next(), maxJsonBytes: 100 * 1024, cachePolicy: deps.config.cache });
     server.use("/api/v1", router);
     server.use(problemErrorHandler(deps.logger));
     return server;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Socket } from "node:net";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { RETRY_AFTER_SECONDS } from "./deadline";
+import { NO_STORE } from "./http-cache";
 import { ApiError, internalError, invalidRequest, unavailable } from "./errors";
 import type { Logger } from "./logger";
 
@@ -17,7 +18,11 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, next) => {
     const problem = toApiError(error, req, logger);
     if (res.headersSent) return next(error);
-    res.status(problem.status).set(problem.headers).type("application/problem+json").send(problemBody(problem, req.requestId));
+    res
+      .status(problem.status)
+      .set({ "Cache-Control": NO_STORE, ...problem.headers })
+      .type("application/problem+json")
+      .send(problemBody(problem, req.requestId));
   };
 }
 

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
 import { authenticateRequest, requireCaller, type Caller, type DeveloperCaller } from "./auth";
 import { readJsonBody } from "./body";
+import { NO_STORE, sendJson, type CachePolicy, type RouteCaching } from "./http-cache";
 import { methodNotAllowed, unsupportedMediaType, type ProblemCode } from "./errors";
 import { parseRequestPart } from "./validation";
 
@@ -65,6 +66,8 @@ export interface RouteSpec<
   /** A non-JSON body that the handler reads itself (the package upload), of one of these media types. */
   rawBody?: { contentTypes: string[]; description: string };
   responses: Record<number, ResponseSpec>;
+  /** Shared caches may keep this route's 200 answers (core/http-cache.ts); by default nobody may. */
+  cache?: RouteCaching;
   /** Problem codes this route answers with, beyond the ones every route may give. */
   problems?: ProblemCode[];
   handle(ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>, A>): Promise<Reply>;
@@ -90,6 +93,7 @@ export interface RouteMiddleware {
   requireDeveloper?(caller: Caller): Promise<DeveloperCaller>;
   auth: Parameters<typeof authenticateRequest>[1];
   maxJsonBytes: number;
+  cachePolicy: CachePolicy;
 }
 
 declare module "express-serve-static-core" {
@@ -123,10 +127,10 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
         throw unsupportedMediaType(route.rawBody.contentTypes.join(" or "));
       }
       const reply = await route.handle({ params, query, body, caller: req.caller ?? null, req });
-      res.status(reply.status);
       if (reply.headers) res.set(reply.headers);
-      if (reply.body === undefined) res.end();
-      else res.json(reply.body);
+      if (reply.body !== undefined) return sendJson(req, res, reply.status, reply.body, route.cache, middleware.cachePolicy);
+      if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
+      res.status(reply.status).end();
     };
     router[route.method](route.path, authenticate, middleware.afterAuth, handle);
   }

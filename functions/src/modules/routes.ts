@@ -21,6 +21,7 @@ export const moduleRoutes = (deps: Deps) => [
     auth: "optional",
     query: moduleListQuerySchema,
     responses: { 200: { description: "A page of modules.", schema: moduleListSchema } },
+    cache: "public-anonymous",
     handle: async ({ query, caller }) => ({ status: 200, body: await listModules(deps, query, caller) }),
   }),
   defineRoute({

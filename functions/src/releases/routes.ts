@@ -13,6 +13,7 @@ export const releaseRoutes = ({ db, store, config }: Deps) => [
     auth: "none",
     query: releaseListQuerySchema,
     responses: { 200: { description: "The releases.", schema: releaseListSchema } },
+    cache: "public",
     handle: async ({ query }) => ({ status: 200, body: { items: await listReleases(db, query) } }),
   }),
   defineRoute({

@@ -22,6 +22,7 @@ export const serviceRoutes = ({ signingKeys }: Deps, openApiDocument: () => unkn
     tag: "Service",
     auth: "none",
     responses: { 200: { description: "The document.", schema: openApiDocumentSchema } },
+    cache: "public",
     handle: async () => ({ status: 200, body: openApiDocument() }),
   }),
   defineRoute({
@@ -32,10 +33,7 @@ export const serviceRoutes = ({ signingKeys }: Deps, openApiDocument: () => unkn
     tag: "Service",
     auth: "none",
     responses: { 200: { description: "The key set.", schema: jwksSchema } },
-    handle: async () => ({
-      status: 200,
-      body: signingKeys.jwks(),
-      headers: { "Cache-Control": "public, max-age=300" },
-    }),
+    cache: "public",
+    handle: async () => ({ status: 200, body: signingKeys.jwks() }),
   }),
 ];

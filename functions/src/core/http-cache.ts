@@ -1,0 +1,51 @@
+import { createHash } from "node:crypto";
+import type { Request, Response } from "express";
+
+/**
+ * HTTP caching of answers that do not depend on the caller (API §1): a strong ETag, 304 for a
+ * matching If-None-Match, and `Cache-Control: public` with short lifetimes, so Firebase Hosting's
+ * CDN serves repeats. Everything else is `private, no-store`.
+ */
+export interface CachePolicy {
+  maxAgeSeconds: number;
+  sMaxAgeSeconds: number;
+}
+
+/**
+ * How a route may be cached: `public` always; `public-anonymous` only without Authorization (and
+ * it always varies by Authorization); by default not at all.
+ */
+export type RouteCaching = "public" | "public-anonymous";
+
+export const NO_STORE = "private, no-store";
+
+/** A strong validator of a JSON body: the base64url SHA-256 of its bytes. */
+export function strongEtag(body: string): string {
+  return `"${createHash("sha256").update(body).digest("base64url")}"`;
+}
+
+/** If-None-Match matches by weak comparison (RFC 9110 §13.1.2): `*`, or any listed tag equal but for `W/`. */
+export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
+  return header.split(",").some((tag) => tag.trim() === "*" || opaque(tag) === opaque(etag));
+}
+
+/** Sends a JSON answer under the route's caching rule. */
+export function sendJson(req: Request, res: Response, status: number, body: unknown, caching: RouteCaching | undefined, policy: CachePolicy): void {
+  if (caching === "public-anonymous") res.vary("Authorization");
+  const json = JSON.stringify(body);
+  const shared = status === 200 && (caching === "public" || (caching === "public-anonymous" && !req.get("authorization")));
+  if (!shared) {
+    if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
+    res.status(status).type("application/json").send(json);
+    return;
+  }
+  const etag = strongEtag(json);
+  res.set({ ETag: etag, "Cache-Control": `public, max-age=${policy.maxAgeSeconds}, s-maxage=${policy.sMaxAgeSeconds}` });
+  if (ifNoneMatchMatches(req.get("if-none-match"), etag)) {
+    res.status(304).end();
+    return;
+  }
+  res.status(200).type("application/json").send(json);
+}

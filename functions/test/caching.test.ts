@@ -1,0 +1,58 @@
+import request from "supertest";
+import { putRelease } from "./fixtures";
+import { bearer, createUser, expectProblem, resetEmulators, testApp, type TestUser } from "./harness";
+
+/** API §1 "Caching": shared answers are validated and cacheable; anything caller-specific is not. */
+describe("HTTP caching", () => {
+  let user: TestUser;
+  beforeAll(async () => {
+    await resetEmulators();
+    user = await createUser();
+    await putRelease("win32-x64-stable-1.0.0", { version: "1.0.0", platform: "win32", arch: "x64", channel: "stable" });
+  });
+
+  it.each(["/api/v1/releases", "/api/v1/signing-keys", "/api/v1/openapi.json", "/api/v1/modules"])(
+    "%s carries a strong ETag and public Cache-Control, and answers a matching If-None-Match with 304",
+    async (path) => {
+      const app = await testApp({ config: { cache: { maxAgeSeconds: 30, sMaxAgeSeconds: 120 } } });
+      const first = await request(app).get(path);
+      expect(first.status).toBe(200);
+      expect(first.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      expect(first.headers["cache-control"]).toBe("public, max-age=30, s-maxage=120");
+      const again = await request(app).get(path).set("If-None-Match", first.headers.etag);
+      expect(again.status).toBe(304);
+      expect(again.text ?? "").toBe("");
+      expect((await request(app).get(path).set("If-None-Match", `"other", W/${first.headers.etag}`)).status).toBe(304);
+      expect((await request(app).get(path).set("If-None-Match", '"other"')).status).toBe(200);
+    },
+  );
+
+  it("changes the ETag when the answer changes", async () => {
+    const app = await testApp();
+    const before = await request(app).get("/api/v1/releases?platform=linux");
+    await putRelease("linux-x64-stable-2.0.0", { version: "2.0.0", platform: "linux", arch: "x64", channel: "stable" });
+    const after = await request(await testApp()).get("/api/v1/releases?platform=linux");
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+  });
+
+  it("shares GET /modules only without a token, and always varies by Authorization", async () => {
+    const app = await testApp();
+    const anonymous = await request(app).get("/api/v1/modules");
+    expect(anonymous.headers.vary).toMatch(/Authorization/);
+    const personal = await request(app).get("/api/v1/modules").set(bearer(user));
+    expect(personal.status).toBe(200);
+    expect(personal.headers["cache-control"]).toBe("private, no-store");
+    expect(personal.headers.etag).toBeUndefined();
+    expect(personal.headers.vary).toMatch(/Authorization/);
+  });
+
+  it("keeps caller-specific answers, redirects and errors out of every cache", async () => {
+    const app = await testApp();
+    expect((await request(app).get("/api/v1/users/me").set(bearer(user))).headers["cache-control"]).toBe("private, no-store");
+    expect((await request(app).get("/api/v1/releases/download/win32")).headers["cache-control"]).toBe("no-store");
+    const missing = await request(app).get("/api/v1/releases/download/win32?channel=beta");
+    expectProblem(missing, 404, "release_not_found");
+    expect(missing.headers["cache-control"]).toBe("private, no-store");
+    expect((await request(app).get("/api/v1/health")).headers["cache-control"]).toBe("private, no-store");
+  });
+});
