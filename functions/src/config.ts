@@ -15,6 +15,7 @@ export const DEFAULTS = {
   rateLimitPerIpPerMinute: 600,
   rateLimitPerUserPerMinute: 300,
   trustProxyHops: 1,
+  memoryCacheSeconds: 10,
   cacheMaxAgeSeconds: 60,
   cacheSMaxAgeSeconds: 300,
   loginFailuresPerAccount: 10,
@@ -62,6 +63,10 @@ export const params = {
     default: DEFAULTS.trustProxyHops,
     description: "Proxies in front of the function whose X-Forwarded-For is trusted for the client address.",
   }),
+  memoryCacheSeconds: defineInt("MEMORY_CACHE_SECONDS", {
+    default: DEFAULTS.memoryCacheSeconds,
+    description: "How long an instance answers public data (releases, the anonymous listing) from memory; 0 turns it off.",
+  }),
   cacheMaxAgeSeconds: defineInt("CACHE_MAX_AGE_SECONDS", {
     default: DEFAULTS.cacheMaxAgeSeconds,
     description: "max-age of public answers (releases, signing keys, OpenAPI, the anonymous listing).",
@@ -102,6 +107,8 @@ export interface Config {
   corsOrigins: string[];
   rateLimit: { perIpPerMinute: number; perUserPerMinute: number };
   trustProxyHops: number;
+  /** How long an instance keeps public data in memory (core/memo.ts); 0: not at all. */
+  memoryCacheMs: number;
   /** HTTP caching of public answers (core/http-cache.ts). */
   cache: { maxAgeSeconds: number; sMaxAgeSeconds: number };
   /** Failed developer logins per account and window (developers/login-limit.ts). */
@@ -137,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
       perUserPerMinute: positiveInt(env, "RATE_LIMIT_PER_USER_PER_MINUTE", DEFAULTS.rateLimitPerUserPerMinute),
     },
     trustProxyHops: nonNegativeInt(env, "TRUST_PROXY_HOPS", DEFAULTS.trustProxyHops),
+    memoryCacheMs: nonNegativeInt(env, "MEMORY_CACHE_SECONDS", DEFAULTS.memoryCacheSeconds) * 1000,
     cache: {
       maxAgeSeconds: nonNegativeInt(env, "CACHE_MAX_AGE_SECONDS", DEFAULTS.cacheMaxAgeSeconds),
       sMaxAgeSeconds: nonNegativeInt(env, "CACHE_S_MAXAGE_SECONDS", DEFAULTS.cacheSMaxAgeSeconds),

@@ -1,4 +1,5 @@
 import request from "supertest";
+import { backendCallCounts } from "../src/core/deadline";
 import { putRelease } from "./fixtures";
 import { bearer, createUser, expectProblem, resetEmulators, testApp, type TestUser } from "./harness";
 
@@ -54,5 +55,28 @@ describe("HTTP caching", () => {
     expectProblem(missing, 404, "release_not_found");
     expect(missing.headers["cache-control"]).toBe("private, no-store");
     expect((await request(app).get("/api/v1/health")).headers["cache-control"]).toBe("private, no-store");
+  });
+});
+
+describe("public data from memory", () => {
+  beforeAll(resetEmulators);
+  const firestoreCalls = () => backendCallCounts().Firestore ?? 0;
+
+  it("answers GET /releases, /signing-keys, /openapi.json and the anonymous listing of a warm instance with no Firestore call", async () => {
+    await putRelease("win32-x64-stable-3.0.0", { version: "3.0.0", platform: "win32", arch: "x64", channel: "stable" });
+    const app = await testApp({ config: { memoryCacheMs: 60_000 } });
+    const paths = ["/api/v1/releases", "/api/v1/releases?platform=win32", "/api/v1/releases/download/win32", "/api/v1/signing-keys", "/api/v1/openapi.json", "/api/v1/modules", "/api/v1/modules?limit=5"];
+    for (const path of paths) expect((await request(app).get(path)).status).toBeLessThan(400);
+    const before = firestoreCalls();
+    for (const path of paths) expect((await request(app).get(path)).status).toBeLessThan(400);
+    expect(firestoreCalls() - before).toBe(0);
+  });
+
+  it("reads again once the memory's lifetime is over", async () => {
+    const app = await testApp({ config: { memoryCacheMs: 0 } });
+    const before = firestoreCalls();
+    await request(app).get("/api/v1/releases");
+    await request(app).get("/api/v1/releases");
+    expect(firestoreCalls() - before).toBe(2);
   });
 });

@@ -35,8 +35,20 @@ export function requestDeadlines(settings: DeadlineSettings) {
     budgets.run({ callMs: settings.callMs, endsAt: Date.now() + settings.requestMs }, next);
 }
 
+const callCounts = new Map<string, number>();
+
+/**
+ * How many calls each backend ("Firestore", "Storage", "Auth") has been sent by this process, as
+ * every call passes through here: what the benchmarks and tests count work per request with.
+ */
+export function backendCallCounts(): Record<string, number> {
+  return Object.fromEntries(callCounts);
+}
+
 /** The result of a backend call, or a 503 when it does not come within the current budget. */
 export function withinDeadline<T>(what: string, work: Promise<T>): Promise<T> {
+  const backend = what.split(" ")[0];
+  callCounts.set(backend, (callCounts.get(backend) ?? 0) + 1);
   const budget = budgets.getStore();
   if (!budget) return work;
   const ms = Math.max(0, Math.min(budget.callMs, budget.endsAt - Date.now()));

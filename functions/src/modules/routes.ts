@@ -1,3 +1,4 @@
+import { memo } from "../core/memo";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import {
@@ -11,45 +12,52 @@ import {
 } from "./schemas";
 import { confirmActivation, downloadModule, listModules } from "./service";
 
-export const moduleRoutes = (deps: Deps) => [
-  defineRoute({
-    method: "get",
-    path: "/modules",
-    operationId: "listModules",
-    summary: "Modules with a published version, newest first; with a token, each says whether the caller may use it.",
-    tag: "Marketplace",
-    auth: "optional",
-    query: moduleListQuerySchema,
-    responses: { 200: { description: "A page of modules.", schema: moduleListSchema } },
-    cache: "public-anonymous",
-    handle: async ({ query, caller }) => ({ status: 200, body: await listModules(deps, query, caller) }),
-  }),
-  defineRoute({
-    method: "post",
-    path: "/modules/confirm",
-    operationId: "confirmActivation",
-    summary: "Records the caller's activation of a module (idempotent: a repeat refreshes version and updatedAt).",
-    tag: "Marketplace",
-    auth: "user",
-    body: confirmBodySchema,
-    responses: { 200: { description: "The activation.", schema: activationSchema } },
-    problems: ["not_entitled", "module_not_found", "version_not_found"],
-    handle: async ({ body, caller }) => ({ status: 200, body: await confirmActivation(deps, caller, body) }),
-  }),
-  defineRoute({
-    method: "get",
-    path: "/modules/download/:id",
-    operationId: "downloadModule",
-    summary: "A short-lived signed URL of a module package, with its hash and signature; counts a download.",
-    tag: "Marketplace",
-    auth: "user",
-    params: downloadParamsSchema,
-    query: downloadQuerySchema,
-    responses: { 200: { description: "Where to download, and how to verify it.", schema: downloadSchema } },
-    problems: ["not_entitled", "module_not_found", "version_not_found"],
-    handle: async ({ params, query, caller }) => ({
-      status: 200,
-      body: await downloadModule(deps, caller, params.id, query.version),
+export const moduleRoutes = (deps: Deps) => {
+  // The anonymous listing is the same for everyone: a warm instance serves its pages from memory.
+  const anonymousPages = memo<Awaited<ReturnType<typeof listModules>>>({ ttlMs: deps.config.memoryCacheMs, maxEntries: 256 });
+  return [
+    defineRoute({
+      method: "get",
+      path: "/modules",
+      operationId: "listModules",
+      summary: "Modules with a published version, newest first; with a token, each says whether the caller may use it.",
+      tag: "Marketplace",
+      auth: "optional",
+      query: moduleListQuerySchema,
+      responses: { 200: { description: "A page of modules.", schema: moduleListSchema } },
+      cache: "public-anonymous",
+      handle: async ({ query, caller }) => ({
+        status: 200,
+        body: caller ? await listModules(deps, query, caller) : await anonymousPages.get(JSON.stringify(query), () => listModules(deps, query, null)),
+      }),
     }),
-  }),
-];
+    defineRoute({
+      method: "post",
+      path: "/modules/confirm",
+      operationId: "confirmActivation",
+      summary: "Records the caller's activation of a module (idempotent: a repeat refreshes version and updatedAt).",
+      tag: "Marketplace",
+      auth: "user",
+      body: confirmBodySchema,
+      responses: { 200: { description: "The activation.", schema: activationSchema } },
+      problems: ["not_entitled", "module_not_found", "version_not_found"],
+      handle: async ({ body, caller }) => ({ status: 200, body: await confirmActivation(deps, caller, body) }),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/modules/download/:id",
+      operationId: "downloadModule",
+      summary: "A short-lived signed URL of a module package, with its hash and signature; counts a download.",
+      tag: "Marketplace",
+      auth: "user",
+      params: downloadParamsSchema,
+      query: downloadQuerySchema,
+      responses: { 200: { description: "Where to download, and how to verify it.", schema: downloadSchema } },
+      problems: ["not_entitled", "module_not_found", "version_not_found"],
+      handle: async ({ params, query, caller }) => ({
+        status: 200,
+        body: await downloadModule(deps, caller, params.id, query.version),
+      }),
+    }),
+  ];
+};

@@ -1,44 +1,47 @@
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { installerRedirectQuerySchema, releaseListQuerySchema, releaseListSchema } from "./schemas";
-import { latestInstallerUrl, listReleases } from "./service";
+import { latestInstallerUrl, listReleases, releaseCatalog } from "./service";
 
-export const releaseRoutes = ({ db, store, config }: Deps) => [
-  defineRoute({
-    method: "get",
-    path: "/releases",
-    operationId: "listReleases",
-    summary: "Every published release of the desktop installer, highest semver first.",
-    tag: "Releases",
-    auth: "none",
-    query: releaseListQuerySchema,
-    responses: { 200: { description: "The releases.", schema: releaseListSchema } },
-    cache: "public",
-    handle: async ({ query }) => ({ status: 200, body: { items: await listReleases(db, query) } }),
-  }),
-  defineRoute({
-    method: "get",
-    path: "/releases/download/win32",
-    operationId: "downloadLatestWindowsInstaller",
-    summary: "Redirects to a short-lived signed URL of the latest Windows installer of a channel.",
-    tag: "Releases",
-    auth: "none",
-    query: installerRedirectQuerySchema,
-    responses: {
-      302: {
-        description: "Redirect to the installer.",
-        headers: { Location: "Signed Cloud Storage URL, valid at most 15 minutes." },
+export const releaseRoutes = ({ db, store, config }: Deps) => {
+  const catalog = releaseCatalog(db, config.memoryCacheMs);
+  return [
+    defineRoute({
+      method: "get",
+      path: "/releases",
+      operationId: "listReleases",
+      summary: "Every published release of the desktop installer, highest semver first.",
+      tag: "Releases",
+      auth: "none",
+      query: releaseListQuerySchema,
+      responses: { 200: { description: "The releases.", schema: releaseListSchema } },
+      cache: "public",
+      handle: async ({ query }) => ({ status: 200, body: { items: await listReleases(catalog, query) } }),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/releases/download/win32",
+      operationId: "downloadLatestWindowsInstaller",
+      summary: "Redirects to a short-lived signed URL of the latest Windows installer of a channel.",
+      tag: "Releases",
+      auth: "none",
+      query: installerRedirectQuerySchema,
+      responses: {
+        302: {
+          description: "Redirect to the installer.",
+          headers: { Location: "Signed Cloud Storage URL, valid at most 15 minutes." },
+        },
       },
-    },
-    problems: ["release_not_found"],
-    handle: async ({ query }) => {
-      const { url } = await latestInstallerUrl(
-        db,
-        store,
-        { platform: "win32", channel: query.channel, arch: query.arch },
-        config.signedUrlTtlSeconds,
-      );
-      return { status: 302, headers: { Location: url, "Cache-Control": "no-store" } };
-    },
-  }),
-];
+      problems: ["release_not_found"],
+      handle: async ({ query }) => {
+        const { url } = await latestInstallerUrl(
+          catalog,
+          store,
+          { platform: "win32", channel: query.channel, arch: query.arch },
+          config.signedUrlTtlSeconds,
+        );
+        return { status: 302, headers: { Location: url, "Cache-Control": "no-store" } };
+      },
+    }),
+  ];
+};

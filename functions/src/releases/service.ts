@@ -3,6 +3,7 @@ import { Transform, type Readable } from "node:stream";
 import type { Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { isAlreadyExists, toIso } from "../core/documents";
+import { memo } from "../core/memo";
 import { ApiError } from "../core/errors";
 import type { ObjectStore, SignedUrl } from "../core/storage";
 import { parseInput } from "../core/validation";
@@ -11,19 +12,35 @@ import { releaseStore, type Release as StoredRelease, type ReleaseFilter } from 
 import { compareBySemverDescending, highestVersion } from "./rules";
 import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, type Release } from "./schemas";
 
+/**
+ * Every release, from memory for `ttlMs` after one read of the collection (at most 1,000
+ * documents): what the public release endpoints filter, so a warm instance reads nothing.
+ */
+export interface ReleaseCatalog {
+  all(): Promise<StoredRelease[]>;
+}
+
+export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
+  const cache = memo<StoredRelease[]>({ ttlMs, maxEntries: 1 });
+  return { all: () => cache.get("releases", () => releaseStore(db).find({})) };
+}
+
+const matching = (filter: ReleaseFilter) => (release: StoredRelease) =>
+  (["platform", "channel", "arch", "version"] as const).every((field) => !filter[field] || release[field] === filter[field]);
+
 /** Published releases matching the filter, highest semver first. */
-export async function listReleases(db: Firestore, filter: ReleaseFilter): Promise<Release[]> {
-  return (await releaseStore(db).find(filter)).sort(compareBySemverDescending).map(toReleaseView);
+export async function listReleases(catalog: ReleaseCatalog, filter: ReleaseFilter): Promise<Release[]> {
+  return (await catalog.all()).filter(matching(filter)).sort(compareBySemverDescending).map(toReleaseView);
 }
 
 /** A signed URL of the installer of the highest-semver release for a platform, arch and channel. */
 export async function latestInstallerUrl(
-  db: Firestore,
+  catalog: ReleaseCatalog,
   store: ObjectStore,
   filter: Required<Pick<ReleaseFilter, "platform" | "channel" | "arch">>,
   ttlSeconds: number,
 ): Promise<SignedUrl> {
-  const latest = highestVersion(await releaseStore(db).find(filter));
+  const latest = highestVersion((await catalog.all()).filter(matching(filter)));
   if (!latest) throw new ApiError("release_not_found", `No ${filter.channel} release for ${filter.platform} ${filter.arch}.`);
   return store.signedReadUrl(latest.storagePath, { ttlSeconds, fileName: latest.fileName });
 }
@@ -112,5 +129,5 @@ function toReleaseView(release: StoredRelease): Release {
 
 /** Operators: `release list`, with the listing's own filter. */
 export async function listReleasesFor({ db }: Pick<OperatorDeps, "db">, input: z.input<typeof releaseListQuerySchema>) {
-  return listReleases(db, parseInput(releaseListQuerySchema, input));
+  return listReleases({ all: () => releaseStore(db).find({}) }, parseInput(releaseListQuerySchema, input));
 }
