@@ -1,5 +1,6 @@
 import cors from "cors";
 import express, { type Express } from "express";
+import { tokenVerifier } from "./core/auth";
 import { requestDeadlines } from "./core/deadline";
 import { problemErrorHandler, unknownRoute } from "./core/error-handler";
 import { perIpRateLimit, perUserRateLimit } from "./core/rate-limit";
@@ -63,7 +64,7 @@ export function createApp(deps: Deps): Express {
 
   const router = express.Router({ caseSensitive: true, strict: false });
   mountRoutes(router, routes, {
-    auth: deps.auth,
+    tokens: tokenVerifier(deps.auth, config.revocationCheckMs),
     afterAuth: perUserRateLimit(config.rateLimit.perUserPerMinute),
     requireDeveloper: (caller) => requireDeveloper(deps.db, caller),
     maxJsonBytes: config.maxJsonBytes,

@@ -16,6 +16,7 @@ export const DEFAULTS = {
   rateLimitPerUserPerMinute: 300,
   trustProxyHops: 1,
   memoryCacheSeconds: 10,
+  revocationCheckSeconds: 60,
   cacheMaxAgeSeconds: 60,
   cacheSMaxAgeSeconds: 300,
   loginFailuresPerAccount: 10,
@@ -63,6 +64,10 @@ export const params = {
     default: DEFAULTS.trustProxyHops,
     description: "Proxies in front of the function whose X-Forwarded-For is trusted for the client address.",
   }),
+  revocationCheckSeconds: defineInt("REVOCATION_CHECK_SECONDS", {
+    default: DEFAULTS.revocationCheckSeconds,
+    description: "On reads, how long an account's disabled state and sign-out time are taken from memory (writes always ask Auth).",
+  }),
   memoryCacheSeconds: defineInt("MEMORY_CACHE_SECONDS", {
     default: DEFAULTS.memoryCacheSeconds,
     description: "How long an instance answers public data (releases, the anonymous listing) from memory; 0 turns it off.",
@@ -107,6 +112,8 @@ export interface Config {
   corsOrigins: string[];
   rateLimit: { perIpPerMinute: number; perUserPerMinute: number };
   trustProxyHops: number;
+  /** On reads, how old the account state behind a token may be (core/auth.ts); 0: always fresh. */
+  revocationCheckMs: number;
   /** How long an instance keeps public data in memory (core/memo.ts); 0: not at all. */
   memoryCacheMs: number;
   /** HTTP caching of public answers (core/http-cache.ts). */
@@ -144,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
       perUserPerMinute: positiveInt(env, "RATE_LIMIT_PER_USER_PER_MINUTE", DEFAULTS.rateLimitPerUserPerMinute),
     },
     trustProxyHops: nonNegativeInt(env, "TRUST_PROXY_HOPS", DEFAULTS.trustProxyHops),
+    revocationCheckMs: nonNegativeInt(env, "REVOCATION_CHECK_SECONDS", DEFAULTS.revocationCheckSeconds) * 1000,
     memoryCacheMs: nonNegativeInt(env, "MEMORY_CACHE_SECONDS", DEFAULTS.memoryCacheSeconds) * 1000,
     cache: {
       maxAgeSeconds: nonNegativeInt(env, "CACHE_MAX_AGE_SECONDS", DEFAULTS.cacheMaxAgeSeconds),

@@ -52,18 +52,45 @@ describe("Bearer authentication (GET /users/me)", () => {
     expectProblem(await request(await testApp()).get("/api/v1/users/me").set(bearer(user)), 401, "invalid_token");
   });
 
-  it("asks the Admin SDK to check revocation and disabled accounts on every authenticated request", async () => {
-    // Against the emulator the Admin SDK checks revocation whatever it is asked, so the tests
-    // above pass either way; this one pins the production behaviour. The spy passes through.
+  it("checks revocation in full on every write, and on reads from an account state at most REVOCATION_CHECK_SECONDS old", async () => {
+    // Against the emulator the Admin SDK checks revocation whatever it is asked, so the spies (which
+    // pass through to the emulator) pin what the service asks for in production.
     const { auth } = await testDeps();
     const verify = jest.spyOn(auth, "verifyIdToken");
-    try {
+    const lookups = jest.spyOn(auth, "getUser");
+    // Auth lookups for one user over three reads, with the account state kept for `revocationCheckMs`.
+    const lookupsOverThreeReads = async (revocationCheckMs: number) => {
       const user = await createUser();
-      expect((await request(await testApp()).get("/api/v1/users/me").set(bearer(user))).status).toBe(200);
-      expect(verify).toHaveBeenCalledWith(user.idToken, true);
+      const app = await testApp({ config: { revocationCheckMs } });
+      lookups.mockClear();
+      for (let i = 0; i < 3; i += 1) expect((await request(app).get("/api/v1/users/me").set(bearer(user))).status).toBe(200);
+      expect(verify.mock.calls.filter(([token]) => token === user.idToken)).toEqual(Array(3).fill([user.idToken, false]));
+      return { user, app, count: lookups.mock.calls.filter(([uid]) => uid === user.uid).length };
+    };
+    try {
+      const kept = await lookupsOverThreeReads(60_000);
+      const fresh = await lookupsOverThreeReads(0);
+      // (The emulator adds a lookup of its own per verification; the difference is the service's.)
+      expect(fresh.count - kept.count).toBe(2);
+      verify.mockClear();
+      await request(kept.app).post("/api/v1/modules/confirm").set(bearer(kept.user)).send({ moduleId: "acme.none" });
+      expect(verify).toHaveBeenCalledWith(kept.user.idToken, true);
     } finally {
       verify.mockRestore();
+      lookups.mockRestore();
     }
+  });
+
+  it("refuses a disabled account on writes at once, and on reads once the account state is re-read", async () => {
+    const { auth } = await testDeps();
+    const user = await createUser();
+    const app = await testApp({ config: { revocationCheckMs: 60_000 } });
+    expect((await request(app).get("/api/v1/users/me").set(bearer(user))).status).toBe(200);
+    await auth.updateUser(user.uid, { disabled: true });
+    expectProblem(await request(app).post("/api/v1/modules/confirm").set(bearer(user)).send({ moduleId: "acme.none" }), 401, "user_disabled");
+    // A new instance (or this one after the bound) reads the account again.
+    const fresh = await testApp({ config: { revocationCheckMs: 0 } });
+    expectProblem(await request(fresh).get("/api/v1/users/me").set(bearer(user)), 401, "user_disabled");
   });
 
   it("accepts a valid token, case-insensitively on the scheme", async () => {

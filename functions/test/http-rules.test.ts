@@ -1,6 +1,7 @@
 import express from "express";
 import request from "supertest";
 import { z } from "zod";
+import { tokenVerifier } from "../src/core/auth";
 import { problemErrorHandler } from "../src/core/error-handler";
 import type { Logger } from "../src/core/logger";
 import { defineRoute, mountRoutes } from "../src/core/routes";
@@ -143,7 +144,7 @@ describe("JSON request bodies", () => {
     const server = express();
     const router = express.Router();
     server.use((req, _res, next) => ((req.requestId = "req-body"), next()));
-    mountRoutes(router, [echo], { auth: deps.auth, afterAuth: (_req, _res, next) => next(), maxJsonBytes: 100 * 1024, cachePolicy: deps.config.cache });
+    mountRoutes(router, [echo], { tokens: tokenVerifier(deps.auth, 0), afterAuth: (_req, _res, next) => next(), maxJsonBytes: 100 * 1024, cachePolicy: deps.config.cache });
     server.use("/api/v1", router);
     server.use(problemErrorHandler(deps.logger));
     return server;

@@ -2,6 +2,7 @@ import type { Auth, DecodedIdToken } from "firebase-admin/auth";
 import type { Request } from "express";
 import { tokenError, unauthenticated } from "./errors";
 import { withinDeadline } from "./deadline";
+import { memo } from "./memo";
 
 /** A developer account (`developers/{uid}`), as the routes that need one see their caller. */
 export interface DeveloperAccount {
@@ -27,18 +28,55 @@ export type DeveloperCaller = Caller & { developer: DeveloperAccount };
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
- * Verifies the Bearer ID token of a request, if it has one.
- *
- * Revocation and disabled accounts are always checked (`checkRevoked`), on every authenticated
- * request, not only on developer writes: the extra Auth lookup costs one round trip, and a
- * disabled or signed-out account stops working at once instead of when its token expires.
+ * Verifies Firebase ID tokens, with two strengths:
+ * - `write`: the Admin SDK's full check (`checkRevoked`): an Auth lookup every time, so a revoked
+ *   token or a disabled account is refused at once. Every non-GET route uses it.
+ * - `read`: the token's signature and expiry, and the account's disabled flag and
+ *   `tokensValidAfterTime` from a per-user cache of at most `revocationCheckMs`, so a signed-out
+ *   or disabled account is refused within that bound and a busy reader costs one Auth lookup per
+ *   bound, not one per request.
  */
-export async function authenticateRequest(req: Request, auth: Auth): Promise<Caller | null> {
+export interface TokenVerifier {
+  verify(idToken: string, strength: "read" | "write"): Promise<DecodedIdToken>;
+}
+
+interface AccountState {
+  disabled: boolean;
+  /** Tokens issued (auth_time) before this, in ms since the epoch, are revoked. */
+  validSinceMs: number;
+}
+
+export function tokenVerifier(auth: Auth, revocationCheckMs: number): TokenVerifier {
+  const accounts = memo<AccountState>({ ttlMs: revocationCheckMs, maxEntries: 10_000 });
+  const accountState = (uid: string) =>
+    accounts.get(uid, async () => {
+      const user = await withinDeadline("Auth", auth.getUser(uid));
+      return { disabled: user.disabled, validSinceMs: user.tokensValidAfterTime ? Date.parse(user.tokensValidAfterTime) : 0 };
+    });
+  return {
+    async verify(idToken, strength) {
+      try {
+        const token = await withinDeadline("Auth", auth.verifyIdToken(idToken, strength === "write"));
+        if (strength === "read") {
+          const state = await accountState(token.uid);
+          if (state.disabled) throw tokenError("user_disabled", "The account of this ID token is disabled.");
+          if (token.auth_time * 1000 < state.validSinceMs) throw tokenError("token_revoked", "The ID token has been revoked; sign in again.");
+        }
+        return token;
+      } catch (error) {
+        throw tokenProblem(error);
+      }
+    },
+  };
+}
+
+/** Verifies the Bearer ID token of a request, if it has one. */
+export async function authenticateRequest(req: Request, tokens: TokenVerifier, strength: "read" | "write"): Promise<Caller | null> {
   const header = req.get("authorization");
   if (header === undefined) return null;
   const match = BEARER.exec(header);
   if (!match) throw unauthenticated("The Authorization header must be 'Bearer <Firebase ID token>'.");
-  const token = await verify(auth, match[1]);
+  const token = await tokens.verify(match[1], strength);
   return {
     uid: token.uid,
     email: typeof token.email === "string" ? token.email : null,
@@ -52,23 +90,19 @@ export function requireCaller(caller: Caller | null): Caller {
   return caller;
 }
 
-async function verify(auth: Auth, idToken: string): Promise<DecodedIdToken> {
-  try {
-    return await withinDeadline("Auth", auth.verifyIdToken(idToken, true));
-  } catch (error) {
-    switch ((error as { code?: string }).code) {
-      case "auth/id-token-revoked":
-        throw tokenError("token_revoked", "The ID token has been revoked; sign in again.");
-      case "auth/user-disabled":
-        throw tokenError("user_disabled", "The account of this ID token is disabled.");
-      case "auth/id-token-expired":
-        throw tokenError("invalid_token", "The ID token has expired; refresh it.");
-      case "auth/argument-error":
-      case "auth/invalid-id-token":
-      case "auth/user-not-found":
-        throw tokenError("invalid_token", "The ID token is not a valid Firebase ID token for this project.");
-      default:
-        throw error;
-    }
+function tokenProblem(error: unknown): unknown {
+  switch ((error as { code?: string }).code) {
+    case "auth/id-token-revoked":
+      return tokenError("token_revoked", "The ID token has been revoked; sign in again.");
+    case "auth/user-disabled":
+      return tokenError("user_disabled", "The account of this ID token is disabled.");
+    case "auth/id-token-expired":
+      return tokenError("invalid_token", "The ID token has expired; refresh it.");
+    case "auth/argument-error":
+    case "auth/invalid-id-token":
+    case "auth/user-not-found":
+      return tokenError("invalid_token", "The ID token is not a valid Firebase ID token for this project.");
+    default:
+      return error;
   }
 }

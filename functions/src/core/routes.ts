@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
-import { authenticateRequest, requireCaller, type Caller, type DeveloperCaller } from "./auth";
+import { authenticateRequest, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
 import { readJsonBody } from "./body";
 import { NO_STORE, sendJson, type CachePolicy, type RouteCaching } from "./http-cache";
 import { methodNotAllowed, unsupportedMediaType, type ProblemCode } from "./errors";
@@ -91,7 +91,7 @@ export interface RouteMiddleware {
   afterAuth: RequestHandler;
   /** Resolves the developer account of a caller, for routes with auth "developer". */
   requireDeveloper?(caller: Caller): Promise<DeveloperCaller>;
-  auth: Parameters<typeof authenticateRequest>[1];
+  tokens: TokenVerifier;
   maxJsonBytes: number;
   cachePolicy: CachePolicy;
 }
@@ -142,7 +142,8 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
 
 async function resolveCaller(route: AnyRoute, req: Request, middleware: RouteMiddleware): Promise<Caller | null> {
   if (route.auth === "none") return null;
-  const caller = await authenticateRequest(req, middleware.auth);
+  // Reads may rely on a recently checked account state; anything that changes something may not.
+  const caller = await authenticateRequest(req, middleware.tokens, route.method === "get" ? "read" : "write");
   if (route.auth === "optional") return caller;
   const user = requireCaller(caller);
   if (route.auth === "developer") {
