@@ -113,7 +113,6 @@ async function main(): Promise<number> {
           latestVersion: "1.0.0",
           createdAt: new Date(now - i * 1000),
           updatedAt: new Date(now - i * 1000),
-          downloads: 0,
           listed: true,
           searchTerms: searchTerms(id, listing.name, listing.summary),
         });

@@ -16,6 +16,7 @@ export const DEFAULTS = {
   rateLimitPerUserPerMinute: 300,
   trustProxyHops: 1,
   memoryCacheSeconds: 10,
+  downloadShards: 10,
   revocationCheckSeconds: 60,
   cacheMaxAgeSeconds: 60,
   cacheSMaxAgeSeconds: 300,
@@ -68,6 +69,10 @@ export const params = {
     default: DEFAULTS.revocationCheckSeconds,
     description: "On reads, how long an account's disabled state and sign-out time are taken from memory (writes always ask Auth).",
   }),
+  downloadShards: defineInt("DOWNLOAD_SHARDS", {
+    default: DEFAULTS.downloadShards,
+    description: "Counter shards per module and day: how many downloads a second one module can take (about one per shard).",
+  }),
   memoryCacheSeconds: defineInt("MEMORY_CACHE_SECONDS", {
     default: DEFAULTS.memoryCacheSeconds,
     description: "How long an instance answers public data (releases, the anonymous listing) from memory; 0 turns it off.",
@@ -114,6 +119,8 @@ export interface Config {
   trustProxyHops: number;
   /** On reads, how old the account state behind a token may be (core/auth.ts); 0: always fresh. */
   revocationCheckMs: number;
+  /** Shards per module and day of the download counters (modules/download-store.ts). */
+  downloadShards: number;
   /** How long an instance keeps public data in memory (core/memo.ts); 0: not at all. */
   memoryCacheMs: number;
   /** HTTP caching of public answers (core/http-cache.ts). */
@@ -152,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     trustProxyHops: nonNegativeInt(env, "TRUST_PROXY_HOPS", DEFAULTS.trustProxyHops),
     revocationCheckMs: nonNegativeInt(env, "REVOCATION_CHECK_SECONDS", DEFAULTS.revocationCheckSeconds) * 1000,
+    downloadShards: positiveInt(env, "DOWNLOAD_SHARDS", DEFAULTS.downloadShards),
     memoryCacheMs: nonNegativeInt(env, "MEMORY_CACHE_SECONDS", DEFAULTS.memoryCacheSeconds) * 1000,
     cache: {
       maxAgeSeconds: nonNegativeInt(env, "CACHE_MAX_AGE_SECONDS", DEFAULTS.cacheMaxAgeSeconds),

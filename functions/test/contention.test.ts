@@ -1,7 +1,8 @@
 import request from "supertest";
 import type { Express } from "express";
+import { countDocuments } from "./fixtures";
 import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, resetEmulators, testApp, type TestDeveloper } from "./harness";
+import { bearer, createDeveloper, createUser, resetEmulators, testApp, testDeps, type TestDeveloper } from "./harness";
 
 /** Contention is not an error: many calls on one document end in their contract answers, fast. */
 describe("contention", () => {
@@ -43,5 +44,17 @@ describe("contention", () => {
     expect(activatedAt.size).toBe(1);
     const profile = await request(app).get("/api/v1/users/me").set(bearer(user));
     expect(profile.body.activations).toEqual([{ moduleId: "acme.hot", version: "1.0.0", activatedAt: [...activatedAt][0] }]);
+  }, 60_000);
+
+  it("counts 120 concurrent downloads of one module exactly, spread over shards, never writing the module document", async () => {
+    const { db } = await testDeps();
+    const user = await createUser();
+    const moduleBefore = (await db.collection("modules").doc("acme.hot").get()).updateTime;
+    const responses = await Promise.all(Array.from({ length: 120 }, () => request(app).get("/api/v1/modules/download/acme.hot").set(bearer(user))));
+    expect(responses.map((response) => response.status)).toEqual(Array(120).fill(200));
+    expect((await db.collection("modules").doc("acme.hot").get()).updateTime?.isEqual(moduleBefore!)).toBe(true);
+    expect(await countDocuments("modules/acme.hot/downloadShards")).toBeGreaterThan(1);
+    const mine = await request(app).get("/api/v1/developers/modules").set(bearer(developer));
+    expect(mine.body.items).toEqual([expect.objectContaining({ id: "acme.hot", downloads: 120 })]);
   }, 60_000);
 });

@@ -36,7 +36,8 @@ const moduleDocument = moduleListing.extend({
   latestVersion: z.string().nullable(),
   createdAt: timestamp,
   updatedAt: timestamp,
-  downloads: z.number().int().nonnegative(),
+  /** Written by earlier versions of the service; downloads are counted in download-store.ts now. */
+  downloads: z.number().int().nonnegative().optional(),
   /** Whether the module is in the marketplace (it has a published version). */
   listed: z.boolean(),
   /** Lower-case words of id, name and summary, and their prefixes: what `q` matches. */
@@ -66,7 +67,6 @@ export interface ModuleRecord extends ModuleListing {
   latestVersion: string | null;
   createdAt: Date;
   updatedAt: Date;
-  downloads: number;
   listed: boolean;
   searchTerms: string[];
 }
@@ -136,7 +136,9 @@ export function moduleStore(db: Firestore) {
 
   const readModule = (snapshot: DocumentSnapshot): ModuleRecord | null => {
     const stored = readDocument(moduleDocument, snapshot);
-    return stored && { id: snapshot.id, ...stored, createdAt: stored.createdAt.toDate(), updatedAt: stored.updatedAt.toDate() };
+    if (!stored) return null;
+    const { downloads: _legacy, createdAt, updatedAt, ...fields } = stored;
+    return { id: snapshot.id, ...fields, createdAt: createdAt.toDate(), updatedAt: updatedAt.toDate() };
   };
   const readVersion = (snapshot: DocumentSnapshot): VersionRecord | null => {
     const stored = readDocument(versionDocument, snapshot);
@@ -158,7 +160,6 @@ export function moduleStore(db: Firestore) {
     latestVersion: module.latestVersion,
     createdAt: Timestamp.fromDate(module.createdAt),
     updatedAt: Timestamp.fromDate(module.updatedAt),
-    downloads: module.downloads,
     listed: module.listed,
     searchTerms: module.searchTerms,
   });
@@ -230,9 +231,6 @@ export function moduleStore(db: Firestore) {
     async storagePaths(): Promise<Set<string>> {
       const snapshot = await db.collectionGroup("versions").select("storagePath").get();
       return new Set(snapshot.docs.map((doc) => doc.get("storagePath") as string));
-    },
-    async countDownload(moduleId: string): Promise<void> {
-      await moduleRef(moduleId).update({ downloads: FieldValue.increment(1) });
     },
   });
 }

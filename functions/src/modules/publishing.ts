@@ -4,6 +4,7 @@ import { assertInNamespace, assertMayChangeVersion, assertOwnsModule } from "../
 import { toIso } from "../core/documents";
 import { ApiError, unavailable } from "../core/errors";
 import type { Deps } from "../deps";
+import { downloadStore } from "./download-store";
 import { listingOf, moduleStore, type ModuleListing, type ModuleRecord, type VersionRecord } from "./module-store";
 import { inspectPackage } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
@@ -89,7 +90,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
  * batch commits; the others fail their precondition, read again, and see the version published
  * (409). No locks are held, so a burst of callers ends in a round or two, not in lock timeouts.
  */
-export async function publishVersion({ db, clock }: Deps, publisher: Publisher, moduleId: string, version: string) {
+export async function publishVersion({ db, clock, config }: Deps, publisher: Publisher, moduleId: string, version: string) {
   const modules = moduleStore(db);
   for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
     const current = await modules.getModuleAndVersion(moduleId, version);
@@ -108,7 +109,7 @@ export async function publishVersion({ db, clock }: Deps, publisher: Publisher, 
     modules.setModule(batch, listed, { lastUpdateTime: current.moduleSnapshot.updateTime! });
     try {
       await withinDeadline("Firestore (publish)", batch.commit());
-      return { module: toModuleView(listed), version: toVersionView(published) };
+      return { module: toModuleView(listed, await downloadStore(db, config.downloadShards).total(moduleId)), version: toVersionView(published) };
     } catch (error) {
       if ((error as { code?: number }).code !== FAILED_PRECONDITION) throw error;
     }
@@ -117,15 +118,16 @@ export async function publishVersion({ db, clock }: Deps, publisher: Publisher, 
 }
 
 /** The caller's modules with every version, highest first. */
-export async function listDeveloperModules({ db }: Deps, publisher: Publisher) {
+export async function listDeveloperModules({ db, config }: Deps, publisher: Publisher) {
   const modules = moduleStore(db);
+  const downloads = downloadStore(db, config.downloadShards);
   const owned = await modules.byDeveloper(publisher.id);
   const items = await Promise.all(
     owned.map(async (module) => ({
       id: module.id,
       name: module.name,
       latestVersion: module.latestVersion,
-      downloads: module.downloads,
+      downloads: await downloads.total(module.id),
       versions: (await modules.versions(module.id))
         .sort((a, b) => semver.rcompare(a.version, b.version))
         .map((record) => {
@@ -137,7 +139,7 @@ export async function listDeveloperModules({ db }: Deps, publisher: Publisher) {
   return { items: items.sort((a, b) => a.id.localeCompare(b.id)) };
 }
 
-export function toModuleView(module: ModuleRecord): z.output<typeof moduleSchema> {
+export function toModuleView(module: ModuleRecord, downloads: number): z.output<typeof moduleSchema> {
   return {
     id: module.id,
     name: module.name,
@@ -147,7 +149,7 @@ export function toModuleView(module: ModuleRecord): z.output<typeof moduleSchema
     publisherId: module.publisherId,
     entitlement: module.entitlement ?? null,
     latestVersion: module.latestVersion,
-    downloads: module.downloads,
+    downloads,
     createdAt: toIso(module.createdAt),
     updatedAt: toIso(module.updatedAt),
   };
@@ -180,7 +182,6 @@ function newModule(moduleId: string, publisher: Publisher, listing: ModuleListin
     latestVersion: null,
     createdAt: now,
     updatedAt: now,
-    downloads: 0,
     listed: false,
     searchTerms: searchTerms(moduleId, listing.name, listing.summary),
   };

@@ -7,6 +7,7 @@ import { isAlreadyExists, toIso } from "../core/documents";
 import { ApiError, invalidRequest } from "../core/errors";
 import type { Deps } from "../deps";
 import { activationStore } from "../users/activation-store";
+import { downloadStore } from "./download-store";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
 import type { activationSchema, downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
 import { queryTerm } from "./search";
@@ -90,7 +91,7 @@ export async function downloadModule(
     ttlSeconds: config.signedUrlTtlSeconds,
     fileName: `${moduleId}-${version}.mpkg`,
   });
-  await moduleStore(db).countDownload(moduleId);
+  await downloadStore(db, config.downloadShards).count(moduleId, version, clock());
   return {
     moduleId,
     version,
