@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { getStorage } from "firebase-admin/storage";
-import { withDeadlines } from "./deadline";
+import { withDeadlines, withinDeadline } from "./deadline";
 
 /** A Cloud Storage bucket, as the Admin SDK hands it out. */
 export type Bucket = ReturnType<ReturnType<typeof getStorage>["bucket"]>;
@@ -40,26 +40,26 @@ export interface StoredObject {
 /** Uploads from this size on are resumable: a dropped connection resumes instead of starting over. */
 const RESUMABLE_FROM_BYTES = 8 * 1024 * 1024;
 
+/** A signed URL is handed out again while it has at least this much of its life left. */
+export const MIN_REMAINING_URL_LIFE_MS = 10 * 60 * 1000;
+const MAX_REUSED_URLS = 10_000;
+
 export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
-  return withDeadlines("Storage", {
-    async signedReadUrl(path, { ttlSeconds, fileName }) {
-      const expiresAt = new Date(clock().getTime() + ttlSeconds * 1000);
-      const [url] = await bucket.file(path).getSignedUrl({
-        version: "v4",
-        action: "read",
-        expires: expiresAt,
-        ...(fileName ? { responseDisposition: contentDisposition(fileName) } : {}),
-      });
-      return { url, expiresAt };
-    },
-    async write(path, data, { contentType, metadata }) {
+  // Signing is a signBlob call to IAM on Cloud Functions without a key file: a burst of downloads
+  // of one object signs once, and every answer still has at least ten minutes (or two thirds of a
+  // shorter lifetime) to go.
+  const signed = new Map<string, SignedUrl>();
+  const reusable = (url: SignedUrl | undefined, ttlSeconds: number): url is SignedUrl =>
+    url !== undefined && url.expiresAt.getTime() - clock().getTime() >= Math.min(MIN_REMAINING_URL_LIFE_MS, (ttlSeconds * 1000 * 2) / 3);
+  const writes: Omit<ObjectStore, "signedReadUrl"> = withDeadlines("Storage", {
+    async write(path: string, data: Buffer, { contentType, metadata }: ObjectMetadata) {
       await bucket.file(path).save(data, { resumable: false, contentType, metadata: { metadata } });
     },
-    async writeStream(path, source, size, { contentType, metadata }) {
+    async writeStream(path: string, source: Readable, size: number, { contentType, metadata }: ObjectMetadata) {
       const target = bucket.file(path).createWriteStream({ resumable: size > RESUMABLE_FROM_BYTES, contentType, metadata: { metadata } });
       await pipeline(source, target);
     },
-    async *list(prefix) {
+    async *list(prefix: string) {
       let pageToken: string | undefined;
       do {
         const [files, next] = await bucket.getFiles({ prefix, maxResults: 1000, autoPaginate: false, pageToken });
@@ -67,10 +67,31 @@ export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
         pageToken = (next as { pageToken?: string } | null)?.pageToken;
       } while (pageToken);
     },
-    async delete(path) {
+    async delete(path: string) {
       await bucket.file(path).delete({ ignoreNotFound: true });
     },
   });
+  return {
+    ...writes,
+    async signedReadUrl(path, { ttlSeconds, fileName }) {
+      const key = `${ttlSeconds}|${fileName ?? ""}|${path}`;
+      const known = signed.get(key);
+      if (reusable(known, ttlSeconds)) return known;
+      const expiresAt = new Date(clock().getTime() + ttlSeconds * 1000);
+      const [url] = await withinDeadline(
+        "Storage (signedReadUrl)",
+        bucket.file(path).getSignedUrl({
+          version: "v4",
+          action: "read",
+          expires: expiresAt,
+          ...(fileName ? { responseDisposition: contentDisposition(fileName) } : {}),
+        }),
+      );
+      if (signed.size >= MAX_REUSED_URLS) signed.clear();
+      signed.set(key, { url, expiresAt });
+      return { url, expiresAt };
+    },
+  };
 }
 
 function contentDisposition(fileName: string): string {
