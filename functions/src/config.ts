@@ -16,6 +16,7 @@ export const DEFAULTS = {
   rateLimitPerUserPerMinute: 300,
   trustProxyHops: 1,
   memoryCacheSeconds: 10,
+  maxConcurrentSigns: 4,
   downloadShards: 10,
   revocationCheckSeconds: 60,
   cacheMaxAgeSeconds: 60,
@@ -73,6 +74,10 @@ export const params = {
     default: DEFAULTS.downloadShards,
     description: "Counter shards per module and day: how many downloads a second one module can take (about one per shard).",
   }),
+  maxConcurrentSigns: defineInt("MAX_CONCURRENT_SIGNS", {
+    default: DEFAULTS.maxConcurrentSigns,
+    description: "Package uploads an instance inspects at once (memory: about twice MAX_PACKAGE_BYTES each); others wait, then 503.",
+  }),
   memoryCacheSeconds: defineInt("MEMORY_CACHE_SECONDS", {
     default: DEFAULTS.memoryCacheSeconds,
     description: "How long an instance answers public data (releases, the anonymous listing) from memory; 0 turns it off.",
@@ -119,6 +124,8 @@ export interface Config {
   trustProxyHops: number;
   /** On reads, how old the account state behind a token may be (core/auth.ts); 0: always fresh. */
   revocationCheckMs: number;
+  /** Package uploads an instance handles at once (core/concurrency.ts). */
+  maxConcurrentSigns: number;
   /** Shards per module and day of the download counters (modules/download-store.ts). */
   downloadShards: number;
   /** How long an instance keeps public data in memory (core/memo.ts); 0: not at all. */
@@ -159,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     trustProxyHops: nonNegativeInt(env, "TRUST_PROXY_HOPS", DEFAULTS.trustProxyHops),
     revocationCheckMs: nonNegativeInt(env, "REVOCATION_CHECK_SECONDS", DEFAULTS.revocationCheckSeconds) * 1000,
+    maxConcurrentSigns: positiveInt(env, "MAX_CONCURRENT_SIGNS", DEFAULTS.maxConcurrentSigns),
     downloadShards: positiveInt(env, "DOWNLOAD_SHARDS", DEFAULTS.downloadShards),
     memoryCacheMs: nonNegativeInt(env, "MEMORY_CACHE_SECONDS", DEFAULTS.memoryCacheSeconds) * 1000,
     cache: {

@@ -1,4 +1,5 @@
 import { readBodyBytes } from "../core/body";
+import { concurrencyLimit } from "../core/concurrency";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { PACKAGE_CONTENT_TYPES } from "./package";
@@ -6,45 +7,49 @@ import { listDeveloperModules, publishVersion, signPackage } from "./publishing"
 import { developerModulesSchema, publishBodySchema, publishedSchema, signedVersionSchema } from "./schemas";
 
 /** `/developers/modules*`: a developer's modules, from package to marketplace. */
-export const publishingRoutes = (deps: Deps) => [
-  defineRoute({
-    method: "post",
-    path: "/developers/modules/sign",
-    operationId: "signModulePackage",
-    summary: "Validates, stores and signs a module package (.mpkg), sent as raw bytes.",
-    tag: "Developers",
-    auth: "developer",
-    rawBody: { contentTypes: PACKAGE_CONTENT_TYPES, description: "The .mpkg file (a ZIP with module.json at its root)." },
-    responses: { 201: { description: "The signed version.", schema: signedVersionSchema } },
-    problems: ["namespace_mismatch", "not_owner", "version_already_published", "invalid_package"],
-    handle: async ({ caller, req }) => ({
-      status: 201,
-      body: await signPackage(deps, caller.developer, await readBodyBytes(req, deps.config.maxPackageBytes)),
+export const publishingRoutes = (deps: Deps) => {
+  // Each sign holds a package (up to MAX_PACKAGE_BYTES) and its inspection in memory.
+  const signs = concurrencyLimit(deps.config.maxConcurrentSigns, "package uploads");
+  return [
+    defineRoute({
+      method: "post",
+      path: "/developers/modules/sign",
+      operationId: "signModulePackage",
+      summary: "Validates, stores and signs a module package (.mpkg), sent as raw bytes.",
+      tag: "Developers",
+      auth: "developer",
+      rawBody: { contentTypes: PACKAGE_CONTENT_TYPES, description: "The .mpkg file (a ZIP with module.json at its root)." },
+      responses: { 201: { description: "The signed version.", schema: signedVersionSchema } },
+      problems: ["namespace_mismatch", "not_owner", "version_already_published", "invalid_package", "unavailable"],
+      handle: async ({ caller, req }) => ({
+        status: 201,
+        body: await signs.run(async () => signPackage(deps, caller.developer, await readBodyBytes(req, deps.config.maxPackageBytes)), deps.config.deadlines.requestMs),
+      }),
     }),
-  }),
-  defineRoute({
-    method: "post",
-    path: "/developers/modules/publish",
-    operationId: "publishModuleVersion",
-    summary: "Publishes a signed version: it becomes the module's latest in the marketplace.",
-    tag: "Developers",
-    auth: "developer",
-    body: publishBodySchema,
-    responses: { 200: { description: "The module and the published version.", schema: publishedSchema } },
-    problems: ["not_owner", "version_not_found", "version_already_published", "version_not_newer"],
-    handle: async ({ caller, body }) => ({
-      status: 200,
-      body: await publishVersion(deps, caller.developer, body.moduleId, body.version),
+    defineRoute({
+      method: "post",
+      path: "/developers/modules/publish",
+      operationId: "publishModuleVersion",
+      summary: "Publishes a signed version: it becomes the module's latest in the marketplace.",
+      tag: "Developers",
+      auth: "developer",
+      body: publishBodySchema,
+      responses: { 200: { description: "The module and the published version.", schema: publishedSchema } },
+      problems: ["not_owner", "version_not_found", "version_already_published", "version_not_newer"],
+      handle: async ({ caller, body }) => ({
+        status: 200,
+        body: await publishVersion(deps, caller.developer, body.moduleId, body.version),
+      }),
     }),
-  }),
-  defineRoute({
-    method: "get",
-    path: "/developers/modules",
-    operationId: "listDeveloperModules",
-    summary: "The caller's modules, with every version, its state and the download count.",
-    tag: "Developers",
-    auth: "developer",
-    responses: { 200: { description: "The modules.", schema: developerModulesSchema } },
-    handle: async ({ caller }) => ({ status: 200, body: await listDeveloperModules(deps, caller.developer) }),
-  }),
-];
+    defineRoute({
+      method: "get",
+      path: "/developers/modules",
+      operationId: "listDeveloperModules",
+      summary: "The caller's modules, with every version, its state and the download count.",
+      tag: "Developers",
+      auth: "developer",
+      responses: { 200: { description: "The modules.", schema: developerModulesSchema } },
+      handle: async ({ caller }) => ({ status: 200, body: await listDeveloperModules(deps, caller.developer) }),
+    }),
+  ];
+};

@@ -1,0 +1,54 @@
+import { RETRY_AFTER_SECONDS } from "./deadline";
+import { unavailable } from "./errors";
+
+/**
+ * At most `max` runs at once in this instance; the others wait their turn, in order, for at most
+ * `maxWaitMs`, and are then answered 503 `unavailable` with Retry-After. What bounds the memory
+ * of package uploads: each run holds a package and its inspection.
+ */
+export interface ConcurrencyLimit {
+  run<T>(work: () => Promise<T>, maxWaitMs: number): Promise<T>;
+  readonly active: number;
+}
+
+export function concurrencyLimit(max: number, what: string): ConcurrencyLimit {
+  let active = 0;
+  const queue: { start: () => void; timer: NodeJS.Timeout }[] = [];
+  const release = () => {
+    active -= 1;
+    const next = queue.shift();
+    if (next) {
+      clearTimeout(next.timer);
+      active += 1;
+      next.start();
+    }
+  };
+  const turn = (maxWaitMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (active < max) {
+        active += 1;
+        return resolve();
+      }
+      const waiter = {
+        start: resolve,
+        timer: setTimeout(() => {
+          queue.splice(queue.indexOf(waiter), 1);
+          reject(unavailable(`Too many ${what} at once on this instance; retry later.`, RETRY_AFTER_SECONDS));
+        }, maxWaitMs),
+      };
+      queue.push(waiter);
+    });
+  return {
+    async run(work, maxWaitMs) {
+      await turn(maxWaitMs);
+      try {
+        return await work();
+      } finally {
+        release();
+      }
+    },
+    get active() {
+      return active;
+    },
+  };
+}
