@@ -1,15 +1,9 @@
 import { initializeApp, type App } from "firebase-admin/app";
-import { getFirestore } from "firebase-admin/firestore";
-import { getStorage } from "firebase-admin/storage";
 import { onRequest } from "firebase-functions/v2/https";
 import { onSchedule } from "firebase-functions/v2/scheduler";
 import type { Express } from "express";
-import { createApp } from "./app";
-import { removeOrphanedObjects } from "./cleanup/service";
 import { loadConfig, params } from "./config";
 import { cloudLogger } from "./core/logger";
-import { bucketStore } from "./core/storage";
-import { buildDeps } from "./deps";
 
 const REGION = "us-central1";
 let firebaseApp: App | undefined;
@@ -18,9 +12,16 @@ let app: Promise<Express> | undefined;
 /** The Admin SDK, initialised once per instance for whichever function runs first. */
 const adminApp = () => (firebaseApp ??= initializeApp());
 
-/** Built on the first request, when params and secrets are readable; kept for the instance's life. */
+/**
+ * Built on the first request, when params and secrets are readable; kept for the instance's life.
+ * The app's modules load here, not at module load, so deploy-time discovery and cold starts load
+ * little more than firebase-functions.
+ */
 function productionApp(): Promise<Express> {
-  app ??= (async () => createApp(await buildDeps(adminApp(), loadConfig(), cloudLogger)))();
+  app ??= (async () => {
+    const [{ createApp }, { buildDeps }] = await Promise.all([import("./app"), import("./deps")]);
+    return createApp(await buildDeps(adminApp(), loadConfig(), cloudLogger));
+  })();
   return app;
 }
 
@@ -41,8 +42,10 @@ export const api = onRequest(
 
 /** Hourly: removes stored packages and installers that no document references (cleanup/service.ts). */
 export const cleanup = onSchedule({ schedule: "every 60 minutes", region: REGION, timeoutSeconds: 540 }, async () => {
+  const [{ removeOrphanedObjects }, { bucketStore }] = await Promise.all([import("./cleanup/service"), import("./core/storage")]);
   const config = loadConfig();
   const clock = () => new Date();
+  const [{ getFirestore }, { getStorage }] = await Promise.all([import("firebase-admin/firestore"), import("firebase-admin/storage")]);
   const result = await removeOrphanedObjects({
     db: getFirestore(adminApp()),
     store: bucketStore(getStorage(adminApp()).bucket(config.storageBucket), clock),

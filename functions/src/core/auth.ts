@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Auth, DecodedIdToken } from "firebase-admin/auth";
 import type { Request } from "express";
 import { tokenError, unauthenticated } from "./errors";
@@ -31,10 +32,11 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * Verifies Firebase ID tokens, with two strengths:
  * - `write`: the Admin SDK's full check (`checkRevoked`): an Auth lookup every time, so a revoked
  *   token or a disabled account is refused at once. Every non-GET route uses it.
- * - `read`: the token's signature and expiry, and the account's disabled flag and
+ * - `read`: the token's signature (verified once, then remembered with the token for at most
+ *   `revocationCheckMs`), its expiry (every time), and the account's disabled flag and
  *   `tokensValidAfterTime` from a per-user cache of at most `revocationCheckMs`, so a signed-out
- *   or disabled account is refused within that bound and a busy reader costs one Auth lookup per
- *   bound, not one per request.
+ *   or disabled account is refused within that bound and a busy reader costs no Auth work per
+ *   request.
  */
 export interface TokenVerifier {
   verify(idToken: string, strength: "read" | "write"): Promise<DecodedIdToken>;
@@ -48,6 +50,7 @@ interface AccountState {
 
 export function tokenVerifier(auth: Auth, revocationCheckMs: number): TokenVerifier {
   const accounts = memo<AccountState>({ ttlMs: revocationCheckMs, maxEntries: 10_000 });
+  const verified = memo<DecodedIdToken>({ ttlMs: revocationCheckMs, maxEntries: 10_000 });
   const accountState = (uid: string) =>
     accounts.get(uid, async () => {
       const user = await withinDeadline("Auth", auth.getUser(uid));
@@ -56,12 +59,13 @@ export function tokenVerifier(auth: Auth, revocationCheckMs: number): TokenVerif
   return {
     async verify(idToken, strength) {
       try {
-        const token = await withinDeadline("Auth", auth.verifyIdToken(idToken, strength === "write"));
-        if (strength === "read") {
-          const state = await accountState(token.uid);
-          if (state.disabled) throw tokenError("user_disabled", "The account of this ID token is disabled.");
-          if (token.auth_time * 1000 < state.validSinceMs) throw tokenError("token_revoked", "The ID token has been revoked; sign in again.");
-        }
+        if (strength === "write") return await withinDeadline("Auth", auth.verifyIdToken(idToken, true));
+        const key = createHash("sha256").update(idToken).digest("base64url");
+        const token = await verified.get(key, () => withinDeadline("Auth", auth.verifyIdToken(idToken, false)));
+        if (token.exp * 1000 <= Date.now()) throw tokenError("invalid_token", "The ID token has expired; refresh it.");
+        const state = await accountState(token.uid);
+        if (state.disabled) throw tokenError("user_disabled", "The account of this ID token is disabled.");
+        if (token.auth_time * 1000 < state.validSinceMs) throw tokenError("token_revoked", "The ID token has been revoked; sign in again.");
         return token;
       } catch (error) {
         throw tokenProblem(error);

@@ -31,17 +31,31 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
   return header.split(",").some((tag) => tag.trim() === "*" || opaque(tag) === opaque(etag));
 }
 
+/**
+ * Bodies served from memory (core/memo.ts) are the same object request after request: their JSON
+ * and ETag are computed once per object, not once per request.
+ */
+const serialized = new WeakMap<object, { json: string; etag: string }>();
+
+function serialize(body: unknown): { json: string; etag: string } {
+  const known = typeof body === "object" && body !== null ? serialized.get(body) : undefined;
+  if (known) return known;
+  const json = JSON.stringify(body);
+  const fresh = { json, etag: strongEtag(json) };
+  if (typeof body === "object" && body !== null) serialized.set(body, fresh);
+  return fresh;
+}
+
 /** Sends a JSON answer under the route's caching rule. */
 export function sendJson(req: Request, res: Response, status: number, body: unknown, caching: RouteCaching | undefined, policy: CachePolicy): void {
   if (caching === "public-anonymous") res.vary("Authorization");
-  const json = JSON.stringify(body);
   const shared = status === 200 && (caching === "public" || (caching === "public-anonymous" && !req.get("authorization")));
   if (!shared) {
     if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
-    res.status(status).type("application/json").send(json);
+    res.status(status).type("application/json").send(JSON.stringify(body));
     return;
   }
-  const etag = strongEtag(json);
+  const { json, etag } = serialize(body);
   res.set({ ETag: etag, "Cache-Control": `public, max-age=${policy.maxAgeSeconds}, s-maxage=${policy.sMaxAgeSeconds}` });
   if (ifNoneMatchMatches(req.get("if-none-match"), etag)) {
     res.status(304).end();

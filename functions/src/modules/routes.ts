@@ -10,11 +10,12 @@ import {
   moduleListQuerySchema,
   moduleListSchema,
 } from "./schemas";
-import { confirmActivation, downloadModule, listModules } from "./service";
+import { confirmActivation, downloadModule, listModules, withAccess } from "./service";
 
 export const moduleRoutes = (deps: Deps) => {
-  // The anonymous listing is the same for everyone: a warm instance serves its pages from memory.
-  const anonymousPages = memo<Awaited<ReturnType<typeof listModules>>>({ ttlMs: deps.config.memoryCacheMs, maxEntries: 256 });
+  // A page of the listing is the same for everyone (only access flags differ): a warm instance
+  // serves pages from memory and adds the caller's flags.
+  const pages = memo<Awaited<ReturnType<typeof listModules>>>({ ttlMs: deps.config.memoryCacheMs, maxEntries: 256 });
   return [
     defineRoute({
       method: "get",
@@ -26,10 +27,10 @@ export const moduleRoutes = (deps: Deps) => {
       query: moduleListQuerySchema,
       responses: { 200: { description: "A page of modules.", schema: moduleListSchema } },
       cache: "public-anonymous",
-      handle: async ({ query, caller }) => ({
-        status: 200,
-        body: caller ? await listModules(deps, query, caller) : await anonymousPages.get(JSON.stringify(query), () => listModules(deps, query, null)),
-      }),
+      handle: async ({ query, caller }) => {
+        const page = await pages.get(JSON.stringify(query), () => listModules(deps, query));
+        return { status: 200, body: caller ? await withAccess(deps, page, caller) : page };
+      },
     }),
     defineRoute({
       method: "post",

@@ -14,9 +14,10 @@ import { queryTerm } from "./search";
 
 type ListQuery = z.output<typeof moduleListQuerySchema>;
 type MarketplaceModule = z.output<typeof marketplaceModuleSchema>;
+type ModulePage = { items: MarketplaceModule[]; nextCursor: string | null };
 
-/** One page of listed modules, newest `updatedAt` first; with a caller, what they may use. */
-export async function listModules({ db, clock, cursors }: Deps, query: ListQuery, caller: Caller | null) {
+/** One page of listed modules, newest `updatedAt` first, as anyone sees it. */
+export async function listModules({ db, cursors }: Deps, query: ListQuery) {
   let term: string | undefined;
   if (query.q !== undefined) {
     term = queryTerm(query.q) ?? undefined;
@@ -38,16 +39,20 @@ export async function listModules({ db, clock, cursors }: Deps, query: ListQuery
     entitlement: module.entitlement ?? null,
     updatedAt: toIso(module.updatedAt),
   }));
-  if (caller && items.length > 0) {
-    const [access, activated] = await Promise.all([
-      loadUserAccess(db, caller.uid, clock()),
-      activationStore(db).existing(caller.uid, items.map((item) => item.id)),
-    ]);
-    items.forEach((item, index) => {
-      item.access = { usable: isModuleUsable(page.modules[index], access.keys), activated: activated[index] };
-    });
-  }
   return { items, nextCursor: page.more && page.last ? cursors.encode(page.last) : null };
+}
+
+/** A page as the caller sees it: each item says whether they may use it and have activated it. */
+export async function withAccess({ db, clock }: Deps, page: ModulePage, caller: Caller): Promise<ModulePage> {
+  if (page.items.length === 0) return page;
+  const [access, activated] = await Promise.all([
+    loadUserAccess(db, caller.uid, clock()),
+    activationStore(db).existing(caller.uid, page.items.map((item) => item.id)),
+  ]);
+  return {
+    ...page,
+    items: page.items.map((item, index) => ({ ...item, access: { usable: isModuleUsable(item, access.keys), activated: activated[index] } })),
+  };
 }
 
 /**

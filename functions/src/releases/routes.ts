@@ -1,10 +1,12 @@
+import { memo } from "../core/memo";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
-import { installerRedirectQuerySchema, releaseListQuerySchema, releaseListSchema } from "./schemas";
+import { installerRedirectQuerySchema, releaseListQuerySchema, releaseListSchema, type Release } from "./schemas";
 import { latestInstallerUrl, listReleases, releaseCatalog } from "./service";
 
 export const releaseRoutes = ({ db, store, config }: Deps) => {
   const catalog = releaseCatalog(db, config.memoryCacheMs);
+  const lists = memo<{ items: Release[] }>({ ttlMs: config.memoryCacheMs, maxEntries: 64 });
   return [
     defineRoute({
       method: "get",
@@ -16,7 +18,10 @@ export const releaseRoutes = ({ db, store, config }: Deps) => {
       query: releaseListQuerySchema,
       responses: { 200: { description: "The releases.", schema: releaseListSchema } },
       cache: "public",
-      handle: async ({ query }) => ({ status: 200, body: { items: await listReleases(catalog, query) } }),
+      handle: async ({ query }) => ({
+        status: 200,
+        body: await lists.get(JSON.stringify(query), async () => ({ items: await listReleases(catalog, query) })),
+      }),
     }),
     defineRoute({
       method: "get",
