@@ -1,5 +1,6 @@
 import cors from "cors";
 import express, { type Express } from "express";
+import { callerDataCache } from "./access/caller-data";
 import { tokenVerifier } from "./core/auth";
 import { requestDeadlines } from "./core/deadline";
 import { problemErrorHandler, unknownRoute } from "./core/error-handler";
@@ -23,9 +24,11 @@ export const API_VERSION = "1.0.0";
 /** Every route of the API, in the order of the contract. */
 export function apiRoutes(deps: Deps): AnyRoute[] {
   let openApiDocument: Record<string, unknown> | undefined;
+  // What reads know of a caller, kept per app instance (access/caller-data.ts).
+  const callers = callerDataCache(deps.db, deps.config.memoryCacheMs);
   const routes: AnyRoute[] = [
-    ...moduleRoutes(deps),
-    ...userRoutes(deps),
+    ...moduleRoutes(deps, callers),
+    ...userRoutes(deps, callers),
     ...subscriptionRoutes(deps),
     ...releaseRoutes(deps),
     ...developerRoutes(deps),

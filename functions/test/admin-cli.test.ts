@@ -133,7 +133,8 @@ describe("operator CLI", () => {
     it("grant shows in GET /users/me; revoke takes it away; an unknown user is exit 1, a bad key exit 2", async () => {
       const user = await createUser();
       await json("entitlement", "grant", "--user", user.email, "--key", "pro");
-      const app = await testApp();
+      // No memory of callers between requests: each read sees what the operation just wrote.
+      const app = await testApp({ config: { memoryCacheMs: 0 } });
       expect((await request(app).get("/api/v1/users/me").set(bearer(user))).body.entitlements).toEqual([{ key: "pro", source: "direct" }]);
       await json("entitlement", "revoke", "--user", user.uid, "--key", "pro");
       expect((await request(app).get("/api/v1/users/me").set(bearer(user))).body.entitlements).toEqual([]);
@@ -144,7 +145,7 @@ describe("operator CLI", () => {
 
     it("a business with a subscription lets its members download a paid module; its effective status shows in GET /subscriptions", async () => {
       const developer = await createDeveloper("acme");
-      const app = await testApp();
+      const app = await testApp({ config: { memoryCacheMs: 0 } });
       await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
         .send(await modulePackage({ entitlement: "pro" }));
       await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: "acme.charts", version: "1.0.0" });

@@ -5,6 +5,8 @@
  */
 export interface Memo<V> {
   get(key: string, load: () => Promise<V>): Promise<V>;
+  /** Drops a key, so that the next get loads it (after a change this instance made itself). */
+  forget(key: string): void;
 }
 
 export function memo<V>(options: { ttlMs: number; maxEntries: number; clock?: () => number }): Memo<V> {
@@ -24,6 +26,9 @@ export function memo<V>(options: { ttlMs: number; maxEntries: number; clock?: ()
       entries.set(key, { value, expiresAt: now() + options.ttlMs });
       value.catch(() => entries.delete(key));
       return value;
+    },
+    forget(key) {
+      entries.delete(key);
     },
   };
 }

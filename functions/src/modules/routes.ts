@@ -1,3 +1,4 @@
+import type { CallerDataCache } from "../access/caller-data";
 import { memo } from "../core/memo";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
@@ -10,9 +11,10 @@ import {
   moduleListQuerySchema,
   moduleListSchema,
 } from "./schemas";
-import { confirmActivation, downloadModule, listModules, withAccess } from "./service";
+import { confirmActivation, downloadModule, listModules, rememberingLookup, withAccess } from "./service";
 
-export const moduleRoutes = (deps: Deps) => {
+export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
+  const lookup = rememberingLookup(deps.db, deps.config.memoryCacheMs);
   // A page of the listing is the same for everyone (only access flags differ): a warm instance
   // serves pages from memory and adds the caller's flags.
   const pages = memo<Awaited<ReturnType<typeof listModules>>>({ ttlMs: deps.config.memoryCacheMs, maxEntries: 256 });
@@ -29,7 +31,7 @@ export const moduleRoutes = (deps: Deps) => {
       cache: "public-anonymous",
       handle: async ({ query, caller }) => {
         const page = await pages.get(JSON.stringify(query), () => listModules(deps, query));
-        return { status: 200, body: caller ? await withAccess(deps, page, caller) : page };
+        return { status: 200, body: caller ? withAccess(page, await callers.get(caller.uid, deps.clock())) : page };
       },
     }),
     defineRoute({
@@ -42,7 +44,11 @@ export const moduleRoutes = (deps: Deps) => {
       body: confirmBodySchema,
       responses: { 200: { description: "The activation.", schema: activationSchema } },
       problems: ["not_entitled", "module_not_found", "version_not_found"],
-      handle: async ({ body, caller }) => ({ status: 200, body: await confirmActivation(deps, caller, body) }),
+      handle: async ({ body, caller }) => {
+        const activation = await confirmActivation(deps, caller, body);
+        callers.forget(caller.uid);
+        return { status: 200, body: activation };
+      },
     }),
     defineRoute({
       method: "get",
@@ -57,7 +63,7 @@ export const moduleRoutes = (deps: Deps) => {
       problems: ["not_entitled", "module_not_found", "version_not_found"],
       handle: async ({ params, query, caller }) => ({
         status: 200,
-        body: await downloadModule(deps, caller, params.id, query.version),
+        body: await downloadModule(deps, { lookup, caller: await callers.get(caller.uid, deps.clock()) }, params.id, query.version),
       }),
     }),
   ];

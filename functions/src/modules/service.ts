@@ -1,9 +1,11 @@
 import type { z } from "zod";
 import { assertMayUseModule } from "../access/policy";
+import type { CallerData } from "../access/caller-data";
 import { isModuleUsable } from "../access/rules";
 import { loadUserAccess } from "../access/service";
 import type { Caller } from "../core/auth";
 import { isAlreadyExists, toIso } from "../core/documents";
+import { memo } from "../core/memo";
 import { ApiError, invalidRequest } from "../core/errors";
 import type { Deps } from "../deps";
 import { activationStore } from "../users/activation-store";
@@ -43,15 +45,33 @@ export async function listModules({ db, cursors }: Deps, query: ListQuery) {
 }
 
 /** A page as the caller sees it: each item says whether they may use it and have activated it. */
-export async function withAccess({ db, clock }: Deps, page: ModulePage, caller: Caller): Promise<ModulePage> {
+export function withAccess(page: ModulePage, caller: CallerData): ModulePage {
   if (page.items.length === 0) return page;
-  const [access, activated] = await Promise.all([
-    loadUserAccess(db, caller.uid, clock()),
-    activationStore(db).existing(caller.uid, page.items.map((item) => item.id)),
-  ]);
+  const activated = new Set(caller.activations.map((activation) => activation.moduleId));
   return {
     ...page,
-    items: page.items.map((item, index) => ({ ...item, access: { usable: isModuleUsable(item, access.keys), activated: activated[index] } })),
+    items: page.items.map((item) => ({ ...item, access: { usable: isModuleUsable(item, caller.access.keys), activated: activated.has(item.id) } })),
+  };
+}
+
+/** Where a module and its versions are read from: the store itself, or an instance's memory of it. */
+export interface ModuleLookup {
+  module(moduleId: string): Promise<ModuleRecord | null>;
+  version(moduleId: string, version: string): Promise<VersionRecord | null>;
+}
+
+export const storeLookup = (db: Deps["db"]): ModuleLookup => {
+  const modules = moduleStore(db);
+  return { module: (id) => modules.getModule(id), version: (id, version) => modules.getVersion(id, version) };
+};
+
+/** Modules and versions kept in memory for `ttlMs` (a published version does not change). */
+export function rememberingLookup(db: Deps["db"], ttlMs: number): ModuleLookup {
+  const modules = memo<ModuleRecord | null>({ ttlMs, maxEntries: 5_000 });
+  const versions = memo<VersionRecord | null>({ ttlMs, maxEntries: 20_000 });
+  return {
+    module: (id) => modules.get(id, () => storeLookup(db).module(id)),
+    version: (id, version) => versions.get(`${id}@${version}`, () => storeLookup(db).version(id, version)),
   };
 }
 
@@ -67,7 +87,9 @@ export async function confirmActivation(
   input: { moduleId: string; version?: string; deviceId?: string },
 ): Promise<z.output<typeof activationSchema>> {
   const now = clock();
-  const { version } = await usableVersion(db, caller, input.moduleId, input.version, now);
+  // A write: the caller's access and the module are read afresh.
+  const access = await loadUserAccess(db, caller.uid, now);
+  const { version } = await usableVersion(storeLookup(db), access.keys, input.moduleId, input.version);
   const activations = activationStore(db);
   let existing = await activations.get(caller.uid, input.moduleId);
   if (!existing) {
@@ -87,11 +109,11 @@ export async function confirmActivation(
 /** A signed download of a module version the caller may use; counts the download. */
 export async function downloadModule(
   { db, store, config, clock }: Deps,
-  caller: Caller,
+  reads: { lookup: ModuleLookup; caller: CallerData },
   moduleId: string,
   requestedVersion: string | undefined,
 ): Promise<z.output<typeof downloadSchema>> {
-  const { version, record } = await usableVersion(db, caller, moduleId, requestedVersion, clock());
+  const { version, record } = await usableVersion(reads.lookup, reads.caller.access.keys, moduleId, requestedVersion);
   const { url, expiresAt } = await store.signedReadUrl(record.storagePath, {
     ttlSeconds: config.signedUrlTtlSeconds,
     fileName: `${moduleId}-${version}.mpkg`,
@@ -111,18 +133,19 @@ export async function downloadModule(
 
 /** The published version (default: the latest) of a listed module, if the caller may use it. */
 async function usableVersion(
-  db: Deps["db"],
-  caller: Caller,
+  lookup: ModuleLookup,
+  keys: ReadonlySet<string>,
   moduleId: string,
   requestedVersion: string | undefined,
-  now: Date,
 ): Promise<{ module: ModuleRecord; version: string; record: VersionRecord }> {
-  const modules = moduleStore(db);
-  const [module, access] = await Promise.all([modules.getModule(moduleId), loadUserAccess(db, caller.uid, now)]);
+  const [module, requested] = await Promise.all([
+    lookup.module(moduleId),
+    requestedVersion ? lookup.version(moduleId, requestedVersion) : Promise.resolve(null),
+  ]);
   if (!module?.listed || !module.latestVersion) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
   const version = requestedVersion ?? module.latestVersion;
-  const record = await modules.getVersion(moduleId, version);
+  const record = requestedVersion ? requested : await lookup.version(moduleId, version);
   if (record?.state !== "published") throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${version}'.`);
-  assertMayUseModule(moduleId, module, access.keys);
+  assertMayUseModule(moduleId, module, keys);
   return { module, version, record };
 }

@@ -1,9 +1,10 @@
+import type { CallerDataCache } from "../access/caller-data";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { userProfileSchema } from "./schemas";
 import { getProfile } from "./service";
 
-export const userRoutes = ({ db, clock }: Deps) => [
+export const userRoutes = ({ clock }: Deps, callers: CallerDataCache) => [
   defineRoute({
     method: "get",
     path: "/users/me",
@@ -12,6 +13,6 @@ export const userRoutes = ({ db, clock }: Deps) => [
     tag: "Users",
     auth: "user",
     responses: { 200: { description: "The profile.", schema: userProfileSchema } },
-    handle: async ({ caller }) => ({ status: 200, body: await getProfile(db, caller, clock()) }),
+    handle: async ({ caller }) => ({ status: 200, body: getProfile(caller, await callers.get(caller.uid, clock())) }),
   }),
 ];

@@ -1,18 +1,16 @@
-import type { Firestore } from "firebase-admin/firestore";
 import { z } from "zod";
+import type { CallerData } from "../access/caller-data";
 import { effectiveSubscriptionStatus } from "../access/rules";
 import { loadUserAccess } from "../access/service";
 import type { Caller } from "../core/auth";
 import { toIso } from "../core/documents";
 import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
-import { activationStore } from "./activation-store";
 import { findUser } from "./identity";
 import type { UserProfile } from "./schemas";
 
 /** The caller's profile; a user without a `users/{uid}` document gets an empty one. */
-export async function getProfile(db: Firestore, caller: Caller, now: Date): Promise<UserProfile> {
-  const [access, activations] = await Promise.all([loadUserAccess(db, caller.uid, now), activationStore(db).list(caller.uid)]);
+export function getProfile(caller: Caller, { access, activations }: CallerData): UserProfile {
   return {
     uid: caller.uid,
     email: caller.email,
