@@ -1,5 +1,6 @@
 import request from "supertest";
 import type { Express } from "express";
+import { backendCallCounts } from "../src/core/deadline";
 import { countDocuments } from "./fixtures";
 import { modulePackage } from "./packages";
 import { bearer, createDeveloper, createUser, resetEmulators, testApp, testDeps, type TestDeveloper } from "./harness";
@@ -46,14 +47,18 @@ describe("contention", () => {
     expect(profile.body.activations).toEqual([{ moduleId: "acme.hot", version: "1.0.0", activatedAt: [...activatedAt][0] }]);
   }, 60_000);
 
-  it("counts 120 concurrent downloads of one module exactly, spread over shards, never writing the module document", async () => {
+  it("counts 120 concurrent downloads of one module exactly, in a few group-committed writes to counter shards, never writing the module document", async () => {
     const { db } = await testDeps();
     const user = await createUser();
     const moduleBefore = (await db.collection("modules").doc("acme.hot").get()).updateTime;
-    const responses = await Promise.all(Array.from({ length: 120 }, () => request(app).get("/api/v1/modules/download/acme.hot").set(bearer(user))));
-    expect(responses.map((response) => response.status)).toEqual(Array(120).fill(200));
+    await request(app).get("/api/v1/modules/download/acme.hot").set(bearer(user));
+    const callsBefore = backendCallCounts().Firestore ?? 0;
+    const responses = await Promise.all(Array.from({ length: 119 }, () => request(app).get("/api/v1/modules/download/acme.hot").set(bearer(user))));
+    expect(responses.map((response) => response.status)).toEqual(Array(119).fill(200));
+    // The caller, module and version come from memory; the counts go out in a few batches, not 119 writes.
+    expect((backendCallCounts().Firestore ?? 0) - callsBefore).toBeLessThan(30);
     expect((await db.collection("modules").doc("acme.hot").get()).updateTime?.isEqual(moduleBefore!)).toBe(true);
-    expect(await countDocuments("modules/acme.hot/downloadShards")).toBeGreaterThan(1);
+    expect(await countDocuments("modules/acme.hot/downloadShards")).toBeGreaterThanOrEqual(1);
     const mine = await request(app).get("/api/v1/developers/modules").set(bearer(developer));
     expect(mine.body.items).toEqual([expect.objectContaining({ id: "acme.hot", downloads: 120 })]);
   }, 60_000);

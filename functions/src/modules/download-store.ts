@@ -4,8 +4,8 @@ import { withDeadlines } from "../core/deadline";
 /**
  * `modules/{moduleId}/downloadShards/{day}-{shard}`: download counts of a module, per UTC day and
  * per version, spread over `shards` documents a day (Firebase's distributed-counter pattern), so
- * a popular module's downloads never contend on one document: each download is one atomic
- * increment of a random shard. Totals are a sum aggregation; daily figures a range query.
+ * a popular module's downloads never contend on one document: downloads are atomic increments of
+ * a random shard. Totals are a sum aggregation; daily figures a range query.
  */
 
 export interface DailyDownloads {
@@ -14,17 +14,31 @@ export interface DailyDownloads {
   versions: Record<string, number>;
 }
 
+export interface DownloadCount {
+  moduleId: string;
+  version: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  downloads: number;
+}
+
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
 export function downloadStore(db: Firestore, shards: number) {
   const collection = (moduleId: string) => db.collection("modules").doc(moduleId).collection("downloadShards");
   return withDeadlines("Firestore", {
-    async count(moduleId: string, version: string, at: Date): Promise<void> {
-      const day = utcDay(at);
-      const shard = Math.floor(Math.random() * shards);
-      await collection(moduleId)
-        .doc(`${day}-${shard}`)
-        .set({ day, count: FieldValue.increment(1), versions: { [version]: FieldValue.increment(1) } }, { merge: true });
+    /** Adds downloads in one atomic batch: each (module, day, version) to a random shard of its day. */
+    async add(counts: DownloadCount[]): Promise<void> {
+      const batch = db.batch();
+      for (const { moduleId, version, day, downloads } of counts) {
+        const shard = Math.floor(Math.random() * shards);
+        batch.set(
+          collection(moduleId).doc(`${day}-${shard}`),
+          { day, count: FieldValue.increment(downloads), versions: { [version]: FieldValue.increment(downloads) } },
+          { merge: true },
+        );
+      }
+      await batch.commit();
     },
     async total(moduleId: string): Promise<number> {
       const snapshot = await collection(moduleId).aggregate({ total: AggregateField.sum("count") }).get();

@@ -11,10 +11,14 @@ import {
   moduleListQuerySchema,
   moduleListSchema,
 } from "./schemas";
+import { groupCommitCounter } from "./download-counter";
+import { downloadStore } from "./download-store";
 import { confirmActivation, downloadModule, listModules, rememberingLookup, withAccess } from "./service";
 
 export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
   const lookup = rememberingLookup(deps.db, deps.config.memoryCacheMs);
+  const store = downloadStore(deps.db, deps.config.downloadShards);
+  const downloads = groupCommitCounter((counts) => store.add(counts));
   // A page of the listing is the same for everyone (only access flags differ): a warm instance
   // serves pages from memory and adds the caller's flags.
   const pages = memo<Awaited<ReturnType<typeof listModules>>>({ ttlMs: deps.config.memoryCacheMs, maxEntries: 256 });
@@ -63,7 +67,7 @@ export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
       problems: ["not_entitled", "module_not_found", "version_not_found"],
       handle: async ({ params, query, caller }) => ({
         status: 200,
-        body: await downloadModule(deps, { lookup, caller: await callers.get(caller.uid, deps.clock()) }, params.id, query.version),
+        body: await downloadModule(deps, { lookup, downloads, caller: await callers.get(caller.uid, deps.clock()) }, params.id, query.version),
       }),
     }),
   ];

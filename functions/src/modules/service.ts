@@ -9,7 +9,8 @@ import { memo } from "../core/memo";
 import { ApiError, invalidRequest } from "../core/errors";
 import type { Deps } from "../deps";
 import { activationStore } from "../users/activation-store";
-import { downloadStore } from "./download-store";
+import type { DownloadCounter } from "./download-counter";
+import { utcDay } from "./download-store";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
 import type { activationSchema, downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
 import { queryTerm } from "./search";
@@ -108,8 +109,8 @@ export async function confirmActivation(
 
 /** A signed download of a module version the caller may use; counts the download. */
 export async function downloadModule(
-  { db, store, config, clock }: Deps,
-  reads: { lookup: ModuleLookup; caller: CallerData },
+  { store, config, clock }: Deps,
+  reads: { lookup: ModuleLookup; caller: CallerData; downloads: DownloadCounter },
   moduleId: string,
   requestedVersion: string | undefined,
 ): Promise<z.output<typeof downloadSchema>> {
@@ -118,7 +119,7 @@ export async function downloadModule(
     ttlSeconds: config.signedUrlTtlSeconds,
     fileName: `${moduleId}-${version}.mpkg`,
   });
-  await downloadStore(db, config.downloadShards).count(moduleId, version, clock());
+  await reads.downloads.count({ moduleId, version, day: utcDay(clock()) });
   return {
     moduleId,
     version,
