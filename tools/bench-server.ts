@@ -2,7 +2,7 @@
  * A server for `npm run bench`, in a process of its own so that its memory and CPU are its own:
  * the API on the emulators named by the environment (`--api`), or a bare Express handler
  * (`--bare`), the baseline. It listens on BENCH_PORT, says "ready" over IPC, and answers the
- * message "counts" with its backend call counts.
+ * message "counts" with its backend call counts, once its pending download counts are written.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -10,6 +10,7 @@ import { createApp } from "../functions/src/app";
 import { backendCallCounts } from "../functions/src/core/deadline";
 import { silentLogger } from "../functions/src/core/logger";
 import { localDeps, localServer } from "../functions/src/local";
+import { drainDownloadCounters } from "../functions/src/modules/download-counter";
 
 async function main(): Promise<void> {
   const port = Number(process.env.BENCH_PORT);
@@ -23,8 +24,9 @@ async function main(): Promise<void> {
     handler = createApp(deps);
   }
   localServer(handler).listen(port, "127.0.0.1", () => process.send?.("ready"));
-  process.on("message", (message) => {
-    if (message === "counts") process.send?.({ counts: backendCallCounts() });
+  process.on("message", async (message) => {
+    // Counts reported after every pending download count is written.
+    if (message === "counts") process.send?.({ counts: backendCallCounts(), drained: await drainDownloadCounters() });
   });
   process.on("disconnect", () => process.exit(0));
 }

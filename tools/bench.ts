@@ -140,6 +140,7 @@ async function main(): Promise<number> {
     const downloadStarted = Date.now();
     const downloads = await load(`${base}/modules/download/${moduleId}`, { Authorization: `Bearer ${userToken}` }, quick ? 500 : 2000);
     const downloadRps = downloads.total / ((Date.now() - downloadStarted) / 1000);
+    await countsOf(api);
     const counted = (await counter.total(moduleId)) - countedBefore;
     report({
       name: "GET /modules/download/:id",

@@ -12,6 +12,7 @@ import path from "node:path";
 import { createApp, API_PREFIX } from "../functions/src/app";
 import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer, localSite } from "../functions/src/local";
+import { drainDownloadCounters } from "../functions/src/modules/download-counter";
 import { ensureFunctionsLocalFiles, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
@@ -110,6 +111,7 @@ async function main(): Promise<void> {
     if (reason) console.error(reason);
     console.log("Stopping…");
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await drainDownloadCounters();
     await stopFunctions?.();
     // Only data of a stack that came up whole replaces what was kept.
     if (ready && stack) {

@@ -1,5 +1,6 @@
 import { compactVerify, createLocalJWKSet } from "jose";
 import request from "supertest";
+import { drainDownloadCounters } from "../src/modules/download-counter";
 import { activationSchema, downloadSchema, moduleListSchema } from "../src/modules/schemas";
 import { countDocuments, daysFromNow, putBusiness, putSubscription, putUser, sha256Hex } from "./fixtures";
 import { modulePackage } from "./packages";
@@ -163,6 +164,7 @@ describe("marketplace", () => {
       expect(protectedHeader.kid).toBe(response.body.keyId);
       expect(JSON.parse(Buffer.from(payload).toString())).toMatchObject({ moduleId: "acme.charts", version: "2.0.0", sha256: response.body.sha256, publisherId: "acme" });
 
+      await drainDownloadCounters();
       const mine = await request(await testApp()).get("/api/v1/developers/modules").set(bearer(acme));
       expect(mine.body.items.find((m: { id: string }) => m.id === "acme.charts").downloads).toBeGreaterThanOrEqual(1);
     });

@@ -45,6 +45,14 @@ export function backendCallCounts(): Record<string, number> {
   return Object.fromEntries(callCounts);
 }
 
+/**
+ * Runs work outside any request's deadlines: for background writes that nobody waits for, which
+ * must not be abandoned (an abandoned write may land later, and a retry would then count twice).
+ */
+export function outsideDeadlines<T>(work: () => T): T {
+  return budgets.exit(work);
+}
+
 /** The result of a backend call, or a 503 when it does not come within the current budget. */
 export function withinDeadline<T>(what: string, work: Promise<T>): Promise<T> {
   const backend = what.split(" ")[0];

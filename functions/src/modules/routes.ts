@@ -18,7 +18,10 @@ import { confirmActivation, downloadModule, listModules, rememberingLookup, with
 export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
   const lookup = rememberingLookup(deps.db, deps.config.memoryCacheMs);
   const store = downloadStore(deps.db, deps.config.downloadShards);
-  const downloads = groupCommitCounter((counts) => store.add(counts));
+  const downloads = groupCommitCounter(
+    (counts) => store.add(counts),
+    (error, pending) => deps.logger.warn("download counts not written yet; retrying", { pending, error: (error as Error).message }),
+  );
   // A page of the listing is the same for everyone (only access flags differ): a warm instance
   // serves pages from memory and adds the caller's flags.
   const pages = memo<Awaited<ReturnType<typeof listModules>>>({ ttlMs: deps.config.memoryCacheMs, maxEntries: 256 });

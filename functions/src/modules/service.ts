@@ -119,7 +119,7 @@ export async function downloadModule(
     ttlSeconds: config.signedUrlTtlSeconds,
     fileName: `${moduleId}-${version}.mpkg`,
   });
-  await reads.downloads.count({ moduleId, version, day: utcDay(clock()) });
+  reads.downloads.count({ moduleId, version, day: utcDay(clock()) });
   return {
     moduleId,
     version,
