@@ -132,7 +132,9 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
       if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
       res.status(reply.status).end();
     };
-    router[route.method](route.path, authenticate, middleware.afterAuth, handle);
+    // Public routes have no caller to find or to limit.
+    if (route.auth === "none") router[route.method](route.path, handle);
+    else router[route.method](route.path, authenticate, middleware.afterAuth, handle);
   }
   for (const [path, methods] of methodsByPath) {
     const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
