@@ -108,7 +108,10 @@ declare module "express-serve-static-core" {
  */
 export function mountRoutes(router: Router, routes: AnyRoute[], middleware: RouteMiddleware): void {
   const methodsByPath = new Map<string, string[]>();
-  for (const route of routes) {
+  // Public routes first: the busiest and cheapest answers match after the fewest layers. No two
+  // route paths overlap, so the order changes nothing else.
+  const publicFirst = [...routes.filter((route) => route.auth === "none"), ...routes.filter((route) => route.auth !== "none")];
+  for (const route of publicFirst) {
     const methods = methodsByPath.get(route.path) ?? [];
     methods.push(route.method.toUpperCase());
     methodsByPath.set(route.path, methods);
