@@ -14,8 +14,8 @@ import { freePort, stopSupervisor } from "./local-stack";
 const ROOT = path.join(__dirname, "..");
 const FUNCTIONS_DIR = path.join(ROOT, "functions");
 const SUPERVISOR = path.join(__dirname, "supervise.cjs");
-export const SECRET_FILE = path.join(FUNCTIONS_DIR, ".secret.local");
-export const PARAMS_FILE = path.join(FUNCTIONS_DIR, ".env.local");
+const SECRET_FILE = path.join(FUNCTIONS_DIR, ".secret.local");
+const PARAMS_FILE = path.join(FUNCTIONS_DIR, ".env.local");
 
 /** The runtime firebase.json deploys the function on. */
 function deployRuntime(): string {

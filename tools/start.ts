@@ -18,9 +18,9 @@ import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
 
-export const LOCAL_PROJECT_ID = "demo-marketplace";
-export const LOCAL_BUCKET = "demo-marketplace.appspot.com";
-export const LOCAL_PORTS = { api: 5001, firestore: 8080, auth: 9099, storage: 9199 };
+const LOCAL_PROJECT_ID = "demo-marketplace";
+const LOCAL_BUCKET = "demo-marketplace.appspot.com";
+const LOCAL_PORTS = { api: 5001, firestore: 8080, auth: 9099, storage: 9199 };
 type Ports = typeof LOCAL_PORTS;
 const HOST = "127.0.0.1";
 const ROOT = path.join(__dirname, "..");

@@ -7,7 +7,7 @@ import { releaseStore } from "../releases/release-store";
  * storing an object and recording it (or by a recording that never landed after a deadline).
  * Objects younger than the grace period are kept: their document may still be on its way.
  */
-export const ORPHAN_GRACE_MS = 60 * 60 * 1000;
+const ORPHAN_GRACE_MS = 60 * 60 * 1000;
 const PREFIXES = ["modules/", "releases/"];
 
 export async function removeOrphanedObjects({ db, store, clock }: Pick<OperatorDeps, "db" | "store" | "clock">, graceMs = ORPHAN_GRACE_MS) {

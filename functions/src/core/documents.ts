@@ -45,5 +45,5 @@ export function readDocument<S extends z.ZodType>(schema: S, snapshot: DocumentS
 export const toIso = (value: Date): string => value.toISOString();
 
 /** Firestore's error code for a create() of a document that exists. */
-export const ALREADY_EXISTS = 6;
+const ALREADY_EXISTS = 6;
 export const isAlreadyExists = (error: unknown) => (error as { code?: number }).code === ALREADY_EXISTS;
