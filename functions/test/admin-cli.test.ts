@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import request from "supertest";
 import { main } from "../../tools/admin/main";
-import { countDocuments, sha256Hex } from "./fixtures";
+import { countDocuments, putRelease, sha256Hex } from "./fixtures";
 import { modulePackage } from "./packages";
 import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, storedObjects, testApp, testDeps } from "./harness";
 
@@ -106,6 +107,43 @@ describe("operator CLI", () => {
       await json("release", "publish", "--file", installer("g.exe", "g").file, ...args, "--notes", "Fixes.");
       expect(await json("release", "publish", "--file", installer("h.exe", "h").file, ...args, "--replace")).toMatchObject({ notes: "Fixes.", fileName: "h.exe" });
       expect(await json("release", "publish", "--file", installer("i.exe", "i").file, ...args, "--replace", "--notes", "")).toMatchObject({ notes: null, fileName: "i.exe" });
+    });
+
+    it("records the SHA-512 of what it uploads, and backfills it, idempotently, for releases without one", async () => {
+      const { file } = installer("s.exe", "sha512 installer");
+      const release = await json("release", "publish", "--file", file, "--version", "6.0.0", "--platform", "linux", "--arch", "x64");
+      const bytes = readFileSync(file);
+      expect(release.sha512).toBe(createHash("sha512").update(bytes).digest("base64"));
+      await putRelease("older", { version: "0.1.0", platform: "linux", arch: "x64", channel: "stable" });
+      expect(await json("release", "backfill-sha512")).toEqual({ updated: ["older"] });
+      expect(await json("release", "backfill-sha512")).toEqual({ updated: [] });
+      const older = (await json("release", "list", "--platform", "linux")).find((item: { id: string }) => item.id === "older");
+      expect(older.sha512).toMatch(/^[A-Za-z0-9+/]{86}==$/);
+    });
+
+    it("rolls a release out, halts it and yanks it, each taking effect on the next request", async () => {
+      const args = ["--platform", "win32", "--arch", "x64"];
+      await json("release", "publish", "--file", installer("r1.exe", "one").file, "--version", "7.0.0", ...args);
+      const staged = await json("release", "publish", "--file", installer("r2.exe", "two").file, "--version", "7.1.0", ...args, "--rollout", "10");
+      expect(staged.rolloutPercentage).toBe(10);
+      const latest = async () => (await request(await testApp({ config: { memoryCacheMs: 0 } })).get("/api/v1/releases/download/win32")).headers.location;
+      // Without a staging id the highest release above 0 is offered (its percentage is the client's to apply).
+      expect(await latest()).toContain("win32-x64-stable-7.1.0/");
+      expect((await json("release", "halt", "win32-x64-stable-7.1.0")).rolloutPercentage).toBe(0);
+      expect(await latest()).toContain("win32-x64-stable-7.0.0/");
+      expect((await json("release", "rollout", "win32-x64-stable-7.1.0", "--percentage", "100")).rolloutPercentage).toBe(100);
+      expect(await latest()).toContain("win32-x64-stable-7.1.0/");
+      expect(await json("release", "yank", "win32-x64-stable-7.1.0", "--reason", "crashes on start")).toMatchObject({ yankReason: "crashes on start" });
+      expect(await latest()).toContain("win32-x64-stable-7.0.0/");
+      const app = await testApp({ config: { memoryCacheMs: 0 } });
+      expect((await request(app).get("/api/v1/releases")).body.items.map((item: { id: string }) => item.id)).toEqual(["win32-x64-stable-7.0.0"]);
+      const gone = await request(app).get("/api/v1/releases/win32-x64-stable-7.1.0/download");
+      expectProblem(gone, 410, "release_yanked");
+      expect(gone.body.detail).toContain("crashes on start");
+      await json("release", "unyank", "win32-x64-stable-7.1.0");
+      expect((await request(app).get("/api/v1/releases/win32-x64-stable-7.1.0/download")).status).toBe(302);
+      expect(await admin("release", "rollout", "win32-x64-stable-7.1.0", "--percentage", "120")).toMatchObject({ code: 2, stderr: "error: --percentage: must be a whole number from 0 to 100\n" });
+      expect((await admin("release", "yank", "nope")).code).toBe(1);
     });
 
     it("refuses a missing file with exit 1", async () => {

@@ -35,8 +35,11 @@ describe("releases", () => {
         fileName: "Marketplace-Setup-1.9.0-x64.exe",
         size: expect.any(Number),
         sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        // Written by another tool, without the SHA-512 (`release backfill-sha512` adds it).
+        sha512: null,
         notes: "Older.",
         publishedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        rolloutPercentage: 100,
       });
       expect(older).not.toHaveProperty("storagePath");
     });
@@ -100,6 +103,26 @@ describe("releases", () => {
       const app = await testApp();
       expectProblem(await request(app).get("/api/v1/releases/download/win32?channel=nightly"), 400, "invalid_request");
       expectProblem(await request(app).get("/api/v1/releases/download/win32?arch=ia32"), 400, "invalid_request");
+    });
+  });
+
+  describe("GET /releases/download/:platform and /releases/:releaseId/download", () => {
+    it("serves darwin (arm64 by default) and linux beside win32, and 400 for another platform", async () => {
+      await putRelease("linux-1.0.0", { version: "1.0.0", platform: "linux", arch: "x64", channel: "stable" });
+      const app = await testApp();
+      expect((await request(app).get("/api/v1/releases/download/darwin")).headers.location).toContain("mac-2.0.0/");
+      expect((await request(app).get("/api/v1/releases/download/linux")).headers.location).toContain("linux-1.0.0/");
+      expectProblem(await request(app).get("/api/v1/releases/download/darwin?arch=x64"), 404, "release_not_found");
+      expectProblem(await request(app).get("/api/v1/releases/download/amiga"), 400, "invalid_request");
+    });
+
+    it("redirects to a fresh signed URL of one release, 404 for an unknown one", async () => {
+      const app = await testApp();
+      const response = await request(app).get("/api/v1/releases/win-1.9.0/download");
+      expect(response.status).toBe(302);
+      expect(response.headers["cache-control"]).toBe("no-store");
+      expect(response.headers.location).toContain("win-1.9.0/Marketplace-Setup-1.9.0-x64.exe");
+      expectProblem(await request(app).get("/api/v1/releases/nope/download"), 404, "release_not_found");
     });
   });
 });

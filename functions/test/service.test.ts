@@ -34,7 +34,7 @@ describe("service endpoints", () => {
     );
     const served = apiRoutes(deps).map((route) => `${route.method.toUpperCase()} ${route.path.replace(/:(\w+)/g, "{$1}")}`);
     expect(documented.sort()).toEqual(served.sort());
-    expect(documented).toEqual(expect.arrayContaining(["GET /users/me", "GET /subscriptions/{businessId}", "GET /releases/download/win32"]));
+    expect(documented).toEqual(expect.arrayContaining(["GET /users/me", "GET /subscriptions/{businessId}", "GET /releases/download/{platform}", "GET /releases/{releaseId}/download"]));
     // Every $ref resolves to a component.
     const refs = JSON.stringify(response.body).match(/"\$ref":"#\/components\/schemas\/[^"]+"/g) ?? [];
     for (const ref of refs) {

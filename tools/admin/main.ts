@@ -15,7 +15,15 @@ import { BUSINESS_ROLES } from "../../functions/src/businesses/schemas";
 import { ApiError, exitCodeFor } from "../../functions/src/core/errors";
 import { adminContext, type AdminContext } from "../../functions/src/local";
 import { ARCHES, CHANNELS, PLATFORMS } from "../../functions/src/releases/schemas";
-import { listReleasesFor, publishRelease, removeRelease } from "../../functions/src/releases/service";
+import {
+  backfillSha512,
+  listReleasesFor,
+  publishRelease,
+  removeRelease,
+  setRollout,
+  unyankRelease,
+  yankRelease,
+} from "../../functions/src/releases/service";
 import { SUBSCRIPTION_STATUSES } from "../../functions/src/subscriptions/schemas";
 import { setSubscription } from "../../functions/src/subscriptions/service";
 import { describeUser } from "../../functions/src/users/service";
@@ -85,8 +93,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option("--channel <channel>", `${oneOf(CHANNELS)} (default stable)`)
     .option("--notes <text>", 'release notes (with --replace: kept unless given; --notes "" clears them)')
     .option("--replace", "overwrite an existing release of the same version, platform, arch and channel")
+    .option("--rollout <percentage>", "share of callers offered the release, 0-100 (default 100)")
     .action(
-      action(async (ctx, { file, ...fields }: { file: string; version: string; platform: string; arch: string; channel?: string; notes?: string; replace?: boolean }, command: Command) => {
+      action(async (ctx, { file, ...fields }: { file: string; version: string; platform: string; arch: string; channel?: string; notes?: string; replace?: boolean; rollout?: string }, command: Command) => {
         const info = await stat(file).catch(() => null);
         if (!info?.isFile()) throw new Error(`No file at '${file}'.`);
         return publishRelease(
@@ -102,6 +111,32 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option("--platform <platform>", oneOf(PLATFORMS))
     .option("--channel <channel>", oneOf(CHANNELS))
     .action(action((ctx, options: { platform?: string; channel?: string }) => listReleasesFor(ctx, options as Parameters<typeof listReleasesFor>[1])));
+  release
+    .command("rollout")
+    .description("offer a release to a share of callers (staged rollout); takes effect on the next request")
+    .argument("<releaseId>")
+    .requiredOption("--percentage <0-100>", "share of callers; raising it only adds callers")
+    .action(action((ctx, releaseId: string, options: { percentage: string }) => setRollout(ctx, { releaseId, percentage: options.percentage as unknown as number })));
+  release
+    .command("halt")
+    .description("stop offering a release to anyone new (rollout 0)")
+    .argument("<releaseId>")
+    .action(action((ctx, releaseId: string) => setRollout(ctx, { releaseId, percentage: 0 })));
+  release
+    .command("yank")
+    .description("withdraw a release: out of the list, redirects and feeds; its own download answers 410")
+    .argument("<releaseId>")
+    .option("--reason <text>")
+    .action(action((ctx, releaseId: string, options: { reason?: string }) => yankRelease(ctx, { releaseId, reason: options.reason })));
+  release
+    .command("unyank")
+    .description("put a yanked release back")
+    .argument("<releaseId>")
+    .action(action((ctx, releaseId: string) => unyankRelease(ctx, { releaseId })));
+  release
+    .command("backfill-sha512")
+    .description("compute the SHA-512 of releases stored without one (idempotent)")
+    .action(action((ctx) => backfillSha512(ctx)));
   release
     .command("remove")
     .description("remove a release and its installer")

@@ -28,6 +28,8 @@ export interface ObjectStore {
   /** Streams an object of `size` bytes (large ones as a resumable upload) without holding it in memory. */
   writeStream(path: string, source: Readable, size: number, metadata: ObjectMetadata): Promise<void>;
   delete(path: string): Promise<void>;
+  /** An object's bytes, as a stream. */
+  read(path: string): Readable;
   /** Every object under a prefix with its creation time, a page at a time. */
   list(prefix: string): AsyncIterable<StoredObject>;
 }
@@ -51,7 +53,7 @@ export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
   const signed = new Map<string, SignedUrl>();
   const reusable = (url: SignedUrl | undefined, ttlSeconds: number): url is SignedUrl =>
     url !== undefined && url.expiresAt.getTime() - clock().getTime() >= Math.min(MIN_REMAINING_URL_LIFE_MS, (ttlSeconds * 1000 * 2) / 3);
-  const writes: Omit<ObjectStore, "signedReadUrl"> = withDeadlines("Storage", {
+  const writes: Omit<ObjectStore, "signedReadUrl" | "read"> = withDeadlines("Storage", {
     async write(path: string, data: Buffer, { contentType, metadata }: ObjectMetadata) {
       await bucket.file(path).save(data, { resumable: false, contentType, metadata: { metadata } });
     },
@@ -73,6 +75,7 @@ export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
   });
   return {
     ...writes,
+    read: (path) => bucket.file(path).createReadStream(),
     async signedReadUrl(path, { ttlSeconds, fileName }) {
       const key = `${ttlSeconds}|${fileName ?? ""}|${path}`;
       const known = signed.get(key);

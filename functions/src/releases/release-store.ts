@@ -19,8 +19,14 @@ const releaseDocument = z.object({
   storagePath: z.string().min(1),
   size: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Base64 SHA-512 of the installer (what update feeds carry); missing on releases from before it. */
+  sha512: z.string().min(1).optional(),
   notes: z.string().optional(),
   publishedAt: timestamp,
+  /** Share of callers offered the release, 0-100; absent means 100. */
+  rolloutPercentage: z.number().int().min(0).max(100).optional(),
+  yankedAt: timestamp.optional(),
+  yankReason: z.string().optional(),
 });
 
 export interface Release {
@@ -33,8 +39,12 @@ export interface Release {
   storagePath: string;
   size: number;
   sha256: string;
+  sha512: string | null;
   notes: string | null;
   publishedAt: Date;
+  rolloutPercentage: number;
+  yankedAt: Date | null;
+  yankReason: string | null;
 }
 
 export interface ReleaseFilter {
@@ -48,10 +58,27 @@ export function releaseStore(db: Firestore) {
   const collection = db.collection("releases");
   const read = (snapshot: DocumentSnapshot): Release | null => {
     const stored = readDocument(releaseDocument, snapshot);
-    return stored && { id: snapshot.id, ...stored, notes: stored.notes ?? null, publishedAt: stored.publishedAt.toDate() };
+    if (!stored) return null;
+    return {
+      id: snapshot.id,
+      ...stored,
+      sha512: stored.sha512 ?? null,
+      notes: stored.notes ?? null,
+      publishedAt: stored.publishedAt.toDate(),
+      rolloutPercentage: stored.rolloutPercentage ?? 100,
+      yankedAt: stored.yankedAt?.toDate() ?? null,
+      yankReason: stored.yankReason ?? null,
+    };
   };
-  const toDocument = ({ id: _id, notes, publishedAt, ...release }: Release) =>
-    releaseDocument.parse({ ...release, ...(notes ? { notes } : {}), publishedAt: Timestamp.fromDate(publishedAt) });
+  const toDocument = ({ id: _id, sha512, notes, publishedAt, yankedAt, yankReason, ...release }: Release) =>
+    releaseDocument.parse({
+      ...release,
+      ...(sha512 ? { sha512 } : {}),
+      ...(notes ? { notes } : {}),
+      publishedAt: Timestamp.fromDate(publishedAt),
+      ...(yankedAt ? { yankedAt: Timestamp.fromDate(yankedAt) } : {}),
+      ...(yankReason ? { yankReason } : {}),
+    });
   return withDeadlines("Firestore", {
     read,
     async get(releaseId: string): Promise<Release | null> {

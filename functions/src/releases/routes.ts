@@ -1,8 +1,16 @@
 import { memo } from "../core/memo";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
-import { installerRedirectQuerySchema, releaseListQuerySchema, releaseListSchema, type Release } from "./schemas";
-import { latestInstallerUrl, listReleases, releaseCatalog } from "./service";
+import {
+  DEFAULT_ARCH,
+  installerPlatformParamsSchema,
+  installerRedirectQuerySchema,
+  releaseIdParamsSchema,
+  releaseListQuerySchema,
+  releaseListSchema,
+  type Release,
+} from "./schemas";
+import { latestInstallerUrl, listReleases, releaseCatalog, releaseInstallerUrl } from "./service";
 
 export const releaseRoutes = ({ db, store, config }: Deps) => {
   const catalog = releaseCatalog(db, config.memoryCacheMs);
@@ -25,11 +33,13 @@ export const releaseRoutes = ({ db, store, config }: Deps) => {
     }),
     defineRoute({
       method: "get",
-      path: "/releases/download/win32",
-      operationId: "downloadLatestWindowsInstaller",
-      summary: "Redirects to a short-lived signed URL of the latest Windows installer of a channel.",
+      path: "/releases/download/:platform",
+      operationId: "downloadLatestInstaller",
+      summary: "Redirects to a short-lived signed URL of the latest installer of a platform, arch and channel.",
+      description: "The highest-semver release that is not yanked and whose rollout is above 0.",
       tag: "Releases",
       auth: "none",
+      params: installerPlatformParamsSchema,
       query: installerRedirectQuerySchema,
       responses: {
         302: {
@@ -38,13 +48,33 @@ export const releaseRoutes = ({ db, store, config }: Deps) => {
         },
       },
       problems: ["release_not_found"],
-      handle: async ({ query }) => {
+      handle: async ({ params, query }) => {
         const { url } = await latestInstallerUrl(
           catalog,
           store,
-          { platform: "win32", channel: query.channel, arch: query.arch },
+          { platform: params.platform, channel: query.channel, arch: query.arch ?? DEFAULT_ARCH[params.platform] },
           config.signedUrlTtlSeconds,
         );
+        return { status: 302, headers: { Location: url, "Cache-Control": "no-store" } };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/releases/:releaseId/download",
+      operationId: "downloadRelease",
+      summary: "Redirects to a fresh signed URL of one release's installer: the stable address update feeds use.",
+      tag: "Releases",
+      auth: "none",
+      params: releaseIdParamsSchema,
+      responses: {
+        302: {
+          description: "Redirect to the installer.",
+          headers: { Location: "Signed Cloud Storage URL, valid at most 15 minutes." },
+        },
+      },
+      problems: ["release_not_found", "release_yanked"],
+      handle: async ({ params }) => {
+        const { url } = await releaseInstallerUrl(db, store, params.releaseId, config.signedUrlTtlSeconds);
         return { status: 302, headers: { Location: url, "Cache-Control": "no-store" } };
       },
     }),

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import semver from "semver";
 
 /** Highest semver first (1.10.0 above 1.9.0, 2.0.0 above 2.0.0-beta.1); ties keep a stable order. */
@@ -7,4 +8,35 @@ export function compareBySemverDescending(a: { version: string }, b: { version: 
 
 export function highestVersion<T extends { version: string }>(items: T[]): T | null {
   return items.reduce<T | null>((best, item) => (!best || semver.gt(item.version, best.version) ? item : best), null);
+}
+
+/**
+ * A caller's cohort for a release, in [0, 100): the first four bytes of
+ * sha256(stagingId + ":" + releaseId), big-endian, over 2^32, times 100. The release includes the
+ * caller when that is below its rolloutPercentage, so an operator can predict who gets what, and
+ * raising the percentage only ever adds callers.
+ */
+export function cohortOf(stagingId: string, releaseId: string): number {
+  return (createHash("sha256").update(`${stagingId}:${releaseId}`).digest().readUInt32BE(0) / 2 ** 32) * 100;
+}
+
+export interface Rollable {
+  id: string;
+  version: string;
+  rolloutPercentage: number;
+  yankedAt: Date | null;
+}
+
+/**
+ * The release offered to a caller among the releases of one platform, arch and channel: the
+ * highest-semver one that is not yanked and includes them; without a staging id, the highest one
+ * not yanked whose rollout is above 0 (its percentage goes with it, for the client to apply).
+ */
+export function offeredRelease<T extends Rollable>(releases: T[], stagingId: string | undefined): T | null {
+  const candidates = releases.filter(
+    (release) =>
+      !release.yankedAt &&
+      (stagingId === undefined ? release.rolloutPercentage > 0 : cohortOf(stagingId, release.id) < release.rolloutPercentage),
+  );
+  return highestVersion(candidates);
 }

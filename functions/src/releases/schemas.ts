@@ -11,9 +11,18 @@ export const releaseListQuerySchema = z.strictObject({
   channel: z.enum(CHANNELS).optional(),
 });
 
+/** The architecture an installer redirect serves when the caller names none. */
+export const DEFAULT_ARCH = { win32: "x64", darwin: "arm64", linux: "x64" } as const;
+
+export const installerPlatformParamsSchema = z.strictObject({ platform: z.enum(PLATFORMS) });
+
 export const installerRedirectQuerySchema = z.strictObject({
   channel: z.enum(CHANNELS).default("stable"),
-  arch: z.enum(ARCHES).default("x64"),
+  arch: z.enum(ARCHES).optional().meta({ description: "Default: x64 for win32 and linux, arm64 for darwin." }),
+});
+
+export const releaseIdParamsSchema = z.strictObject({
+  releaseId: documentId.refine((id) => id !== "download", "Not a release id."),
 });
 
 export const releaseSchema = z
@@ -26,8 +35,10 @@ export const releaseSchema = z
     fileName: z.string(),
     size: z.number().int(),
     sha256: z.string(),
+    sha512: z.string().nullable().meta({ description: "Base64 SHA-512 of the installer, as update feeds carry it." }),
     notes: z.string().nullable(),
     publishedAt: isoDateTime,
+    rolloutPercentage: z.number().int().meta({ description: "Share of callers offered the release (staged rollout), 0-100." }),
   })
   .meta({ id: "Release" });
 
@@ -44,6 +55,14 @@ export const publishReleaseInput = z.object({
   notes: z.string().max(10_000).optional(),
   replace: z.boolean().default(false),
   fileName: z.string().min(1).max(255),
+  rollout: z.coerce.number({ error: "must be a whole number from 0 to 100" }).int("must be a whole number from 0 to 100").min(0).max(100).default(100),
 });
+
+export const rolloutInput = z.object({
+  releaseId: documentId,
+  percentage: z.coerce.number({ error: "must be a whole number from 0 to 100" }).int("must be a whole number from 0 to 100").min(0).max(100),
+});
+
+export const yankInput = z.object({ releaseId: documentId, reason: z.string().trim().min(1).max(500).optional() });
 
 export const releaseIdInput = z.object({ releaseId: documentId });

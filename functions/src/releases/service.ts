@@ -9,8 +9,8 @@ import type { ObjectStore, SignedUrl } from "../core/storage";
 import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
 import { releaseStore, type Release as StoredRelease, type ReleaseFilter } from "./release-store";
-import { compareBySemverDescending, highestVersion } from "./rules";
-import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, type Release } from "./schemas";
+import { compareBySemverDescending, offeredRelease } from "./rules";
+import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, rolloutInput, yankInput, type Release } from "./schemas";
 
 /**
  * Every release, from memory for `ttlMs` after one read of the collection (at most 1,000
@@ -28,21 +28,38 @@ export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
 const matching = (filter: ReleaseFilter) => (release: StoredRelease) =>
   (["platform", "channel", "arch", "version"] as const).every((field) => !filter[field] || release[field] === filter[field]);
 
-/** Published releases matching the filter, highest semver first. */
+/** Published releases matching the filter that are not yanked, highest semver first. */
 export async function listReleases(catalog: ReleaseCatalog, filter: ReleaseFilter): Promise<Release[]> {
-  return (await catalog.all()).filter(matching(filter)).sort(compareBySemverDescending).map(toReleaseView);
+  return (await catalog.all())
+    .filter((release) => !release.yankedAt && matching(filter)(release))
+    .sort(compareBySemverDescending)
+    .map(toReleaseView);
 }
 
-/** A signed URL of the installer of the highest-semver release for a platform, arch and channel. */
+/**
+ * A signed URL of the installer offered, without a staging id, for a platform, arch and channel:
+ * the highest-semver release that is not yanked and not halted (rules.ts).
+ */
 export async function latestInstallerUrl(
   catalog: ReleaseCatalog,
   store: ObjectStore,
   filter: Required<Pick<ReleaseFilter, "platform" | "channel" | "arch">>,
   ttlSeconds: number,
 ): Promise<SignedUrl> {
-  const latest = highestVersion((await catalog.all()).filter(matching(filter)));
-  if (!latest) throw new ApiError("release_not_found", `No ${filter.channel} release for ${filter.platform} ${filter.arch}.`);
-  return store.signedReadUrl(latest.storagePath, { ttlSeconds, fileName: latest.fileName });
+  const offered = offeredRelease((await catalog.all()).filter(matching(filter)), undefined);
+  if (!offered) throw new ApiError("release_not_found", `No ${filter.channel} release for ${filter.platform} ${filter.arch}.`);
+  return store.signedReadUrl(offered.storagePath, { ttlSeconds, fileName: offered.fileName });
+}
+
+/**
+ * A signed URL of one release's installer: the stable address feeds point at, read afresh so a
+ * yank takes effect on the next request.
+ */
+export async function releaseInstallerUrl(db: Firestore, store: ObjectStore, releaseId: string, ttlSeconds: number): Promise<SignedUrl> {
+  const release = await releaseStore(db).get(releaseId);
+  if (!release) throw new ApiError("release_not_found", `No release '${releaseId}'.`);
+  if (release.yankedAt) throw new ApiError("release_yanked", `Release '${releaseId}' was withdrawn${release.yankReason ? `: ${release.yankReason}` : "."}`);
+  return store.signedReadUrl(release.storagePath, { ttlSeconds, fileName: release.fileName });
 }
 
 export interface InstallerUpload {
@@ -58,7 +75,7 @@ export interface InstallerUpload {
  * given (an empty string clears them) and deletes the earlier installer once the new one is in.
  */
 export async function publishRelease({ db, store, clock }: OperatorDeps, input: z.input<typeof publishReleaseInput>, upload: InstallerUpload) {
-  const { replace, notes, ...fields } = parseInput(publishReleaseInput, input);
+  const { replace, notes, rollout, ...fields } = parseInput(publishReleaseInput, input);
   const releases = releaseStore(db);
   const [existing] = await releases.find({ version: fields.version, platform: fields.platform, arch: fields.arch, channel: fields.channel });
   if (existing && !replace) {
@@ -68,10 +85,12 @@ export async function publishRelease({ db, store, clock }: OperatorDeps, input: 
   const storagePath = `releases/${id}/${randomUUID()}/${fields.fileName}`;
 
   const sha256 = createHash("sha256");
+  const sha512 = createHash("sha512");
   let size = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       sha256.update(chunk);
+      sha512.update(chunk);
       size += chunk.length;
       upload.onProgress?.(size, upload.size);
       done(null, chunk);
@@ -86,8 +105,12 @@ export async function publishRelease({ db, store, clock }: OperatorDeps, input: 
     storagePath,
     size,
     sha256: sha256.digest("hex"),
+    sha512: sha512.digest("base64"),
     notes: (notes ?? existing?.notes) || null,
     publishedAt: clock(),
+    rolloutPercentage: rollout,
+    yankedAt: null,
+    yankReason: null,
   };
   try {
     if (existing) await releases.replace(release);
@@ -122,9 +145,57 @@ function toReleaseView(release: StoredRelease): Release {
     fileName: release.fileName,
     size: release.size,
     sha256: release.sha256,
+    sha512: release.sha512,
     notes: release.notes,
     publishedAt: toIso(release.publishedAt),
+    rolloutPercentage: release.rolloutPercentage,
   };
+}
+
+async function existingRelease(db: Firestore, releaseId: string): Promise<StoredRelease> {
+  const release = await releaseStore(db).get(releaseId);
+  if (!release) throw new ApiError("release_not_found", `No release '${releaseId}'.`);
+  return release;
+}
+
+/** Operators: the share of callers a release is offered to (0 halts the rollout); takes effect on the next request. */
+export async function setRollout({ db }: OperatorDeps, input: z.input<typeof rolloutInput>) {
+  const { releaseId, percentage } = parseInput(rolloutInput, input);
+  const release = { ...(await existingRelease(db, releaseId)), rolloutPercentage: percentage };
+  await releaseStore(db).replace(release);
+  return toReleaseView(release);
+}
+
+/** Operators: withdraws a release: out of the list, the redirects and the feeds; its own download answers 410. */
+export async function yankRelease({ db, clock }: OperatorDeps, input: z.input<typeof yankInput>) {
+  const { releaseId, reason } = parseInput(yankInput, input);
+  const release = { ...(await existingRelease(db, releaseId)), yankedAt: clock(), yankReason: reason ?? null };
+  await releaseStore(db).replace(release);
+  return { ...toReleaseView(release), yankedAt: toIso(release.yankedAt), yankReason: release.yankReason };
+}
+
+export async function unyankRelease({ db }: OperatorDeps, input: z.input<typeof releaseIdInput>) {
+  const { releaseId } = parseInput(releaseIdInput, input);
+  const release = { ...(await existingRelease(db, releaseId)), yankedAt: null, yankReason: null };
+  await releaseStore(db).replace(release);
+  return toReleaseView(release);
+}
+
+/**
+ * Operators: computes the SHA-512 of every release stored without one (releases published before
+ * it was recorded). Idempotent: releases that have it are left alone.
+ */
+export async function backfillSha512({ db, store }: OperatorDeps) {
+  const releases = releaseStore(db);
+  const updated: string[] = [];
+  for (const release of await releases.find({})) {
+    if (release.sha512) continue;
+    const hash = createHash("sha512");
+    for await (const chunk of store.read(release.storagePath)) hash.update(chunk as Buffer);
+    await releases.replace({ ...release, sha512: hash.digest("base64") });
+    updated.push(release.id);
+  }
+  return { updated };
 }
 
 /** Operators: `release list`, with the listing's own filter. */
