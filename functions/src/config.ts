@@ -106,6 +106,10 @@ export const params = {
     default: DEFAULTS.requestDeadlineSeconds,
     description: "Longest a request may spend waiting on backends, all told (at most 30).",
   }),
+  publicBaseUrl: defineString("PUBLIC_BASE_URL", {
+    default: "",
+    description: "The API's public base URL, ending in /api/v1 (e.g. https://<site>/api/v1), for absolute links in update feeds; empty: taken from each request.",
+  }),
   webApiKey: defineString("WEB_API_KEY", {
     default: "",
     description: "The project's Web API key, for developer password sign-in via Identity Toolkit.",
@@ -136,6 +140,8 @@ export interface Config {
   loginLimit: { maxFailures: number; windowMs: number };
   /** Deadlines of backend calls, in milliseconds (core/deadline.ts). */
   deadlines: { callMs: number; requestMs: number };
+  /** The API's public base URL for absolute links (update feeds); empty: from each request. */
+  publicBaseUrl: string;
   /** Identity Toolkit: the Web API key, and the emulator host when one is used. */
   identityToolkit: { apiKey: string; emulatorHost?: string };
   /** JSON of the module-signing key set (see core/signing.ts). */
@@ -181,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
       callMs: positiveInt(env, "BACKEND_DEADLINE_SECONDS", DEFAULTS.backendDeadlineSeconds) * 1000,
       requestMs: Math.min(positiveInt(env, "REQUEST_DEADLINE_SECONDS", DEFAULTS.requestDeadlineSeconds), MAX_REQUEST_DEADLINE_SECONDS) * 1000,
     },
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? "").replace(/\/+$/, ""),
     identityToolkit: {
       apiKey: env.WEB_API_KEY || (env.FIREBASE_AUTH_EMULATOR_HOST ? "emulator-api-key" : ""),
       emulatorHost: env.FIREBASE_AUTH_EMULATOR_HOST || undefined,

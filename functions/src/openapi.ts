@@ -109,7 +109,7 @@ function successResponses(route: AnyRoute, toSchema: (schema: z.ZodType, io: "ou
               ),
             }
           : {}),
-        ...(response.schema ? { content: { "application/json": { schema: toSchema(response.schema, "output") } } } : {}),
+        ...(response.schema ? { content: { [response.mediaType ?? "application/json"]: { schema: toSchema(response.schema, "output") } } } : {}),
       },
     ]),
   );

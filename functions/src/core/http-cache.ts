@@ -46,20 +46,39 @@ function serialize(body: unknown): { json: string; etag: string } {
   return fresh;
 }
 
-/** Sends a JSON answer under the route's caching rule. */
-export function sendJson(req: Request, res: Response, status: number, body: unknown, caching: RouteCaching | undefined, policy: CachePolicy): void {
+/** A body in another media type than JSON (the YAML update feeds). */
+export interface TextBody {
+  text: string;
+  type: string;
+}
+
+/**
+ * Sends an answer under the route's caching rule. A reply that set its own Cache-Control (an
+ * answer that depends on the caller after all) is never shared.
+ */
+export function sendBody(
+  req: Request,
+  res: Response,
+  status: number,
+  body: unknown,
+  caching: RouteCaching | undefined,
+  policy: CachePolicy,
+  text?: TextBody,
+): void {
   if (caching === "public-anonymous") res.vary("Authorization");
-  const shared = status === 200 && (caching === "public" || (caching === "public-anonymous" && !req.get("authorization")));
+  const type = text?.type ?? "application/json";
+  const shared =
+    status === 200 && !res.get("Cache-Control") && (caching === "public" || (caching === "public-anonymous" && !req.get("authorization")));
   if (!shared) {
     if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
-    res.status(status).type("application/json").send(JSON.stringify(body));
+    res.status(status).type(type).send(text ? text.text : JSON.stringify(body));
     return;
   }
-  const { json, etag } = serialize(body);
+  const { json, etag } = text ? { json: text.text, etag: strongEtag(text.text) } : serialize(body);
   res.set({ ETag: etag, "Cache-Control": `public, max-age=${policy.maxAgeSeconds}, s-maxage=${policy.sMaxAgeSeconds}` });
   if (ifNoneMatchMatches(req.get("if-none-match"), etag)) {
     res.status(304).end();
     return;
   }
-  res.status(200).type("application/json").send(json);
+  res.status(200).type(type).send(json);
 }

@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
 import { authenticateRequest, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
 import { readJsonBody } from "./body";
-import { NO_STORE, sendJson, type CachePolicy, type RouteCaching } from "./http-cache";
+import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type TextBody } from "./http-cache";
 import { methodNotAllowed, unsupportedMediaType, type ProblemCode } from "./errors";
 import { parseRequestPart } from "./validation";
 
@@ -25,6 +25,8 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Response headers worth documenting, e.g. Location of a redirect. */
   headers?: Record<string, string>;
+  /** The media type of a body that is not JSON (its schema then describes the text). */
+  mediaType?: string;
 }
 
 export interface RouteContext<P, Q, B, A extends AuthMode> {
@@ -37,7 +39,10 @@ export interface RouteContext<P, Q, B, A extends AuthMode> {
 
 export interface Reply {
   status: number;
+  /** A JSON body. */
   body?: unknown;
+  /** A body in another media type. */
+  text?: TextBody;
   headers?: Record<string, string>;
 }
 
@@ -131,7 +136,9 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
       }
       const reply = await route.handle({ params, query, body, caller: req.caller ?? null, req });
       if (reply.headers) res.set(reply.headers);
-      if (reply.body !== undefined) return sendJson(req, res, reply.status, reply.body, route.cache, middleware.cachePolicy);
+      if (reply.body !== undefined || reply.text) {
+        return sendBody(req, res, reply.status, reply.body, route.cache, middleware.cachePolicy, reply.text);
+      }
       if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
       res.status(reply.status).end();
     };

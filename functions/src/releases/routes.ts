@@ -1,3 +1,6 @@
+import type { Request } from "express";
+import { ApiError, invalidRequest } from "../core/errors";
+import { NO_STORE } from "../core/http-cache";
 import { memo } from "../core/memo";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
@@ -5,14 +8,36 @@ import {
   DEFAULT_ARCH,
   installerPlatformParamsSchema,
   installerRedirectQuerySchema,
+  electronFeedParamsSchema,
+  electronFeedSchema,
   releaseIdParamsSchema,
   releaseListQuerySchema,
   releaseListSchema,
+  updateCheckParamsSchema,
+  updateQuerySchema,
+  updateSchema,
   type Release,
 } from "./schemas";
-import { latestInstallerUrl, listReleases, releaseCatalog, releaseInstallerUrl } from "./service";
+
+/** X-User-Staging-Id (what electron-updater sends) wins over ?stagingId; too long is a 400. */
+function stagingIdOf(req: Request, fromQuery: string | undefined): string | undefined {
+  const header = req.get("x-user-staging-id");
+  if (header !== undefined && (header.length === 0 || header.length > 128)) {
+    throw invalidRequest("X-User-Staging-Id must be 1-128 characters.", [{ path: "X-User-Staging-Id", message: "1-128 characters." }]);
+  }
+  return header ?? fromQuery;
+}
+
+/** An answer for one staging id is the caller's own; without one it may be shared. */
+const varyByStaging = (stagingId: string | undefined): Record<string, string> =>
+  stagingId === undefined ? { Vary: "X-User-Staging-Id" } : { Vary: "X-User-Staging-Id", "Cache-Control": NO_STORE };
+import { electronFeed, feedChannel, jsonUpdate } from "./feeds";
+import { latestInstallerUrl, listReleases, offeredUpdate, releaseCatalog, releaseInstallerUrl } from "./service";
 
 export const releaseRoutes = ({ db, store, config }: Deps) => {
+  /** The release's stable download address, absolute: PUBLIC_BASE_URL, else this request's. */
+  const downloadUrl = (req: Request, releaseId: string) =>
+    `${config.publicBaseUrl || `${req.protocol}://${req.get("host")}${req.baseUrl}`}/releases/${encodeURIComponent(releaseId)}/download`;
   const catalog = releaseCatalog(db, config.memoryCacheMs);
   const lists = memo<{ items: Release[] }>({ ttlMs: config.memoryCacheMs, maxEntries: 64 });
   return [
@@ -76,6 +101,53 @@ export const releaseRoutes = ({ db, store, config }: Deps) => {
       handle: async ({ params }) => {
         const { url } = await releaseInstallerUrl(db, store, params.releaseId, config.signedUrlTtlSeconds);
         return { status: 302, headers: { Location: url, "Cache-Control": "no-store" } };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/updates/electron/:platform/:arch/:file",
+      operationId: "electronUpdateFeed",
+      summary: "electron-updater's generic-provider channel file for a platform and arch (configure the app with .../updates/electron/{platform}/{arch}).",
+      description: "The release offered to the caller by the staged-rollout rule, read afresh: a halt or yank takes effect on the next request.",
+      tag: "Updates",
+      auth: "none",
+      params: electronFeedParamsSchema,
+      query: updateQuerySchema,
+      responses: { 200: { description: "The channel file.", schema: electronFeedSchema, mediaType: "text/yaml" } },
+      problems: ["not_found", "release_not_found"],
+      cache: "public",
+      handle: async ({ params, query, req }) => {
+        const channel = feedChannel(params.file, params.platform);
+        if (!channel) throw new ApiError("not_found", `${params.file} is not a channel file of ${params.platform}.`);
+        const stagingId = stagingIdOf(req, query.stagingId);
+        const offered = await offeredUpdate(db, { platform: params.platform, arch: params.arch, channel }, stagingId);
+        return {
+          status: 200,
+          text: { text: electronFeed(offered, downloadUrl(req, offered.id), stagingId === undefined), type: "text/yaml; charset=utf-8" },
+          headers: varyByStaging(stagingId),
+        };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/updates/:platform/:arch/:channel/:currentVersion",
+      operationId: "checkForUpdate",
+      summary: "JSON update check (Squirrel.Mac, Hazel-style clients): 204 when the caller is current.",
+      tag: "Updates",
+      auth: "none",
+      params: updateCheckParamsSchema,
+      query: updateQuerySchema,
+      responses: {
+        200: { description: "A newer release is offered.", schema: updateSchema },
+        204: { description: "The offered release is not newer than currentVersion." },
+      },
+      problems: ["release_not_found"],
+      cache: "public",
+      handle: async ({ params, query, req }) => {
+        const stagingId = stagingIdOf(req, query.stagingId);
+        const offered = await offeredUpdate(db, params, stagingId);
+        const update = jsonUpdate(offered, params.currentVersion, downloadUrl(req, offered.id));
+        return update ? { status: 200, body: update, headers: varyByStaging(stagingId) } : { status: 204, headers: { "Cache-Control": "no-store" } };
       },
     }),
   ];

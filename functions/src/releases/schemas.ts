@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { semverVersion } from "../core/documents";
 import { documentId, isoDateTime } from "../core/schemas";
+import { FEED_FILES } from "./feeds";
 
 export const PLATFORMS = ["win32", "darwin", "linux"] as const;
 export const ARCHES = ["x64", "arm64"] as const;
@@ -66,3 +67,39 @@ export const rolloutInput = z.object({
 export const yankInput = z.object({ releaseId: documentId, reason: z.string().trim().min(1).max(500).optional() });
 
 export const releaseIdInput = z.object({ releaseId: documentId });
+
+export const electronFeedParamsSchema = z.strictObject({
+  platform: z.enum(PLATFORMS),
+  arch: z.enum(ARCHES),
+  file: z.enum(FEED_FILES).meta({ description: "latest.yml, latest-mac.yml, latest-linux.yml, or the beta ones; the suffix must be the platform's." }),
+});
+
+const stagingId = z
+  .string()
+  .min(1)
+  .max(128)
+  .meta({ description: "The caller's staging id (electron-updater sends X-User-Staging-Id); the header wins." });
+
+export const updateQuerySchema = z.strictObject({ stagingId: stagingId.optional() });
+
+export const updateCheckParamsSchema = z.strictObject({
+  platform: z.enum(PLATFORMS),
+  arch: z.enum(ARCHES),
+  channel: z.enum(CHANNELS),
+  currentVersion: semverVersion,
+});
+
+export const electronFeedSchema = z.string().meta({ description: "electron-updater channel file (YAML): version, files, path, sha512, releaseDate, releaseNotes, stagingPercentage." });
+
+export const updateSchema = z
+  .object({
+    version: z.string(),
+    name: z.string(),
+    notes: z.string(),
+    pub_date: isoDateTime,
+    url: z.string().meta({ description: "The release's stable download address (GET /releases/{releaseId}/download)." }),
+    sha256: z.string(),
+    sha512: z.string().nullable(),
+    size: z.number().int(),
+  })
+  .meta({ id: "Update" });

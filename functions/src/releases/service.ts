@@ -52,6 +52,21 @@ export async function latestInstallerUrl(
 }
 
 /**
+ * The release offered to an update client (rules.ts), read afresh so that a halt or a yank takes
+ * effect on the next request; only releases with a SHA-512 can be offered (feeds carry it).
+ */
+export async function offeredUpdate(
+  db: Firestore,
+  target: Required<Pick<ReleaseFilter, "platform" | "arch" | "channel">>,
+  stagingId: string | undefined,
+): Promise<StoredRelease & { sha512: string }> {
+  const candidates = (await releaseStore(db).find(target)).filter((release): release is StoredRelease & { sha512: string } => release.sha512 !== null);
+  const offered = offeredRelease(candidates, stagingId);
+  if (!offered) throw new ApiError("release_not_found", `No ${target.channel} release for ${target.platform} ${target.arch} is offered.`);
+  return offered;
+}
+
+/**
  * A signed URL of one release's installer: the stable address feeds point at, read afresh so a
  * yank takes effect on the next request.
  */
