@@ -194,6 +194,8 @@ async function seed(deps: Deps) {
         updatedAt: new Date(now - i * 1000),
         listed: true,
         searchTerms: searchTerms(id, listing.name, listing.summary),
+        versionSummary: [{ version: "1.0.0", minAppVersion: null, maxAppVersion: null, yanked: false }],
+        highestPublishedVersion: "1.0.0",
       });
     }
     await batch.commit();

@@ -117,6 +117,7 @@ describe("publishing", () => {
       size: expect.any(Number),
       signedAt: expect.any(String),
       publishedAt: expect.any(String),
+      yankedAt: null,
     });
     expect(response.body.items[1]).toMatchObject({ id: "acme.maps", latestVersion: null });
   });

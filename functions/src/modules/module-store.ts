@@ -13,6 +13,7 @@ import { z } from "zod";
 import { VERSION_STATES } from "./schemas";
 import { withDeadlines } from "../core/deadline";
 import { readDocument, timestamp } from "../core/documents";
+import type { VersionSummary } from "./versions";
 
 /**
  * `modules/{moduleId}` and `modules/{moduleId}/versions/{version}`: modules and their signed and
@@ -42,6 +43,12 @@ const moduleDocument = moduleListing.extend({
   listed: z.boolean(),
   /** Lower-case words of id, name and summary, and their prefixes: what `q` matches. */
   searchTerms: z.array(z.string()),
+  /** The published versions, highest first, at most MAX_SUMMARISED_VERSIONS (versions.ts); absent on modules from before it. */
+  versions: z
+    .array(z.object({ version: z.string(), minAppVersion: z.string().nullable(), maxAppVersion: z.string().nullable(), yanked: z.boolean() }))
+    .optional(),
+  /** The highest version ever published, yanked or not: a new one must be greater. */
+  highestPublishedVersion: z.string().nullable().optional(),
 });
 
 const versionDocument = z.object({
@@ -54,6 +61,9 @@ const versionDocument = z.object({
   signedAt: timestamp,
   publishedAt: timestamp.optional(),
   minAppVersion: z.string().optional(),
+  maxAppVersion: z.string().optional(),
+  yankedAt: timestamp.optional(),
+  yankReason: z.string().optional(),
   /** The manifest's listing fields, copied to the module when this version is published. */
   listing: moduleListing,
 });
@@ -69,6 +79,8 @@ export interface ModuleRecord extends ModuleListing {
   updatedAt: Date;
   listed: boolean;
   searchTerms: string[];
+  versionSummary: VersionSummary[];
+  highestPublishedVersion: string | null;
 }
 
 export interface VersionRecord {
@@ -83,6 +95,9 @@ export interface VersionRecord {
   signedAt: Date;
   publishedAt: Date | null;
   minAppVersion: string | null;
+  maxAppVersion: string | null;
+  yankedAt: Date | null;
+  yankReason: string | null;
   listing: ModuleListing;
 }
 
@@ -137,8 +152,15 @@ export function moduleStore(db: Firestore) {
   const readModule = (snapshot: DocumentSnapshot): ModuleRecord | null => {
     const stored = readDocument(moduleDocument, snapshot);
     if (!stored) return null;
-    const { downloads: _legacy, createdAt, updatedAt, ...fields } = stored;
-    return { id: snapshot.id, ...fields, createdAt: createdAt.toDate(), updatedAt: updatedAt.toDate() };
+    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, ...fields } = stored;
+    return {
+      id: snapshot.id,
+      ...fields,
+      createdAt: createdAt.toDate(),
+      updatedAt: updatedAt.toDate(),
+      versionSummary: versions ?? (fields.latestVersion ? [{ version: fields.latestVersion, minAppVersion: null, maxAppVersion: null, yanked: false }] : []),
+      highestPublishedVersion: highestPublishedVersion ?? fields.latestVersion,
+    };
   };
   const readVersion = (snapshot: DocumentSnapshot): VersionRecord | null => {
     const stored = readDocument(versionDocument, snapshot);
@@ -150,6 +172,9 @@ export function moduleStore(db: Firestore) {
         signedAt: stored.signedAt.toDate(),
         publishedAt: stored.publishedAt?.toDate() ?? null,
         minAppVersion: stored.minAppVersion ?? null,
+        maxAppVersion: stored.maxAppVersion ?? null,
+        yankedAt: stored.yankedAt?.toDate() ?? null,
+        yankReason: stored.yankReason ?? null,
       }
     );
   };
@@ -162,6 +187,8 @@ export function moduleStore(db: Firestore) {
     updatedAt: Timestamp.fromDate(module.updatedAt),
     listed: module.listed,
     searchTerms: module.searchTerms,
+    versions: module.versionSummary,
+    highestPublishedVersion: module.highestPublishedVersion,
   });
   const versionData = (record: VersionRecord) => ({
     state: record.state,
@@ -173,6 +200,9 @@ export function moduleStore(db: Firestore) {
     signedAt: Timestamp.fromDate(record.signedAt),
     ...(record.publishedAt ? { publishedAt: Timestamp.fromDate(record.publishedAt) } : {}),
     ...(record.minAppVersion ? { minAppVersion: record.minAppVersion } : {}),
+    ...(record.maxAppVersion ? { maxAppVersion: record.maxAppVersion } : {}),
+    ...(record.yankedAt ? { yankedAt: Timestamp.fromDate(record.yankedAt) } : {}),
+    ...(record.yankReason ? { yankReason: record.yankReason } : {}),
     listing: listingOf(record.listing),
   });
 
@@ -210,6 +240,11 @@ export function moduleStore(db: Firestore) {
         last: last ? { at: last.get("updatedAt") as Timestamp, id: last.id } : null,
       };
     },
+    /** Several modules in one batched read, in the order asked (null for unknown ones). */
+    async getModules(moduleIds: string[]): Promise<(ModuleRecord | null)[]> {
+      if (moduleIds.length === 0) return [];
+      return (await db.getAll(...moduleIds.map(moduleRef))).map(readModule);
+    },
     async byDeveloper(developerId: string): Promise<ModuleRecord[]> {
       return (await modules.where("developerId", "==", developerId).get()).docs.map((doc) => readModule(doc)!);
     },
@@ -225,7 +260,7 @@ export function moduleStore(db: Firestore) {
     },
     /** Writes the whole version; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setVersion(writer: Transaction | WriteBatch, record: VersionRecord, precondition?: Precondition): void {
-      writeWhole(writer, versionRef(record.moduleId, record.version), versionData(record), ["publishedAt", "minAppVersion"], precondition);
+      writeWhole(writer, versionRef(record.moduleId, record.version), versionData(record), ["publishedAt", "minAppVersion", "maxAppVersion", "yankedAt", "yankReason"], precondition);
     },
     /** Where every version's package is stored: one collection-group query of that field only. */
     async storagePaths(): Promise<Set<string>> {

@@ -32,6 +32,7 @@ export const manifestSchema = z.object({
   category: z.string().regex(/^[a-z0-9-]{1,40}$/, "category must be 1-40 of [a-z0-9-].").optional(),
   entitlement: z.string().regex(ENTITLEMENT_KEY, "entitlement must be 1-64 of [a-z0-9_-], starting with a letter or digit.").optional(),
   minAppVersion: semverVersion.optional(),
+  maxAppVersion: semverVersion.optional(),
 });
 
 export type Manifest = z.output<typeof manifestSchema>;

@@ -3,8 +3,8 @@ import { concurrencyLimit } from "../core/concurrency";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { PACKAGE_CONTENT_TYPES } from "./package";
-import { listDeveloperModules, publishVersion, signPackage } from "./publishing";
-import { developerModulesSchema, publishBodySchema, publishedSchema, signedVersionSchema } from "./schemas";
+import { listDeveloperModules, publishVersion, setYanked, signPackage } from "./publishing";
+import { developerModulesSchema, publishBodySchema, publishedSchema, signedVersionSchema, unyankBodySchema, yankBodySchema, yankedSchema } from "./schemas";
 
 /** `/developers/modules*`: a developer's modules, from package to marketplace. */
 export const publishingRoutes = (deps: Deps) => {
@@ -50,6 +50,33 @@ export const publishingRoutes = (deps: Deps) => {
       auth: "developer",
       responses: { 200: { description: "The modules.", schema: developerModulesSchema } },
       handle: async ({ caller }) => ({ status: 200, body: await listDeveloperModules(deps, caller.developer) }),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/developers/modules/yank",
+      operationId: "yankModuleVersion",
+      summary: "Withdraws a published version: never the latest or a compatible version again, still downloadable by explicit version.",
+      tag: "Developers",
+      auth: "developer",
+      body: yankBodySchema,
+      responses: { 200: { description: "The yanked version.", schema: yankedSchema } },
+      problems: ["not_owner", "version_not_found"],
+      handle: async ({ caller, body }) => ({
+        status: 200,
+        body: await setYanked(deps, caller.developer, body.moduleId, body.version, { reason: body.reason }),
+      }),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/developers/modules/unyank",
+      operationId: "unyankModuleVersion",
+      summary: "Puts a yanked version back.",
+      tag: "Developers",
+      auth: "developer",
+      body: unyankBodySchema,
+      responses: { 200: { description: "The version, no longer yanked.", schema: yankedSchema } },
+      problems: ["not_owner", "version_not_found"],
+      handle: async ({ caller, body }) => ({ status: 200, body: await setYanked(deps, caller.developer, body.moduleId, body.version, null) }),
     }),
   ];
 };

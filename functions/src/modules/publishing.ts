@@ -10,6 +10,7 @@ import { inspectPackage } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
 import { searchTerms } from "./search";
 import { signaturePayload } from "./signature";
+import { chooseVersion, withEntry, type VersionSummary } from "./versions";
 import { withinDeadline } from "../core/deadline";
 
 /**
@@ -54,6 +55,9 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
     signedAt,
     publishedAt: null,
     minAppVersion: manifest.minAppVersion ?? null,
+    maxAppVersion: manifest.maxAppVersion ?? null,
+    yankedAt: null,
+    yankReason: null,
     listing: listingOf(manifest),
   };
   let replacedPath: string | undefined;
@@ -91,31 +95,86 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
  * (409). No locks are held, so a burst of callers ends in a round or two, not in lock timeouts.
  */
 export async function publishVersion({ db, clock, config }: Deps, publisher: Publisher, moduleId: string, version: string) {
-  const modules = moduleStore(db);
-  for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
-    const current = await modules.getModuleAndVersion(moduleId, version);
-    const { module, version: signed } = current;
-    if (module) assertOwnsModule(moduleId, module, publisher.id);
-    if (!module || !signed) throw new ApiError("version_not_found", `${moduleId}@${version} was never signed.`);
-    assertMayChangeVersion({ moduleId, version }, module, signed, publisher.id);
-    if (module.latestVersion && !semver.gt(version, module.latestVersion)) {
-      throw new ApiError("version_not_newer", `${version} is not greater than the latest published version ${module.latestVersion}.`);
+  return changeVersion(db, publisher, moduleId, version, (module, signed) => {
+    if (signed.state === "published") {
+      throw new ApiError("version_already_published", `${moduleId}@${version} is published; published versions are immutable.`);
+    }
+    if (module.highestPublishedVersion && !semver.gt(version, module.highestPublishedVersion)) {
+      throw new ApiError("version_not_newer", `${version} is not greater than ${module.highestPublishedVersion}, the highest version published so far.`);
     }
     const now = clock();
     const published: VersionRecord = { ...signed, state: "published", publishedAt: now };
-    const listed: ModuleRecord = { ...withListing(module, signed.listing), latestVersion: version, listed: true, updatedAt: now };
+    const summary = withEntry(module.versionSummary, summaryOf(published));
+    return {
+      version: published,
+      module: { ...withListing(module, signed.listing), ...latestOf(summary), highestPublishedVersion: version, updatedAt: now },
+    };
+  }).then(async ({ module, version: published }) => ({
+    module: toModuleView(module, await downloadStore(db, config.downloadShards).total(moduleId)),
+    version: toVersionView(published),
+  }));
+}
+
+/**
+ * Withdraws a published version (or puts it back): it is never chosen as the latest or a
+ * compatible version while yanked, the module's latest moves to the highest version not yanked,
+ * and a module with none leaves the listing. An explicit download of the version still works.
+ */
+export async function setYanked({ db, clock }: Deps, publisher: Publisher, moduleId: string, version: string, yank: { reason?: string } | null) {
+  const { version: record } = await changeVersion(db, publisher, moduleId, version, (module, current) => {
+    if (current.state !== "published") throw new ApiError("version_not_found", `${moduleId}@${version} is not published.`);
+    const changed: VersionRecord = { ...current, yankedAt: yank ? (current.yankedAt ?? clock()) : null, yankReason: yank ? (yank.reason ?? current.yankReason) : null };
+    const summary = withEntry(module.versionSummary, summaryOf(changed));
+    return { version: changed, module: { ...module, ...latestOf(summary) } };
+  });
+  return { moduleId, version, yankedAt: record.yankedAt ? toIso(record.yankedAt) : null };
+}
+
+/**
+ * Changes a version and its module together, optimistically, without a transaction: both are
+ * written in one batch on the condition that neither changed since they were read. Of concurrent
+ * changes of one version exactly one batch commits; the others fail their precondition, read
+ * again and decide again (a second publish then sees the version published: 409). No locks are
+ * held, so a burst of callers ends in a round or two, not in lock timeouts.
+ */
+async function changeVersion(
+  db: Deps["db"],
+  publisher: Publisher,
+  moduleId: string,
+  version: string,
+  change: (module: ModuleRecord, record: VersionRecord) => { module: ModuleRecord; version: VersionRecord },
+): Promise<{ module: ModuleRecord; version: VersionRecord }> {
+  const modules = moduleStore(db);
+  for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
+    const current = await modules.getModuleAndVersion(moduleId, version);
+    if (current.module) assertOwnsModule(moduleId, current.module, publisher.id);
+    if (!current.module || !current.version) throw new ApiError("version_not_found", `${moduleId}@${version} was never signed.`);
+    const changed = change(current.module, current.version);
     const batch = db.batch();
-    modules.setVersion(batch, published, { lastUpdateTime: current.versionSnapshot.updateTime! });
-    modules.setModule(batch, listed, { lastUpdateTime: current.moduleSnapshot.updateTime! });
+    modules.setVersion(batch, changed.version, { lastUpdateTime: current.versionSnapshot.updateTime! });
+    modules.setModule(batch, changed.module, { lastUpdateTime: current.moduleSnapshot.updateTime! });
     try {
       await withinDeadline("Firestore (publish)", batch.commit());
-      return { module: toModuleView(listed, await downloadStore(db, config.downloadShards).total(moduleId)), version: toVersionView(published) };
+      return changed;
     } catch (error) {
       if ((error as { code?: number }).code !== FAILED_PRECONDITION) throw error;
     }
   }
   throw unavailable(`${moduleId} is being changed by other requests; retry.`, 1);
 }
+
+const summaryOf = (record: VersionRecord): VersionSummary => ({
+  version: record.version,
+  minAppVersion: record.minAppVersion,
+  maxAppVersion: record.maxAppVersion,
+  yanked: record.yankedAt !== null,
+});
+
+/** The latest version (highest not yanked) of a summary, and whether the module is listed at all. */
+const latestOf = (summary: VersionSummary[]) => {
+  const latestVersion = chooseVersion(summary);
+  return { versionSummary: summary, latestVersion, listed: latestVersion !== null };
+};
 
 /** The caller's modules with every version, highest first. */
 export async function listDeveloperModules({ db, config }: Deps, publisher: Publisher) {
@@ -132,7 +191,7 @@ export async function listDeveloperModules({ db, config }: Deps, publisher: Publ
         .sort((a, b) => semver.rcompare(a.version, b.version))
         .map((record) => {
           const { minAppVersion: _minAppVersion, ...view } = toVersionView(record);
-          return view;
+          return { ...view, yankedAt: record.yankedAt ? toIso(record.yankedAt) : null };
         }),
     })),
   );
@@ -184,5 +243,7 @@ function newModule(moduleId: string, publisher: Publisher, listing: ModuleListin
     updatedAt: now,
     listed: false,
     searchTerms: searchTerms(moduleId, listing.name, listing.summary),
+    versionSummary: [],
+    highestPublishedVersion: null,
   };
 }

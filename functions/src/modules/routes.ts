@@ -10,10 +10,12 @@ import {
   downloadSchema,
   moduleListQuerySchema,
   moduleListSchema,
+  moduleUpdatesSchema,
+  updatesBodySchema,
 } from "./schemas";
 import { groupCommitCounter } from "./download-counter";
 import { downloadStore } from "./download-store";
-import { confirmActivation, downloadModule, listModules, rememberingLookup, withAccess } from "./service";
+import { checkModuleUpdates, confirmActivation, downloadModule, listModules, rememberingLookup, withAccess } from "./service";
 
 export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
   const lookup = rememberingLookup(deps.db, deps.config.memoryCacheMs);
@@ -50,7 +52,7 @@ export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
       auth: "user",
       body: confirmBodySchema,
       responses: { 200: { description: "The activation.", schema: activationSchema } },
-      problems: ["not_entitled", "module_not_found", "version_not_found"],
+      problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version"],
       handle: async ({ body, caller }) => {
         const activation = await confirmActivation(deps, caller, body);
         callers.forget(caller.uid);
@@ -67,11 +69,22 @@ export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
       params: downloadParamsSchema,
       query: downloadQuerySchema,
       responses: { 200: { description: "Where to download, and how to verify it.", schema: downloadSchema } },
-      problems: ["not_entitled", "module_not_found", "version_not_found"],
+      problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version"],
       handle: async ({ params, query, caller }) => ({
         status: 200,
-        body: await downloadModule(deps, { lookup, downloads, caller: await callers.get(caller.uid, deps.clock()) }, params.id, query.version),
+        body: await downloadModule(deps, { lookup, downloads, caller: await callers.get(caller.uid, deps.clock()) }, params.id, query),
       }),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/modules/updates",
+      operationId: "checkModuleUpdates",
+      summary: "For the installed modules: which have a newer compatible version, and which installed versions are yanked.",
+      tag: "Marketplace",
+      auth: "user",
+      body: updatesBodySchema,
+      responses: { 200: { description: "One item per module to update; others are left out.", schema: moduleUpdatesSchema } },
+      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps.db, await callers.get(caller.uid, deps.clock()), body) }),
     }),
   ];
 };

@@ -9,8 +9,11 @@ export const VERSION_STATES = ["signed", "published"] as const;
 export const moduleIdSchema = z.string().regex(MODULE_ID, "Not a module id ('<publisherId>.<name>').");
 export const versionSchema = semverVersion.meta({ description: "A semver version, e.g. 1.2.3." });
 
+const appVersion = semverVersion.meta({ description: "The desktop app's version: chooses the highest version compatible with it." });
+
 export const moduleListQuerySchema = z.strictObject({
   ...pageQuery,
+  appVersion: appVersion.optional(),
   category: z.string().min(1).max(40).optional(),
   q: z.string().min(1).max(100).optional().meta({
     description: "One word: matches a whole word or a word prefix of the id, name or summary, case-insensitively.",
@@ -27,6 +30,11 @@ export const marketplaceModuleSchema = z
     latestVersion: z.string(),
     entitlement: z.string().nullable().meta({ description: "Needed to use the module; null when it is free." }),
     updatedAt: isoDateTime,
+    compatibleVersion: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "With ?appVersion: the highest version not yanked that is compatible with it, or null." }),
     access: z
       .object({ usable: z.boolean(), activated: z.boolean() })
       .optional()
@@ -40,7 +48,8 @@ export const moduleListSchema = z
 
 export const confirmBodySchema = z.strictObject({
   moduleId: moduleIdSchema,
-  version: versionSchema.optional().meta({ description: "Defaults to the latest published version." }),
+  version: versionSchema.optional().meta({ description: "Defaults to the latest published version (with appVersion, the highest compatible one)." }),
+  appVersion: appVersion.optional(),
   deviceId: z.string().min(1).max(200).optional(),
 });
 
@@ -49,7 +58,33 @@ export const activationSchema = z
   .meta({ id: "Activation" });
 
 export const downloadParamsSchema = z.strictObject({ id: moduleIdSchema });
-export const downloadQuerySchema = z.strictObject({ version: versionSchema.optional() });
+export const downloadQuerySchema = z.strictObject({ version: versionSchema.optional(), appVersion: appVersion.optional() });
+
+export const updatesBodySchema = z.strictObject({
+  appVersion,
+  installed: z.array(z.strictObject({ moduleId: moduleIdSchema, version: versionSchema })).min(1).max(200),
+});
+
+export const moduleUpdatesSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        moduleId: z.string(),
+        installedVersion: z.string(),
+        version: z.string().nullable().meta({ description: "The compatible version to move to; null when an installed yanked version has none." }),
+        usable: z.boolean(),
+        yanked: z.boolean().meta({ description: "Whether the installed version is yanked." }),
+      }),
+    ),
+  })
+  .meta({ id: "ModuleUpdates" });
+
+export const yankBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema, reason: z.string().trim().min(1).max(500).optional() });
+export const unyankBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema });
+
+export const yankedSchema = z
+  .object({ moduleId: z.string(), version: z.string(), yankedAt: isoDateTime.nullable() })
+  .meta({ id: "YankedVersion" });
 
 export const downloadSchema = z
   .object({
@@ -120,7 +155,7 @@ export const developerModulesSchema = z
         name: z.string(),
         latestVersion: z.string().nullable(),
         downloads: z.number().int(),
-        versions: z.array(versionViewSchema.omit({ minAppVersion: true })),
+        versions: z.array(versionViewSchema.omit({ minAppVersion: true }).extend({ yankedAt: isoDateTime.nullable() })),
       }),
     ),
   })

@@ -4,6 +4,7 @@ import type { CallerData } from "../access/caller-data";
 import { isModuleUsable } from "../access/rules";
 import { loadUserAccess } from "../access/service";
 import type { Caller } from "../core/auth";
+import semver from "semver";
 import { isAlreadyExists, toIso } from "../core/documents";
 import { memo } from "../core/memo";
 import { ApiError, invalidRequest } from "../core/errors";
@@ -14,6 +15,7 @@ import { utcDay } from "./download-store";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
 import type { activationSchema, downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
 import { queryTerm } from "./search";
+import { chooseVersion } from "./versions";
 
 type ListQuery = z.output<typeof moduleListQuerySchema>;
 type MarketplaceModule = z.output<typeof marketplaceModuleSchema>;
@@ -41,6 +43,7 @@ export async function listModules({ db, cursors }: Deps, query: ListQuery) {
     latestVersion: module.latestVersion!,
     entitlement: module.entitlement ?? null,
     updatedAt: toIso(module.updatedAt),
+    ...(query.appVersion ? { compatibleVersion: chooseVersion(module.versionSummary, query.appVersion) } : {}),
   }));
   return { items, nextCursor: page.more && page.last ? cursors.encode(page.last) : null };
 }
@@ -85,12 +88,12 @@ export function rememberingLookup(db: Deps["db"], ttlMs: number): ModuleLookup {
 export async function confirmActivation(
   { db, clock }: Deps,
   caller: Caller,
-  input: { moduleId: string; version?: string; deviceId?: string },
+  input: { moduleId: string; version?: string; deviceId?: string; appVersion?: string },
 ): Promise<z.output<typeof activationSchema>> {
   const now = clock();
   // A write: the caller's access and the module are read afresh.
   const access = await loadUserAccess(db, caller.uid, now);
-  const { version } = await usableVersion(storeLookup(db), access.keys, input.moduleId, input.version);
+  const { version } = await usableVersion(storeLookup(db), access.keys, input.moduleId, input.version, input.appVersion);
   const activations = activationStore(db);
   let existing = await activations.get(caller.uid, input.moduleId);
   if (!existing) {
@@ -112,9 +115,9 @@ export async function downloadModule(
   { store, config, clock }: Deps,
   reads: { lookup: ModuleLookup; caller: CallerData; downloads: DownloadCounter },
   moduleId: string,
-  requestedVersion: string | undefined,
+  requested: { version?: string; appVersion?: string },
 ): Promise<z.output<typeof downloadSchema>> {
-  const { version, record } = await usableVersion(reads.lookup, reads.caller.access.keys, moduleId, requestedVersion);
+  const { version, record } = await usableVersion(reads.lookup, reads.caller.access.keys, moduleId, requested.version, requested.appVersion);
   const { url, expiresAt } = await store.signedReadUrl(record.storagePath, {
     ttlSeconds: config.signedUrlTtlSeconds,
     fileName: `${moduleId}-${version}.mpkg`,
@@ -132,21 +135,51 @@ export async function downloadModule(
   };
 }
 
-/** The published version (default: the latest) of a listed module, if the caller may use it. */
+/**
+ * The published version of a listed module, if the caller may use it: the one asked for (yanked
+ * or not, so existing installs can be restored), else the highest compatible with `appVersion`,
+ * else the latest.
+ */
 async function usableVersion(
   lookup: ModuleLookup,
   keys: ReadonlySet<string>,
   moduleId: string,
   requestedVersion: string | undefined,
+  appVersion: string | undefined,
 ): Promise<{ module: ModuleRecord; version: string; record: VersionRecord }> {
   const [module, requested] = await Promise.all([
     lookup.module(moduleId),
     requestedVersion ? lookup.version(moduleId, requestedVersion) : Promise.resolve(null),
   ]);
   if (!module?.listed || !module.latestVersion) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
-  const version = requestedVersion ?? module.latestVersion;
+  let version = requestedVersion ?? module.latestVersion;
+  if (!requestedVersion && appVersion) {
+    const compatible = chooseVersion(module.versionSummary, appVersion);
+    if (!compatible) throw new ApiError("no_compatible_version", `Module '${moduleId}' has no version for app ${appVersion}.`);
+    version = compatible;
+  }
   const record = requestedVersion ? requested : await lookup.version(moduleId, version);
   if (record?.state !== "published") throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${version}'.`);
   assertMayUseModule(moduleId, module, keys);
   return { module, version, record };
+}
+
+/**
+ * For each installed module with a compatible version greater than the installed one, or whose
+ * installed version is yanked: what to move to. One batched read of the module documents (their
+ * version summaries decide); unknown modules are left out.
+ */
+export async function checkModuleUpdates(db: Deps["db"], caller: CallerData, input: { appVersion: string; installed: { moduleId: string; version: string }[] }) {
+  const ids = [...new Set(input.installed.map((item) => item.moduleId))];
+  const modules = new Map((await moduleStore(db).getModules(ids)).map((module, index) => [ids[index], module]));
+  const items = input.installed.flatMap(({ moduleId, version: installedVersion }) => {
+    const module = modules.get(moduleId);
+    if (!module) return [];
+    const compatible = chooseVersion(module.versionSummary, input.appVersion);
+    const yanked = module.versionSummary.some((entry) => entry.version === installedVersion && entry.yanked);
+    const newer = compatible !== null && semver.gt(compatible, installedVersion);
+    if (!newer && !yanked) return [];
+    return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, caller.access.keys), yanked }];
+  });
+  return { items };
 }
