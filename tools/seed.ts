@@ -13,7 +13,7 @@ import { developerStore } from "../functions/src/developers/developer-store";
 import { moduleStore } from "../functions/src/modules/module-store";
 import { publishVersion, signPackage } from "../functions/src/modules/publishing";
 import type { Release } from "../functions/src/releases/schemas";
-import { listReleasesFor, publishRelease } from "../functions/src/releases/service";
+import { backfillSha512, listReleasesFor, publishRelease } from "../functions/src/releases/service";
 import { setSubscription } from "../functions/src/subscriptions/service";
 import { userStore } from "../functions/src/users/user-store";
 import { buildPackage } from "./mpkg";
@@ -106,6 +106,8 @@ export async function seedDemoData(deps: Deps): Promise<void> {
     if (existing?.sha256 === createHash("sha256").update(bytes).digest("hex")) continue;
     await publishRelease(deps, { ...release, fileName, replace: true }, { content: Readable.from([bytes]), size: bytes.length });
   }
+  // Demo releases kept from before SHA-512s were recorded get theirs, so the feeds offer them.
+  await backfillSha512(deps);
   await seedDemoModules(deps);
 }
 

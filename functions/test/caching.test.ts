@@ -108,3 +108,29 @@ describe("a caller's data from memory", () => {
     expect(await flags()).toEqual({ usable: true, activated: true });
   });
 });
+
+describe("the release catalog", () => {
+  beforeAll(resetEmulators);
+
+  it("follows the releases collection, so a yank leaves the list and the redirect of a warm instance at once", async () => {
+    const deps = await (await import("./harness")).testDeps();
+    const { publishRelease, yankRelease } = await import("../src/releases/service");
+    const { Readable } = await import("node:stream");
+    for (const version of ["1.0.0", "1.1.0"]) {
+      await publishRelease(deps, { version, platform: "linux", arch: "x64", fileName: `Setup-${version}` }, { content: Readable.from([Buffer.from(version)]), size: version.length });
+    }
+    const app = await testApp({ config: { memoryCacheMs: 600_000 } });
+    expect((await request(app).get("/api/v1/releases")).body.items.map((item: { version: string }) => item.version)).toEqual(["1.1.0", "1.0.0"]);
+    await yankRelease(deps, { releaseId: "linux-x64-stable-1.1.0" });
+    // The listener's update arrives within moments, long before the memory's lifetime.
+    const deadline = Date.now() + 5_000;
+    let versions: string[] = [];
+    while (Date.now() < deadline) {
+      versions = (await request(app).get("/api/v1/releases")).body.items.map((item: { version: string }) => item.version);
+      if (versions.length === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(versions).toEqual(["1.0.0"]);
+    expect((await request(app).get("/api/v1/releases/download/linux")).headers.location).toContain("linux-x64-stable-1.0.0/");
+  });
+});

@@ -92,6 +92,18 @@ export function releaseStore(db: Firestore) {
       }
       return (await query.get()).docs.map((snapshot) => read(snapshot)!);
     },
+    /** Follows the whole collection (a Firestore listener); a malformed document ends it, as an error. */
+    watch(onChange: (releases: Release[]) => void, onError: (error: Error) => void): () => void {
+      const stop = collection.onSnapshot((snapshot) => {
+        try {
+          onChange(snapshot.docs.map((doc) => read(doc)!));
+        } catch (error) {
+          stop();
+          onError(error as Error);
+        }
+      }, onError);
+      return stop;
+    },
     /** Writes a new release; rejects (ALREADY_EXISTS) when its id is taken. */
     async create(release: Release): Promise<void> {
       await collection.doc(release.id).create(toDocument(release));

@@ -1,7 +1,6 @@
 import type { Request } from "express";
 import { ApiError, invalidRequest } from "../core/errors";
 import { NO_STORE } from "../core/http-cache";
-import { memo } from "../core/memo";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import {
@@ -39,7 +38,18 @@ export const releaseRoutes = ({ db, store, config }: Deps) => {
   const downloadUrl = (req: Request, releaseId: string) =>
     `${config.publicBaseUrl || `${req.protocol}://${req.get("host")}${req.baseUrl}`}/releases/${encodeURIComponent(releaseId)}/download`;
   const catalog = releaseCatalog(db, config.memoryCacheMs);
-  const lists = memo<{ items: Release[] }>({ ttlMs: config.memoryCacheMs, maxEntries: 64 });
+  // Lists of one catalog snapshot, by query: the same object for the same answer, so its JSON and
+  // ETag are computed once per snapshot (core/http-cache.ts).
+  const lists = new WeakMap<object, Map<string, { items: Release[] }>>();
+  const listOf = async (query: Parameters<typeof listReleases>[1]) => {
+    const snapshot = await catalog.all();
+    const byQuery = lists.get(snapshot) ?? new Map<string, { items: Release[] }>();
+    lists.set(snapshot, byQuery);
+    const key = JSON.stringify(query);
+    const list = byQuery.get(key) ?? { items: await listReleases({ all: async () => snapshot }, query) };
+    byQuery.set(key, list);
+    return list;
+  };
   return [
     defineRoute({
       method: "get",
@@ -53,7 +63,7 @@ export const releaseRoutes = ({ db, store, config }: Deps) => {
       cache: "public",
       handle: async ({ query }) => ({
         status: 200,
-        body: await lists.get(JSON.stringify(query), async () => ({ items: await listReleases(catalog, query) })),
+        body: await listOf(query),
       }),
     }),
     defineRoute({

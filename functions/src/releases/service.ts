@@ -13,16 +13,39 @@ import { compareBySemverDescending, offeredRelease } from "./rules";
 import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, rolloutInput, yankInput, type Release } from "./schemas";
 
 /**
- * Every release, from memory for `ttlMs` after one read of the collection (at most 1,000
- * documents): what the public release endpoints filter, so a warm instance reads nothing.
+ * Every release (at most 1,000 documents), in memory: what the public release endpoints filter,
+ * so a warm instance reads nothing per request. A Firestore listener keeps it current, so a
+ * rollout change or a yank shows on the next request; until its first snapshot, or if it fails,
+ * one read of the collection serves for `ttlMs`. With `ttlMs` 0 every call reads.
  */
 export interface ReleaseCatalog {
   all(): Promise<StoredRelease[]>;
 }
 
 export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
+  const releases = { find: () => releaseStore(db).find({}), watch: (...args: Parameters<ReturnType<typeof releaseStore>["watch"]>) => releaseStore(db).watch(...args) };
   const cache = memo<StoredRelease[]>({ ttlMs, maxEntries: 1 });
-  return { all: () => cache.get("releases", () => releaseStore(db).find({})) };
+  let current: StoredRelease[] | null = null;
+  let watching = false;
+  // After a failed listener, reads serve until this time, then a new listener is tried.
+  let watchAgainAt = 0;
+  return {
+    all: () => {
+      if (ttlMs <= 0) return releases.find();
+      if (!watching && Date.now() >= watchAgainAt) {
+        watching = true;
+        releases.watch(
+          (latest) => (current = latest),
+          () => {
+            current = null;
+            watching = false;
+            watchAgainAt = Date.now() + ttlMs;
+          },
+        );
+      }
+      return current ? Promise.resolve(current) : cache.get("releases", () => releases.find());
+    },
+  };
 }
 
 const matching = (filter: ReleaseFilter) => (release: StoredRelease) =>
