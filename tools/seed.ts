@@ -11,7 +11,7 @@ import type { Deps } from "../functions/src/deps";
 import { createDeveloperAccount } from "../functions/src/developers/accounts";
 import { developerStore } from "../functions/src/developers/developer-store";
 import { moduleStore } from "../functions/src/modules/module-store";
-import { publishVersion, signPackage } from "../functions/src/modules/publishing";
+import { publishVersion, rebuildVersionSummaries, signPackage } from "../functions/src/modules/publishing";
 import type { Release } from "../functions/src/releases/schemas";
 import { backfillSha512, listReleasesFor, publishRelease } from "../functions/src/releases/service";
 import { setSubscription } from "../functions/src/subscriptions/service";
@@ -127,6 +127,8 @@ async function seedDemoModules(deps: Deps): Promise<void> {
     await signPackage(deps, developer, bytes);
     await publishVersion(deps, developer, manifest.id, manifest.version);
   }
+  // Demo modules kept from before version summaries existed get theirs.
+  await rebuildVersionSummaries(deps);
 }
 
 /** 256 KiB of deterministic stand-in installer bytes, different for each release. */

@@ -1,7 +1,9 @@
+import { FieldValue } from "firebase-admin/firestore";
 import request from "supertest";
+import { rebuildVersionSummaries } from "../src/modules/publishing";
 import type { Express } from "express";
 import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp, type TestDeveloper, type TestUser } from "./harness";
+import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./harness";
 
 /** Module versions, app compatibility and yanking (API §9). */
 describe("module versions", () => {
@@ -84,5 +86,15 @@ describe("module versions", () => {
     expectProblem(await request(app).get("/api/v1/modules/download/acme.charts?appVersion=1.5.0").set(bearer(user)), 404, "no_compatible_version");
     const noReplacement = await request(app).post("/api/v1/modules/updates").set(bearer(user)).send({ appVersion: "1.5.0", installed: [{ moduleId: "acme.charts", version: "1.0.0" }] });
     expect(noReplacement.body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "1.0.0", version: null, usable: true, yanked: true }]);
+  });
+
+  it("rebuilds the version summary of a module published before it existed, idempotently", async () => {
+    const { db } = await testDeps();
+    // What an earlier version of the service left: no summary, no highest published version.
+    await db.collection("modules").doc("acme.charts").update({ versions: FieldValue.delete(), highestPublishedVersion: FieldValue.delete() });
+    expect(await rebuildVersionSummaries({ db })).toEqual({ rebuilt: ["acme.charts"] });
+    expect(await rebuildVersionSummaries({ db })).toEqual({ rebuilt: ["acme.charts"] });
+    expect((await listed("?appVersion=1.5.0"))[0]).toMatchObject({ latestVersion: "2.0.0", compatibleVersion: null });
+    expect((await listed("?appVersion=2.5.0"))[0]).toMatchObject({ compatibleVersion: "2.0.0" });
   });
 });

@@ -14,6 +14,7 @@ import { addMember, createBusiness, removeMember } from "../../functions/src/bus
 import { BUSINESS_ROLES } from "../../functions/src/businesses/schemas";
 import { ApiError, exitCodeFor } from "../../functions/src/core/errors";
 import { adminContext, type AdminContext } from "../../functions/src/local";
+import { rebuildVersionSummaries } from "../../functions/src/modules/publishing";
 import { ARCHES, CHANNELS, PLATFORMS } from "../../functions/src/releases/schemas";
 import {
   backfillSha512,
@@ -142,6 +143,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .description("remove a release and its installer")
     .argument("<releaseId>")
     .action(action((ctx, releaseId: string) => removeRelease(ctx, { releaseId })));
+
+  program
+    .command("module")
+    .description("modules")
+    .command("rebuild-summaries")
+    .description("recompute every module's summary of published versions (modules published before it existed; idempotent)")
+    .action(action((ctx) => rebuildVersionSummaries(ctx)));
 
   const entitlement = program.command("entitlement").description("direct entitlement grants");
   entitlement

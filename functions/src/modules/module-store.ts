@@ -245,6 +245,9 @@ export function moduleStore(db: Firestore) {
       if (moduleIds.length === 0) return [];
       return (await db.getAll(...moduleIds.map(moduleRef))).map(readModule);
     },
+    async all(): Promise<ModuleRecord[]> {
+      return (await modules.get()).docs.map((doc) => readModule(doc)!);
+    },
     async byDeveloper(developerId: string): Promise<ModuleRecord[]> {
       return (await modules.where("developerId", "==", developerId).get()).docs.map((doc) => readModule(doc)!);
     },

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { assertInNamespace, assertMayChangeVersion, assertOwnsModule } from "../access/policy";
 import { toIso } from "../core/documents";
 import { ApiError, unavailable } from "../core/errors";
-import type { Deps } from "../deps";
+import type { Deps, OperatorDeps } from "../deps";
 import { downloadStore } from "./download-store";
 import { listingOf, moduleStore, type ModuleListing, type ModuleRecord, type VersionRecord } from "./module-store";
 import { inspectPackage } from "./package";
@@ -161,6 +161,25 @@ async function changeVersion(
     }
   }
   throw unavailable(`${moduleId} is being changed by other requests; retry.`, 1);
+}
+
+/**
+ * Operators: recomputes every module's version summary, latest and highest published version from
+ * its versions (for modules published before the summary existed). Idempotent.
+ */
+export async function rebuildVersionSummaries({ db }: Pick<OperatorDeps, "db">) {
+  const modules = moduleStore(db);
+  const rebuilt: string[] = [];
+  for (const module of await modules.all()) {
+    const published = (await modules.versions(module.id)).filter((record) => record.state === "published");
+    const summary = published.reduce<VersionSummary[]>((entries, record) => withEntry(entries, summaryOf(record)), []);
+    const highest = published.reduce<string | null>((best, record) => (!best || semver.gt(record.version, best) ? record.version : best), null);
+    const batch = db.batch();
+    modules.setModule(batch, { ...module, ...latestOf(summary), highestPublishedVersion: highest });
+    await batch.commit();
+    rebuilt.push(module.id);
+  }
+  return { rebuilt };
 }
 
 const summaryOf = (record: VersionRecord): VersionSummary => ({
