@@ -10,6 +10,7 @@ import type { Config } from "../src/config";
 import { silentLogger, type Logger } from "../src/core/logger";
 import type { Deps } from "../src/deps";
 import { localDeps } from "../src/local";
+import { stopReleaseWatches } from "../src/releases/service";
 
 export const projectId = process.env.TEST_PROJECT_ID!;
 const authHost = process.env.FIREBASE_AUTH_EMULATOR_HOST!;
@@ -28,6 +29,9 @@ export function testDeps(): Promise<Deps> {
 }
 
 afterAll(async () => {
+  // Listeners first, while this file's modules are still loaded: their streams end cleanly.
+  stopReleaseWatches();
+  await new Promise((resolve) => setTimeout(resolve, 200));
   await Promise.all(getApps().map((app) => deleteApp(app)));
 });
 

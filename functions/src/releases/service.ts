@@ -22,6 +22,14 @@ export interface ReleaseCatalog {
   all(): Promise<StoredRelease[]>;
 }
 
+const watches = new Set<() => void>();
+
+/** Stops every release listener of this process (tests end them before their Firestore client). */
+export function stopReleaseWatches(): void {
+  for (const stop of watches) stop();
+  watches.clear();
+}
+
 export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
   const releases = { find: () => releaseStore(db).find({}), watch: (...args: Parameters<ReturnType<typeof releaseStore>["watch"]>) => releaseStore(db).watch(...args) };
   const cache = memo<StoredRelease[]>({ ttlMs, maxEntries: 1 });
@@ -34,14 +42,16 @@ export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
       if (ttlMs <= 0) return releases.find();
       if (!watching && Date.now() >= watchAgainAt) {
         watching = true;
-        releases.watch(
+        const stop = releases.watch(
           (latest) => (current = latest),
           () => {
+            watches.delete(stop);
             current = null;
             watching = false;
             watchAgainAt = Date.now() + ttlMs;
           },
         );
+        watches.add(stop);
       }
       return current ? Promise.resolve(current) : cache.get("releases", () => releases.find());
     },
