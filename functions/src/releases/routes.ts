@@ -3,12 +3,14 @@ import { ApiError, invalidRequest } from "../core/errors";
 import { NO_STORE } from "../core/http-cache";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
+import { electronFeed, feedChannel, jsonUpdate } from "./feeds";
+import { latestInstallerUrl, listReleases, offeredUpdate, releaseCatalog, releaseInstallerUrl } from "./service";
 import {
   DEFAULT_ARCH,
-  installerPlatformParamsSchema,
-  installerRedirectQuerySchema,
   electronFeedParamsSchema,
   electronFeedSchema,
+  installerPlatformParamsSchema,
+  installerRedirectQuerySchema,
   releaseIdParamsSchema,
   releaseListQuerySchema,
   releaseListSchema,
@@ -30,8 +32,6 @@ function stagingIdOf(req: Request, fromQuery: string | undefined): string | unde
 /** An answer for one staging id is the caller's own; without one it may be shared. */
 const varyByStaging = (stagingId: string | undefined): Record<string, string> =>
   stagingId === undefined ? { Vary: "X-User-Staging-Id" } : { Vary: "X-User-Staging-Id", "Cache-Control": NO_STORE };
-import { electronFeed, feedChannel, jsonUpdate } from "./feeds";
-import { latestInstallerUrl, listReleases, offeredUpdate, releaseCatalog, releaseInstallerUrl } from "./service";
 
 export const releaseRoutes = ({ db, store, config }: Deps) => {
   /** The release's stable download address, absolute: PUBLIC_BASE_URL, else this request's. */
@@ -61,10 +61,7 @@ export const releaseRoutes = ({ db, store, config }: Deps) => {
       query: releaseListQuerySchema,
       responses: { 200: { description: "The releases.", schema: releaseListSchema } },
       cache: "public",
-      handle: async ({ query }) => ({
-        status: 200,
-        body: await listOf(query),
-      }),
+      handle: async ({ query }) => ({ status: 200, body: await listOf(query) }),
     }),
     defineRoute({
       method: "get",
