@@ -1,6 +1,7 @@
 import semver from "semver";
 import type { z } from "zod";
 import { assertInNamespace, assertMayChangeVersion, assertOwnsModule } from "../access/policy";
+import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
 import { ApiError, unavailable } from "../core/errors";
 import type { Deps, OperatorDeps } from "../deps";
@@ -11,7 +12,6 @@ import type { moduleSchema, versionViewSchema } from "./schemas";
 import { searchTerms } from "./search";
 import { signaturePayload } from "./signature";
 import { chooseVersion, withEntry, type VersionSummary } from "./versions";
-import { withinDeadline } from "../core/deadline";
 
 /**
  * The path of a module from package to marketplace: sign (validate, store, sign, record as
@@ -87,18 +87,12 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
 
 /**
  * Publishes a signed version: the version must exist, belong to the caller, not be published
- * yet, and be semver-greater than the latest published one.
- *
- * Optimistic, without a transaction: both documents are written in one batch on the condition
- * that neither changed since they were read. Of concurrent publishes of one version exactly one
- * batch commits; the others fail their precondition, read again, and see the version published
- * (409). No locks are held, so a burst of callers ends in a round or two, not in lock timeouts.
+ * yet, and be semver-greater than every version published so far (changeVersion: of concurrent
+ * publishes of one version exactly one succeeds, the others see it published).
  */
 export async function publishVersion({ db, clock, config }: Deps, publisher: Publisher, moduleId: string, version: string) {
   return changeVersion(db, publisher, moduleId, version, (module, signed) => {
-    if (signed.state === "published") {
-      throw new ApiError("version_already_published", `${moduleId}@${version} is published; published versions are immutable.`);
-    }
+    assertMayChangeVersion({ moduleId, version }, module, signed, publisher.id);
     if (module.highestPublishedVersion && !semver.gt(version, module.highestPublishedVersion)) {
       throw new ApiError("version_not_newer", `${version} is not greater than ${module.highestPublishedVersion}, the highest version published so far.`);
     }

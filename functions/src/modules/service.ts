@@ -1,13 +1,13 @@
+import semver from "semver";
 import type { z } from "zod";
-import { assertMayUseModule } from "../access/policy";
 import type { CallerData } from "../access/caller-data";
+import { assertMayUseModule } from "../access/policy";
 import { isModuleUsable } from "../access/rules";
 import { loadUserAccess } from "../access/service";
 import type { Caller } from "../core/auth";
-import semver from "semver";
 import { isAlreadyExists, toIso } from "../core/documents";
-import { memo } from "../core/memo";
 import { ApiError, invalidRequest } from "../core/errors";
+import { memo } from "../core/memo";
 import type { Deps } from "../deps";
 import { activationStore } from "../users/activation-store";
 import type { DownloadCounter } from "./download-counter";

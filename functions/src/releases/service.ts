@@ -31,7 +31,8 @@ export function stopReleaseWatches(): void {
 }
 
 export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
-  const releases = { find: () => releaseStore(db).find({}), watch: (...args: Parameters<ReturnType<typeof releaseStore>["watch"]>) => releaseStore(db).watch(...args) };
+  // Built on first use: declaring the routes touches no backend.
+  const releases = () => releaseStore(db);
   const cache = memo<StoredRelease[]>({ ttlMs, maxEntries: 1 });
   let current: StoredRelease[] | null = null;
   let watching = false;
@@ -39,10 +40,10 @@ export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
   let watchAgainAt = 0;
   return {
     all: () => {
-      if (ttlMs <= 0) return releases.find();
+      if (ttlMs <= 0) return releases().find({});
       if (!watching && Date.now() >= watchAgainAt) {
         watching = true;
-        const stop = releases.watch(
+        const stop = releases().watch(
           (latest) => (current = latest),
           () => {
             watches.delete(stop);
@@ -53,7 +54,7 @@ export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
         );
         watches.add(stop);
       }
-      return current ? Promise.resolve(current) : cache.get("releases", () => releases.find());
+      return current ? Promise.resolve(current) : cache.get("releases", () => releases().find({}));
     },
   };
 }
