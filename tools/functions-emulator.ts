@@ -8,6 +8,7 @@ import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { ServiceAccount } from "../functions/src/local";
 import { freePort, stopSupervisor } from "./local-stack";
 
@@ -31,14 +32,19 @@ export interface FunctionsEmulator {
 }
 
 /**
- * The Functions emulator's local files, written only where missing (a developer's own stay):
- * the secret MODULE_SIGNING_KEYS, and the params, so the emulator never prompts. Returns the
- * files it wrote.
+ * The Functions emulator's local files, written only where missing (a developer's own values
+ * stay): the secrets MODULE_SIGNING_KEYS and STRIPE_WEBHOOK_SECRET, and the params, so the
+ * emulator never prompts. Returns the files it wrote or completed.
  */
 export function ensureFunctionsLocalFiles(moduleSigningKeys: string, bucket: string): string[] {
   const written: string[] = [];
-  if (!existsSync(SECRET_FILE)) {
-    writeFileSync(SECRET_FILE, `MODULE_SIGNING_KEYS=${moduleSigningKeys}\n`, { mode: 0o600 });
+  const secrets = existsSync(SECRET_FILE) ? readFileSync(SECRET_FILE, "utf8") : "";
+  const missing = [
+    ...(/^MODULE_SIGNING_KEYS=/m.test(secrets) ? [] : [`MODULE_SIGNING_KEYS=${moduleSigningKeys}`]),
+    ...(/^STRIPE_WEBHOOK_SECRET=/m.test(secrets) ? [] : [`STRIPE_WEBHOOK_SECRET=${LOCAL_STRIPE_WEBHOOK_SECRET}`]),
+  ];
+  if (missing.length > 0) {
+    writeFileSync(SECRET_FILE, `${secrets}${secrets && !secrets.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`, { mode: 0o600 });
     written.push(SECRET_FILE);
   }
   if (!existsSync(PARAMS_FILE)) {

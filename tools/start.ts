@@ -10,6 +10,7 @@
 import type { RequestListener, Server } from "node:http";
 import path from "node:path";
 import { createApp, API_PREFIX } from "../functions/src/app";
+import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer, localSite } from "../functions/src/local";
 import { drainDownloadCounters } from "../functions/src/modules/download-counter";
@@ -232,6 +233,9 @@ ${
     curl -s ${base}/releases
     curl -s -H "Authorization: Bearer $TOKEN" ${base}/users/me
     curl -si ${base}/releases/download/win32
+
+  Stripe webhook: ${base}/billing/stripe/webhook, secret ${process.env.STRIPE_WEBHOOK_SECRET || LOCAL_STRIPE_WEBHOOK_SECRET}
+    (for \`stripe listen --forward-to\`, start with STRIPE_WEBHOOK_SECRET set to the whsec_… it prints)
 `
     : ""
 }

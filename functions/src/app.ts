@@ -1,6 +1,8 @@
 import cors from "cors";
 import express, { type Express } from "express";
 import { callerDataCache } from "./access/caller-data";
+import { activationRoutes } from "./activations/routes";
+import { billingRoutes } from "./billing/routes";
 import { tokenVerifier } from "./core/auth";
 import { requestDeadlines } from "./core/deadline";
 import { problemErrorHandler, unknownRoute } from "./core/error-handler";
@@ -28,8 +30,10 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
   const callers = callerDataCache(deps.db, deps.config.memoryCacheMs);
   const routes: AnyRoute[] = [
     ...moduleRoutes(deps, callers),
+    ...activationRoutes(deps, callers),
     ...userRoutes(deps, callers),
     ...subscriptionRoutes(deps),
+    ...billingRoutes(deps),
     ...releaseRoutes(deps),
     ...developerRoutes(deps),
     ...publishingRoutes(deps),

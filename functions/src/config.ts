@@ -25,7 +25,12 @@ export const DEFAULTS = {
   loginWindowSeconds: 15 * 60,
   backendDeadlineSeconds: 10,
   requestDeadlineSeconds: 30,
+  deviceLimit: 3,
+  certificateLifetimeDays: 30,
 } as const;
+
+/** The Stripe webhook secret of local runs (contract §7); production has a Firebase secret. */
+export const LOCAL_STRIPE_WEBHOOK_SECRET = "whsec_marketplace_local";
 
 /** No request is held open longer than this, whatever is configured. */
 export const MAX_REQUEST_DEADLINE_SECONDS = 30;
@@ -114,7 +119,16 @@ export const params = {
     default: "",
     description: "The project's Web API key, for developer password sign-in via Identity Toolkit.",
   }),
+  deviceLimit: defineInt("DEVICE_LIMIT", {
+    default: DEFAULTS.deviceLimit,
+    description: "Devices on which one user may have one module active at once.",
+  }),
+  certificateLifetimeDays: defineInt("CERTIFICATE_LIFETIME_DAYS", {
+    default: DEFAULTS.certificateLifetimeDays,
+    description: "Longest life of an activation certificate, in days (a subscription's period end + 3 days may end it sooner).",
+  }),
   moduleSigningKeys: defineSecret("MODULE_SIGNING_KEYS"),
+  stripeWebhookSecret: defineSecret("STRIPE_WEBHOOK_SECRET"),
 };
 
 export interface Config {
@@ -144,8 +158,12 @@ export interface Config {
   publicBaseUrl: string;
   /** Identity Toolkit: the Web API key, and the emulator host when one is used. */
   identityToolkit: { apiKey: string; emulatorHost?: string };
+  /** Devices per user and module, and the longest certificate life (activations/). */
+  activations: { deviceLimit: number; certificateLifetimeSeconds: number };
   /** JSON of the module-signing key set (see core/signing.ts). */
   moduleSigningKeys: string;
+  /** Verifies Stripe's webhook signatures (billing/); empty refuses every event. */
+  stripeWebhookSecret: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -192,8 +210,20 @@ export function loadConfig(env: Env = process.env): Config {
       apiKey: env.WEB_API_KEY || (env.FIREBASE_AUTH_EMULATOR_HOST ? "emulator-api-key" : ""),
       emulatorHost: env.FIREBASE_AUTH_EMULATOR_HOST || undefined,
     },
+    activations: {
+      deviceLimit: positiveInt(env, "DEVICE_LIMIT", DEFAULTS.deviceLimit),
+      certificateLifetimeSeconds: positiveInt(env, "CERTIFICATE_LIFETIME_DAYS", DEFAULTS.certificateLifetimeDays) * 24 * 60 * 60,
+    },
     moduleSigningKeys: env.MODULE_SIGNING_KEYS ?? "",
+    // Only emulated runs fall back to the well-known local secret; a deployed function without
+    // the secret refuses every event rather than trusting one anybody could sign.
+    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || (isEmulated(env) ? LOCAL_STRIPE_WEBHOOK_SECRET : ""),
   };
+}
+
+/** Whether this runs against emulators (the local stack, the tests, the Functions emulator). */
+function isEmulated(env: Env): boolean {
+  return env.FUNCTIONS_EMULATOR === "true" || Boolean(env.FIRESTORE_EMULATOR_HOST);
 }
 
 function positiveInt(env: Env, name: string, fallback: number): number {

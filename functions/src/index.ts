@@ -39,7 +39,7 @@ export const api = onRequest(
     memory: "512MiB",
     timeoutSeconds: 120,
     concurrency: 80,
-    secrets: [params.moduleSigningKeys],
+    secrets: [params.moduleSigningKeys, params.stripeWebhookSecret],
     invoker: "public",
   },
   async (req, res) => {

@@ -8,7 +8,8 @@ import request from "supertest";
 import { main } from "../../tools/admin/main";
 import { countDocuments, putRelease, sha256Hex } from "./fixtures";
 import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, storedObjects, testApp, testDeps } from "./harness";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, storedObjects, testApp, testDeps } from "./harness";
+import { signed, subscriptionEvent } from "./stripe-events";
 
 /** Runs the CLI in this process against the test emulators; returns its exit code and output. */
 async function runAdmin(argv: string[], options: { terminal?: boolean } = {}) {
@@ -218,6 +219,34 @@ describe("operator CLI", () => {
 
       await json("business", "remove-member", "--id", "globex", "--user", member.uid);
       expectProblem(await request(app).get("/api/v1/subscriptions/globex").set(bearer(member)), 404, "business_not_found");
+    });
+
+    it("user show lists activations and their devices; subscription set says when Stripe manages the subscription", async () => {
+      const developer = await createDeveloper("acme");
+      await publishModule(developer, { id: "acme.maps", version: "1.0.0" });
+      const user = await createUser();
+      for (const deviceId of ["pc-1", "laptop"]) {
+        expect((await request(await testApp()).post("/api/v1/modules/confirm").set(bearer(user)).send({ moduleId: "acme.maps", deviceId })).status).toBe(200);
+      }
+      const shown = await json("user", "show", "--user", user.email);
+      expect(shown.activations).toEqual([{ moduleId: "acme.maps", version: "1.0.0", activatedAt: expect.any(String), updatedAt: expect.any(String) }]);
+      expect(shown.devices).toEqual([
+        { moduleId: "acme.maps", deviceId: "pc-1", version: "1.0.0", activatedAt: expect.any(String), lastSeenAt: expect.any(String) },
+        { moduleId: "acme.maps", deviceId: "laptop", version: "1.0.0", activatedAt: expect.any(String), lastSeenAt: expect.any(String) },
+      ]);
+      const table = await admin("user", "show", "--user", user.email);
+      expect(table.stdout).toMatch(/devices:\n\s+moduleId\s+deviceId\s+activatedAt\s+lastSeenAt\s+version\n.*\n\s+acme\.maps\s+pc-1\s/);
+
+      await json("business", "create", "--id", "manual", "--name", "Manual");
+      const manual = await json("subscription", "set", "--business", "manual", "--status", "active", "--plan", "team", "--period-end", "2030-01-01");
+      expect(manual.notice).toBeUndefined();
+
+      const { payload, header } = signed(subscriptionEvent({ businessId: "stripe-co" }));
+      expect((await request(await testApp()).post("/api/v1/billing/stripe/webhook").set("Content-Type", "application/json").set("Stripe-Signature", header).send(payload)).status).toBe(200);
+      const fixed = await json("subscription", "set", "--business", "stripe-co", "--status", "active", "--plan", "team", "--period-end", "2030-01-01", "--seats", "9");
+      expect(fixed).toMatchObject({ seats: 9, stripeSubscriptionId: "sub_1", notice: expect.stringContaining("Stripe manages this subscription (sub_1)") });
+      const { db } = await testDeps();
+      expect((await db.doc("subscriptions/stripe-co").get()).get("stripeSubscriptionId")).toBe("sub_1");
     });
 
     it("refuses bad subscription input with exit 2 and a missing business with exit 1, writing nothing", async () => {

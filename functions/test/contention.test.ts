@@ -34,7 +34,7 @@ describe("contention", () => {
     expect(listed.body.items.map((item: { id: string; latestVersion: string }) => [item.id, item.latestVersion])).toEqual([["acme.hot", "1.0.0"]]);
   }, 60_000);
 
-  it("100 concurrent confirms of one module by one user all answer 200 and agree on activatedAt", async () => {
+  it("100 concurrent confirms of one module by one user on 3 devices all answer 200 and agree on activatedAt", async () => {
     const user = await createUser();
     const responses = await Promise.all(
       Array.from({ length: 100 }, (_, index) =>
@@ -45,7 +45,10 @@ describe("contention", () => {
     const activatedAt = new Set(responses.map((response) => response.body.activatedAt));
     expect(activatedAt.size).toBe(1);
     const profile = await request(app).get("/api/v1/users/me").set(bearer(user));
-    expect(profile.body.activations).toEqual([{ moduleId: "acme.hot", version: "1.0.0", activatedAt: [...activatedAt][0] }]);
+    expect(profile.body.activations).toEqual([
+      { moduleId: "acme.hot", version: "1.0.0", activatedAt: [...activatedAt][0], devices: expect.any(Array) },
+    ]);
+    expect(profile.body.activations[0].devices.map((device: { deviceId: string }) => device.deviceId).sort()).toEqual(["device-0", "device-1", "device-2"]);
   }, 60_000);
 
   it("counts 120 concurrent downloads of one module exactly, in a few group-committed writes to counter shards, never writing the module document", async () => {

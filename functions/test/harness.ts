@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from "../src/core/logger";
 import type { Deps } from "../src/deps";
 import { localDeps } from "../src/local";
 import { stopReleaseWatches } from "../src/releases/service";
+import { modulePackage } from "./packages";
 
 export const projectId = process.env.TEST_PROJECT_ID!;
 const authHost = process.env.FIREBASE_AUTH_EMULATOR_HOST!;
@@ -34,6 +35,22 @@ afterAll(async () => {
   await new Promise((resolve) => setTimeout(resolve, 200));
   await Promise.all(getApps().map((app) => deleteApp(app)));
 });
+
+let otherInstanceDeps: Promise<Deps> | undefined;
+
+/**
+ * The app as a second function instance would run it: its own Admin SDK app and Firestore client,
+ * so nothing kept in one instance's memory (caches, per-instance queues) is shared with testApp's.
+ */
+export async function otherInstanceApp() {
+  otherInstanceDeps ??= localDeps({
+    serviceAccount: JSON.parse(process.env.TEST_SERVICE_ACCOUNT!),
+    env: process.env,
+    logger: silentLogger,
+    appName: "test-other-instance",
+  });
+  return createApp(await otherInstanceDeps);
+}
 
 export interface AppOptions {
   config?: Partial<Config>;
@@ -131,6 +148,17 @@ export async function createDeveloper(publisherId: string): Promise<TestDevelope
     .send({ displayName: `Dev ${publisherId}`, publisherId });
   if (response.status !== 201) throw new Error(`register failed: ${JSON.stringify(response.body)}`);
   return { ...user, publisherId };
+}
+
+/** Signs and publishes a package of `manifest` through the API; returns its bytes. */
+export async function publishModule(developer: TestDeveloper, manifest: Record<string, unknown>): Promise<Buffer> {
+  const app = await testApp();
+  const bytes = await modulePackage(manifest);
+  const signed = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream").send(bytes);
+  if (signed.status !== 201) throw new Error(`sign failed: ${JSON.stringify(signed.body)}`);
+  const published = await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: manifest.id, version: manifest.version });
+  if (published.status !== 200) throw new Error(`publish failed: ${JSON.stringify(published.body)}`);
+  return bytes;
 }
 
 /** Object names under a prefix of the test bucket. */

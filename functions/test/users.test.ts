@@ -1,6 +1,6 @@
 import { Timestamp } from "firebase-admin/firestore";
 import request from "supertest";
-import { activationStore } from "../src/users/activation-store";
+import { activationStore } from "../src/activations/activation-store";
 import { userProfileSchema } from "../src/users/schemas";
 import { daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";
 import { bearer, createUser, resetEmulators, testApp, testDeps } from "./harness";
@@ -34,7 +34,15 @@ describe("GET /users/me", () => {
     await putSubscription("initech", { status: "active", currentPeriodEnd: daysFromNow(20), entitlements: ["secret"] });
     const { db } = await testDeps();
     const activatedAt = new Date("2026-01-02T03:04:05.000Z");
-    await activationStore(db).create(user.uid, { moduleId: "acme.charts", version: "1.2.0", deviceId: "pc-1", activatedAt, updatedAt: activatedAt });
+    const lastSeenAt = new Date("2026-01-05T00:00:00.000Z");
+    await activationStore(db).create(user.uid, {
+      moduleId: "acme.charts",
+      version: "1.2.0",
+      deviceId: "pc-1",
+      activatedAt,
+      updatedAt: lastSeenAt,
+      devices: [{ deviceId: "pc-1", activatedAt, lastSeenAt, version: "1.2.0" }],
+    });
 
     const response = await request(await testApp()).get("/api/v1/users/me").set(bearer(user));
 
@@ -52,7 +60,14 @@ describe("GET /users/me", () => {
       ]),
     );
     expect(response.body.businesses).toHaveLength(2);
-    expect(response.body.activations).toEqual([{ moduleId: "acme.charts", version: "1.2.0", activatedAt: "2026-01-02T03:04:05.000Z" }]);
+    expect(response.body.activations).toEqual([
+      {
+        moduleId: "acme.charts",
+        version: "1.2.0",
+        activatedAt: "2026-01-02T03:04:05.000Z",
+        devices: [{ deviceId: "pc-1", activatedAt: "2026-01-02T03:04:05.000Z", lastSeenAt: "2026-01-05T00:00:00.000Z" }],
+      },
+    ]);
   });
 
   it("keeps subscription entitlements for 3 days after the period end, then drops them", async () => {

@@ -207,7 +207,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .command("user")
     .description("users")
     .command("show")
-    .description("profile, effective entitlements with their sources, businesses")
+    .description("profile, effective entitlements with their sources, businesses, activations and devices")
     .requiredOption("--user <uid|email>")
     .action(action((ctx, options: { user: string }) => describeUser(ctx, options)));
 

@@ -1,6 +1,6 @@
 import type { Firestore } from "firebase-admin/firestore";
 import { memo } from "../core/memo";
-import { activationStore, type Activation } from "../users/activation-store";
+import { activationStore, type Activation } from "../activations/activation-store";
 import { loadUserAccess, type UserAccess } from "./service";
 
 /** What reads about a caller need: their access (entitlements, memberships) and activations. */

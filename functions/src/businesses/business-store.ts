@@ -39,6 +39,9 @@ export function businessStore(db: Firestore) {
     async create(businessId: string, name: string): Promise<void> {
       await collection.doc(businessId).create({ name, memberIds: [], roles: {} });
     },
+    createIn(tx: Transaction, businessId: string, name: string): void {
+      tx.create(collection.doc(businessId), { name, memberIds: [], roles: {} });
+    },
     setMember(tx: Transaction, businessId: string, uid: string, role: BusinessRole): void {
       tx.update(collection.doc(businessId), "memberIds", FieldValue.arrayUnion(uid), new FieldPath("roles", uid), role);
     },

@@ -52,3 +52,23 @@ export function concurrencyLimit(max: number, what: string): ConcurrencyLimit {
     },
   };
 }
+
+/**
+ * Runs work one at a time per key, in arrival order, in this instance: concurrent writers of one
+ * document queue here instead of contending in Firestore transactions (which, many at once on
+ * one document, abort one another until their attempts run out). Another instance's writers are
+ * still serialised by the transaction itself.
+ */
+export function keyedQueue() {
+  const tails = new Map<string, Promise<unknown>>();
+  return function run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = tails.get(key) ?? Promise.resolve();
+    const result = previous.then(work, work);
+    const tail = result.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return result;
+  };
+}

@@ -56,7 +56,7 @@ export interface RouteSpec<
   B extends z.ZodType = z.ZodType,
   A extends AuthMode = AuthMode,
 > {
-  method: "get" | "post";
+  method: "get" | "post" | "delete";
   /** Express path relative to /api/v1, e.g. "/subscriptions/:businessId". */
   path: string;
   operationId: string;

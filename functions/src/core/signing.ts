@@ -31,8 +31,8 @@ export interface PublicSigningJwk {
 export interface SigningKeys {
   /** Id of the key that signs now. */
   readonly keyId: string;
-  /** A compact JWS (alg EdDSA, kid = keyId) over the JSON of `payload`. */
-  sign(payload: Record<string, unknown>): Promise<string>;
+  /** A compact JWS (alg EdDSA, kid = keyId, and `typ` when given) over the JSON of `payload`. */
+  sign(payload: Record<string, unknown>, header?: { typ: string }): Promise<string>;
   /** Every public key whose signatures may still be in use. */
   jwks(): { keys: PublicSigningJwk[] };
   /**
@@ -66,9 +66,9 @@ export async function loadSigningKeys(json: string): Promise<SigningKeys> {
   const encoder = new TextEncoder();
   return {
     keyId,
-    sign: (payload) =>
+    sign: (payload, header) =>
       new CompactSign(encoder.encode(JSON.stringify(payload)))
-        .setProtectedHeader({ alg: "EdDSA", kid: keyId })
+        .setProtectedHeader({ alg: "EdDSA", kid: keyId, ...header })
         .sign(privateKey),
     jwks: () => ({ keys: publicKeys }),
     derivedKey: (purpose) => Buffer.from(hkdfSync("sha256", Buffer.from(active.d!, "base64url"), Buffer.alloc(0), `marketplace:${purpose}`, 32)),

@@ -3,8 +3,6 @@ import { memo } from "../core/memo";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import {
-  activationSchema,
-  confirmBodySchema,
   downloadParamsSchema,
   downloadQuerySchema,
   downloadSchema,
@@ -15,7 +13,7 @@ import {
 } from "./schemas";
 import { groupCommitCounter } from "./download-counter";
 import { downloadStore } from "./download-store";
-import { checkModuleUpdates, confirmActivation, downloadModule, listModules, rememberingLookup, withAccess } from "./service";
+import { checkModuleUpdates, downloadModule, listModules, rememberingLookup, withAccess } from "./service";
 
 export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
   const lookup = rememberingLookup(deps.db, deps.config.memoryCacheMs);
@@ -41,22 +39,6 @@ export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
       handle: async ({ query, caller }) => {
         const page = await pages.get(JSON.stringify(query), () => listModules(deps, query));
         return { status: 200, body: caller ? withAccess(page, await callers.get(caller.uid, deps.clock())) : page };
-      },
-    }),
-    defineRoute({
-      method: "post",
-      path: "/modules/confirm",
-      operationId: "confirmActivation",
-      summary: "Records the caller's activation of a module (idempotent: a repeat refreshes version and updatedAt).",
-      tag: "Marketplace",
-      auth: "user",
-      body: confirmBodySchema,
-      responses: { 200: { description: "The activation.", schema: activationSchema } },
-      problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version"],
-      handle: async ({ body, caller }) => {
-        const activation = await confirmActivation(deps, caller, body);
-        callers.forget(caller.uid);
-        return { status: 200, body: activation };
       },
     }),
     defineRoute({

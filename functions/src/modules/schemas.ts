@@ -9,7 +9,7 @@ export const VERSION_STATES = ["signed", "published"] as const;
 export const moduleIdSchema = z.string().regex(MODULE_ID, "Not a module id ('<publisherId>.<name>').");
 export const versionSchema = semverVersion.meta({ description: "A semver version, e.g. 1.2.3." });
 
-const appVersion = semverVersion.meta({ description: "The desktop app's version: chooses the highest version compatible with it." });
+export const appVersion = semverVersion.meta({ description: "The desktop app's version: chooses the highest version compatible with it." });
 
 export const moduleListQuerySchema = z.strictObject({
   ...pageQuery,
@@ -45,17 +45,6 @@ export const marketplaceModuleSchema = z
 export const moduleListSchema = z
   .object({ items: z.array(marketplaceModuleSchema), nextCursor: z.string().nullable() })
   .meta({ id: "MarketplaceModuleList" });
-
-export const confirmBodySchema = z.strictObject({
-  moduleId: moduleIdSchema,
-  version: versionSchema.optional().meta({ description: "Defaults to the latest published version (with appVersion, the highest compatible one)." }),
-  appVersion: appVersion.optional(),
-  deviceId: z.string().min(1).max(200).optional(),
-});
-
-export const activationSchema = z
-  .object({ moduleId: z.string(), version: z.string(), activatedAt: isoDateTime, updatedAt: isoDateTime })
-  .meta({ id: "Activation" });
 
 export const downloadParamsSchema = z.strictObject({ id: moduleIdSchema });
 export const downloadQuerySchema = z.strictObject({ version: versionSchema.optional(), appVersion: appVersion.optional() });

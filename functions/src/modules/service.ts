@@ -3,17 +3,14 @@ import type { z } from "zod";
 import type { CallerData } from "../access/caller-data";
 import { assertMayUseModule } from "../access/policy";
 import { isModuleUsable } from "../access/rules";
-import { loadUserAccess } from "../access/service";
-import type { Caller } from "../core/auth";
-import { isAlreadyExists, toIso } from "../core/documents";
+import { toIso } from "../core/documents";
 import { ApiError, invalidRequest } from "../core/errors";
 import { memo } from "../core/memo";
 import type { Deps } from "../deps";
-import { activationStore } from "../users/activation-store";
 import type { DownloadCounter } from "./download-counter";
 import { utcDay } from "./download-store";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
-import type { activationSchema, downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
+import type { downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
 import { queryTerm } from "./search";
 import { chooseVersion } from "./versions";
 
@@ -79,37 +76,6 @@ export function rememberingLookup(db: Deps["db"], ttlMs: number): ModuleLookup {
   };
 }
 
-/**
- * Records (or refreshes) the caller's activation of a module version they may use. Without a
- * transaction: the first confirmation creates the activation, every later one (or a concurrent
- * loser of the create) updates it; `activatedAt` is written once and never changes, so concurrent
- * confirmations all succeed and agree on it.
- */
-export async function confirmActivation(
-  { db, clock }: Deps,
-  caller: Caller,
-  input: { moduleId: string; version?: string; deviceId?: string; appVersion?: string },
-): Promise<z.output<typeof activationSchema>> {
-  const now = clock();
-  // A write: the caller's access and the module are read afresh.
-  const access = await loadUserAccess(db, caller.uid, now);
-  const { version } = await usableVersion(storeLookup(db), access.keys, input.moduleId, input.version, input.appVersion);
-  const activations = activationStore(db);
-  let existing = await activations.get(caller.uid, input.moduleId);
-  if (!existing) {
-    const first = { moduleId: input.moduleId, version, deviceId: input.deviceId ?? null, activatedAt: now, updatedAt: now };
-    try {
-      await activations.create(caller.uid, first);
-      return { moduleId: input.moduleId, version, activatedAt: toIso(now), updatedAt: toIso(now) };
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      existing = (await activations.get(caller.uid, input.moduleId))!;
-    }
-  }
-  await activations.refresh(caller.uid, { moduleId: input.moduleId, version, deviceId: input.deviceId ?? null, updatedAt: now });
-  return { moduleId: input.moduleId, version, activatedAt: toIso(existing.activatedAt), updatedAt: toIso(now) };
-}
-
 /** A signed download of a module version the caller may use; counts the download. */
 export async function downloadModule(
   { store, config, clock }: Deps,
@@ -140,7 +106,7 @@ export async function downloadModule(
  * or not, so existing installs can be restored), else the highest compatible with `appVersion`,
  * else the latest.
  */
-async function usableVersion(
+export async function usableVersion(
   lookup: ModuleLookup,
   keys: ReadonlySet<string>,
   moduleId: string,

@@ -36,9 +36,23 @@ export async function setSubscription({ db, clock }: OperatorDeps, input: z.inpu
   if (!businesses.read(await businesses.ref(businessId).get())) {
     throw new ApiError("business_not_found", `No business '${businessId}'; create it first.`);
   }
-  const subscription: Subscription = { ...terms, currentPeriodEnd: periodEnd, seats: terms.seats ?? null, entitlements: [...new Set(terms.entitlements)] };
-  await subscriptionStore(db).set(businessId, subscription);
-  return { businessId, ...view(subscription), status: subscription.status, effectiveStatus: effectiveSubscriptionStatus(subscription, clock()) };
+  const subscriptions = subscriptionStore(db);
+  // A manual fix of a Stripe-managed subscription keeps its Stripe fields, so events stay in order.
+  const { stripe } = (await subscriptions.getMany([businessId]))[0] ?? { stripe: null };
+  const subscription: Subscription = { ...terms, currentPeriodEnd: periodEnd, seats: terms.seats ?? null, entitlements: [...new Set(terms.entitlements)], stripe };
+  await subscriptions.set(businessId, subscription);
+  return {
+    businessId,
+    ...view(subscription),
+    status: subscription.status,
+    effectiveStatus: effectiveSubscriptionStatus(subscription, clock()),
+    ...(stripe
+      ? {
+          stripeSubscriptionId: stripe.subscriptionId,
+          notice: `Stripe manages this subscription (${stripe.subscriptionId}): its next event for this business replaces this change. Make lasting changes in Stripe.`,
+        }
+      : {}),
+  };
 }
 
 function view(subscription: Subscription) {

@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { SUBSCRIPTION_STATUSES } from "./schemas";
 import { withDeadlines } from "../core/deadline";
@@ -15,6 +15,8 @@ const subscriptionDocument = z.object({
   currentPeriodEnd: timestamp,
   cancelAtPeriodEnd: z.boolean().optional(),
   entitlements: z.array(z.string()),
+  stripeSubscriptionId: z.string().optional(),
+  stripeEventCreated: timestamp.optional(),
 });
 
 export interface Subscription {
@@ -24,6 +26,8 @@ export interface Subscription {
   currentPeriodEnd: Date;
   cancelAtPeriodEnd: boolean;
   entitlements: string[];
+  /** Present when Stripe manages the subscription (billing/): which one, and the time of the last event that wrote it. */
+  stripe: { subscriptionId: string; eventCreated: Date } | null;
 }
 
 export function subscriptionStore(db: Firestore) {
@@ -38,9 +42,24 @@ export function subscriptionStore(db: Firestore) {
         currentPeriodEnd: stored.currentPeriodEnd.toDate(),
         cancelAtPeriodEnd: stored.cancelAtPeriodEnd ?? false,
         entitlements: stored.entitlements,
+        stripe:
+          stored.stripeSubscriptionId && stored.stripeEventCreated
+            ? { subscriptionId: stored.stripeSubscriptionId, eventCreated: stored.stripeEventCreated.toDate() }
+            : null,
       }
     );
   };
+  const toDocument = (subscription: Subscription) => ({
+    status: subscription.status,
+    plan: subscription.plan,
+    ...(subscription.seats !== null ? { seats: subscription.seats } : {}),
+    currentPeriodEnd: Timestamp.fromDate(subscription.currentPeriodEnd),
+    cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
+    entitlements: subscription.entitlements,
+    ...(subscription.stripe
+      ? { stripeSubscriptionId: subscription.stripe.subscriptionId, stripeEventCreated: Timestamp.fromDate(subscription.stripe.eventCreated) }
+      : {}),
+  });
   return withDeadlines("Firestore", {
     ref: (businessId: string) => collection.doc(businessId),
     read,
@@ -50,14 +69,10 @@ export function subscriptionStore(db: Firestore) {
       return (await db.getAll(...businessIds.map((id) => collection.doc(id)))).map(read);
     },
     async set(businessId: string, subscription: Subscription): Promise<void> {
-      await collection.doc(businessId).set({
-        status: subscription.status,
-        plan: subscription.plan,
-        ...(subscription.seats !== null ? { seats: subscription.seats } : {}),
-        currentPeriodEnd: Timestamp.fromDate(subscription.currentPeriodEnd),
-        cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
-        entitlements: subscription.entitlements,
-      });
+      await collection.doc(businessId).set(toDocument(subscription));
+    },
+    setIn(tx: Transaction, businessId: string, subscription: Subscription): void {
+      tx.set(collection.doc(businessId), toDocument(subscription));
     },
   });
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BUSINESS_ROLES } from "../businesses/schemas";
+import { deviceSchema } from "../activations/schemas";
 import { isoDateTime } from "../core/schemas";
 
 export const entitlementGrantSchema = z.object({
@@ -15,7 +16,14 @@ export const userProfileSchema = z
     displayName: z.string().nullable(),
     entitlements: z.array(entitlementGrantSchema),
     businesses: z.array(z.object({ id: z.string(), name: z.string(), role: z.enum(BUSINESS_ROLES) })),
-    activations: z.array(z.object({ moduleId: z.string(), version: z.string(), activatedAt: isoDateTime })),
+    activations: z.array(
+      z.object({
+        moduleId: z.string(),
+        version: z.string(),
+        activatedAt: isoDateTime,
+        devices: z.array(deviceSchema).meta({ description: "The devices holding the module, oldest first (§10)." }),
+      }),
+    ),
   })
   .meta({ id: "UserProfile" });
 

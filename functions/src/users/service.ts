@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { CallerData } from "../access/caller-data";
+import { activationStore, type Activation, type DeviceActivation } from "../activations/activation-store";
 import { effectiveSubscriptionStatus } from "../access/rules";
 import { loadUserAccess } from "../access/service";
 import type { Caller } from "../core/auth";
@@ -17,15 +18,28 @@ export function getProfile(caller: Caller, { access, activations }: CallerData):
     displayName: access.user?.displayName ?? caller.name,
     entitlements: access.grants,
     businesses: access.memberships.map(({ businessId, name, role }) => ({ id: businessId, name, role })),
-    activations: activations.map((activation) => ({ moduleId: activation.moduleId, version: activation.version, activatedAt: toIso(activation.activatedAt) })),
+    activations: activations.map(activationView),
   };
 }
 
-/** Operators: a user as the service sees them: effective entitlements with sources, businesses. */
+function activationView(activation: Activation) {
+  return {
+    moduleId: activation.moduleId,
+    version: activation.version,
+    activatedAt: toIso(activation.activatedAt),
+    devices: activation.devices.map(deviceView),
+  };
+}
+
+function deviceView(device: DeviceActivation) {
+  return { deviceId: device.deviceId, activatedAt: toIso(device.activatedAt), lastSeenAt: toIso(device.lastSeenAt) };
+}
+
+/** Operators: a user as the service sees them: effective entitlements with sources, businesses, activations and their devices. */
 export async function describeUser({ db, auth, clock }: OperatorDeps, input: { user: string }) {
   const user = await findUser(auth, parseInput(z.object({ user: z.string().min(1) }), input).user);
   const now = clock();
-  const access = await loadUserAccess(db, user.uid, now);
+  const [access, activations] = await Promise.all([loadUserAccess(db, user.uid, now), activationStore(db).list(user.uid)]);
   return {
     uid: user.uid,
     email: user.email,
@@ -39,5 +53,8 @@ export async function describeUser({ db, auth, clock }: OperatorDeps, input: { u
         ? { status: effectiveSubscriptionStatus(subscription, now), plan: subscription.plan, currentPeriodEnd: toIso(subscription.currentPeriodEnd) }
         : null,
     })),
+    activations: activations.map(({ moduleId, version, activatedAt, updatedAt }) => ({ moduleId, version, activatedAt: toIso(activatedAt), updatedAt: toIso(updatedAt) })),
+    // One row per device (not nested), so the CLI's table shows them.
+    devices: activations.flatMap(({ moduleId, devices }) => devices.map((device) => ({ moduleId, ...deviceView(device), version: device.version }))),
   };
 }

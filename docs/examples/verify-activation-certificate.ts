@@ -1,0 +1,33 @@
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
+
+export interface ActivationClaims {
+  sub: string;
+  moduleId: string;
+  version: string;
+  deviceId: string;
+  entitlement: string | null;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+/**
+ * Checks an activation certificate offline: signed by a key of the saved `GET /signing-keys`
+ * answer, of type `activation+jwt` (a package signature never passes), not expired, and for this
+ * device and module. Throws when any of that fails.
+ */
+export async function verifyActivationCertificate(
+  certificate: string,
+  savedJwks: JSONWebKeySet,
+  expected: { deviceId: string; moduleId: string },
+): Promise<ActivationClaims> {
+  const { payload } = await jwtVerify(certificate, createLocalJWKSet(savedJwks), {
+    typ: "activation+jwt",
+    algorithms: ["EdDSA"],
+    requiredClaims: ["sub", "iat", "exp", "jti"],
+  });
+  const claims = payload as unknown as ActivationClaims;
+  if (claims.deviceId !== expected.deviceId) throw new Error("This certificate belongs to another device.");
+  if (claims.moduleId !== expected.moduleId) throw new Error("This certificate is for another module.");
+  return claims;
+}

@@ -1,0 +1,122 @@
+import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { z } from "zod";
+import { keyedQueue } from "../core/concurrency";
+import { withDeadlines } from "../core/deadline";
+import { readDocument, timestamp } from "../core/documents";
+
+/**
+ * `users/{uid}/activations/{moduleId}`: which modules a user confirmed, and on which devices
+ * (contract §10), written by the service.
+ */
+
+const deviceEntry = z.object({ activatedAt: timestamp, lastSeenAt: timestamp, version: z.string() });
+
+const activationDocument = z.object({
+  moduleId: z.string(),
+  version: z.string(),
+  deviceId: z.string().optional(),
+  activatedAt: timestamp,
+  updatedAt: timestamp,
+  devices: z.record(z.string(), deviceEntry).optional(),
+});
+
+export interface DeviceActivation {
+  deviceId: string;
+  activatedAt: Date;
+  lastSeenAt: Date;
+  version: string;
+}
+
+export interface Activation {
+  moduleId: string;
+  version: string;
+  /** The device of the latest confirmation that named one. */
+  deviceId: string | null;
+  activatedAt: Date;
+  updatedAt: Date;
+  /** Oldest first. */
+  devices: DeviceActivation[];
+}
+
+/** Transactions on one activation from several instances at once retry this often before giving up. */
+const TRANSACTION_ATTEMPTS = 10;
+
+// Confirmations and releases of one activation through one Firestore client (one instance) take
+// turns (core/concurrency.ts).
+const turnsByClient = new WeakMap<Firestore, ReturnType<typeof keyedQueue>>();
+
+export function activationStore(db: Firestore) {
+  if (!turnsByClient.has(db)) turnsByClient.set(db, keyedQueue());
+  const turns = turnsByClient.get(db)!;
+  const collection = (uid: string) => db.collection("users").doc(uid).collection("activations");
+  const read = (snapshot: DocumentSnapshot): Activation | null => {
+    const stored = readDocument(activationDocument, snapshot);
+    return (
+      stored && {
+        moduleId: stored.moduleId,
+        version: stored.version,
+        deviceId: stored.deviceId ?? null,
+        activatedAt: stored.activatedAt.toDate(),
+        updatedAt: stored.updatedAt.toDate(),
+        devices: Object.entries(stored.devices ?? {})
+          .map(([deviceId, device]) => ({
+            deviceId,
+            activatedAt: device.activatedAt.toDate(),
+            lastSeenAt: device.lastSeenAt.toDate(),
+            version: device.version,
+          }))
+          .sort((a, b) => a.activatedAt.getTime() - b.activatedAt.getTime() || a.deviceId.localeCompare(b.deviceId)),
+      }
+    );
+  };
+  const toDocument = (activation: Activation) => ({
+    moduleId: activation.moduleId,
+    version: activation.version,
+    ...(activation.deviceId ? { deviceId: activation.deviceId } : {}),
+    activatedAt: Timestamp.fromDate(activation.activatedAt),
+    updatedAt: Timestamp.fromDate(activation.updatedAt),
+    devices: Object.fromEntries(
+      activation.devices.map((device) => [
+        device.deviceId,
+        { activatedAt: Timestamp.fromDate(device.activatedAt), lastSeenAt: Timestamp.fromDate(device.lastSeenAt), version: device.version },
+      ]),
+    ),
+  });
+  return withDeadlines("Firestore", {
+    async get(uid: string, moduleId: string): Promise<Activation | null> {
+      return read(await collection(uid).doc(moduleId).get());
+    },
+    /** Every activation of a user, oldest first. */
+    async list(uid: string): Promise<Activation[]> {
+      return (await collection(uid).orderBy("activatedAt").get()).docs.map((snapshot) => read(snapshot)!);
+    },
+    /** Creates the first activation; rejects (ALREADY_EXISTS) when there is one. */
+    async create(uid: string, activation: Activation): Promise<void> {
+      await collection(uid).doc(activation.moduleId).create(toDocument(activation));
+    },
+    /** A repeat confirmation without a device: the version and time move; the rest stays. */
+    async refresh(uid: string, activation: Pick<Activation, "moduleId" | "version" | "updatedAt">): Promise<void> {
+      await collection(uid)
+        .doc(activation.moduleId)
+        .update({ version: activation.version, updatedAt: Timestamp.fromDate(activation.updatedAt) });
+    },
+    /**
+     * Reads the activation and writes what `change` makes of it, in one transaction, so that
+     * decisions over the whole device list (the device limit) hold under concurrent requests.
+     * `change` may throw to write nothing.
+     */
+    async change(uid: string, moduleId: string, change: (current: Activation | null) => Activation): Promise<Activation> {
+      const ref = collection(uid).doc(moduleId);
+      return turns(ref.path, () =>
+        db.runTransaction(
+          async (tx) => {
+            const next = change(read(await tx.get(ref)));
+            tx.set(ref, toDocument(next));
+            return next;
+          },
+          { maxAttempts: TRANSACTION_ATTEMPTS },
+        ),
+      );
+    },
+  });
+}

@@ -1,0 +1,30 @@
+import { randomUUID } from "node:crypto";
+import type { SigningKeys } from "../core/signing";
+
+/**
+ * Activation certificates (contract §10): what the desktop app checks offline. Signed with the
+ * module-signing keys, so `GET /signing-keys` verifies them, under a `typ` of their own: a package
+ * signature (which has none) never passes for a certificate, and a certificate never passes a
+ * verifier of package signatures that refuses any `typ`.
+ */
+export const CERTIFICATE_TYPE = "activation+jwt";
+
+export interface CertificateClaims {
+  /** The user's uid. */
+  sub: string;
+  moduleId: string;
+  version: string;
+  deviceId: string;
+  /** The entitlement the module needs, or null for a free module. */
+  entitlement: string | null;
+  /** Issued and expiry times, in whole seconds since the epoch. */
+  iat: number;
+  exp: number;
+  /** Unique per certificate. */
+  jti: string;
+}
+
+export function issueCertificate(keys: SigningKeys, claims: Omit<CertificateClaims, "jti">): Promise<string> {
+  const payload: CertificateClaims = { ...claims, jti: randomUUID() };
+  return keys.sign({ ...payload }, { typ: CERTIFICATE_TYPE });
+}

@@ -1,0 +1,74 @@
+import { GRACE_PERIOD_MS, type EntitlementGrant, type SubscriptionTerms } from "../access/rules";
+import { ApiError } from "../core/errors";
+import type { Activation } from "./activation-store";
+
+/** The device and certificate rules of the contract (§10), as pure functions of their inputs. */
+
+/** What identifies a device: 1–128 of `[A-Za-z0-9._:-]`. */
+export const DEVICE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The activation after a confirmation on `deviceId`: a known device moves its `lastSeenAt` and
+ * version (keeping `activatedAt`); a new one takes a free slot, or is refused when `limit`
+ * devices hold them all.
+ */
+export function confirmOnDevice(
+  current: Activation | null,
+  confirmation: { moduleId: string; version: string; deviceId: string; now: Date },
+  limit: number,
+): Activation {
+  const { moduleId, version, deviceId, now } = confirmation;
+  const devices = current?.devices ?? [];
+  const known = devices.some((device) => device.deviceId === deviceId);
+  if (!known && devices.length >= limit) {
+    throw new ApiError(
+      "device_limit_reached",
+      `Module '${moduleId}' is active on ${devices.length} devices, the most allowed (${limit}). Release one with DELETE /modules/activations/${moduleId}/devices/{deviceId}.`,
+    );
+  }
+  return {
+    moduleId,
+    version,
+    deviceId,
+    activatedAt: current?.activatedAt ?? now,
+    updatedAt: now,
+    devices: known
+      ? devices.map((device) => (device.deviceId === deviceId ? { ...device, lastSeenAt: now, version } : device))
+      : [...devices, { deviceId, activatedAt: now, lastSeenAt: now, version }],
+  };
+}
+
+/** The activation without `deviceId`, whose slot is free again. */
+export function releaseDevice(current: Activation | null, moduleId: string, deviceId: string, now: Date): Activation {
+  if (!current?.devices.some((device) => device.deviceId === deviceId)) {
+    throw new ApiError("device_not_found", `Module '${moduleId}' is not active on a device '${deviceId}'.`);
+  }
+  return {
+    ...current,
+    deviceId: current.deviceId === deviceId ? null : current.deviceId,
+    updatedAt: now,
+    devices: current.devices.filter((device) => device.deviceId !== deviceId),
+  };
+}
+
+/**
+ * When a certificate issued at `issuedAt` (whole seconds) for a module needing `entitlement`
+ * expires, in whole seconds: `maxLifetimeSeconds` later, and, when only subscriptions grant the
+ * entitlement, no later than the last of their period ends plus the grace period. A free module
+ * or a direct grant is bound by the lifetime alone.
+ */
+export function certificateExpiry(
+  issuedAt: number,
+  maxLifetimeSeconds: number,
+  entitlement: string | null,
+  grants: EntitlementGrant[],
+  subscriptionOf: (businessId: string) => Pick<SubscriptionTerms, "currentPeriodEnd"> | null,
+): number {
+  const latest = issuedAt + maxLifetimeSeconds;
+  if (entitlement === null) return latest;
+  const sources = grants.filter((grant) => grant.key === entitlement);
+  if (sources.length === 0 || sources.some((grant) => grant.source === "direct")) return latest;
+  const periodEnds = sources.map((grant) => subscriptionOf(grant.businessId!)?.currentPeriodEnd.getTime() ?? 0);
+  const bound = Math.floor((Math.max(...periodEnds) + GRACE_PERIOD_MS) / 1000);
+  return Math.min(latest, bound);
+}

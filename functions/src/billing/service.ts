@@ -1,0 +1,77 @@
+import type Stripe from "stripe";
+import { businessStore } from "../businesses/business-store";
+import { ApiError, invalidRequest } from "../core/errors";
+import { withinDeadline } from "../core/deadline";
+import { parseInput } from "../core/validation";
+import type { Deps } from "../deps";
+import { subscriptionStore } from "../subscriptions/subscription-store";
+import { stripeEventStore } from "./stripe-event-store";
+import { HANDLED_EVENT_TYPES, stripeEvent, stripeSubscriptionObject, stripeWriteDecision, subscriptionFromStripe } from "./stripe-subscription";
+
+export type WebhookOutcome = "applied" | "duplicate" | "stale" | "superseded" | "ignored";
+
+let webhooks: Promise<Stripe["webhooks"]> | undefined;
+// The stripe package is loaded by the first webhook, not with the app (it costs a cold start ~70 ms).
+const stripeWebhooks = () => (webhooks ??= import("stripe").then(({ default: StripeClass }) => StripeClass.webhooks));
+
+/**
+ * A Stripe webhook delivery (contract §11): verifies the signature over the raw bytes, then
+ * writes the business's subscription, the business if it is new, and the event's id in one
+ * transaction, so a replay, a late event or a failure half-way writes nothing twice and nothing
+ * in part. Answers only once that transaction has committed.
+ */
+export async function receiveStripeEvent(deps: Deps, rawBody: Buffer, signatureHeader: string | undefined): Promise<{ eventId: string; outcome: WebhookOutcome }> {
+  const { config, logger, clock } = deps;
+  const now = clock();
+  if (!config.stripeWebhookSecret) {
+    logger.error("STRIPE_WEBHOOK_SECRET is not set: every Stripe event is refused");
+    throw new ApiError("invalid_signature", "This service has no Stripe webhook secret configured.");
+  }
+  if (!signatureHeader) throw new ApiError("invalid_signature", "The Stripe-Signature header is missing.");
+  let verified: unknown;
+  try {
+    verified = (await stripeWebhooks()).constructEvent(rawBody, signatureHeader, config.stripeWebhookSecret, undefined, undefined, now.getTime());
+  } catch (error) {
+    if (error instanceof SyntaxError) throw invalidRequest("The event is not valid JSON.");
+    throw new ApiError("invalid_signature", "The Stripe-Signature does not verify for this body (or is older than 5 minutes).");
+  }
+  const event = parseInput(stripeEvent, verified, "The body is not a Stripe event.");
+  const ignore = (reason: string) => {
+    logger.info("stripe event ignored", { eventId: event.id, type: event.type, reason });
+    return { eventId: event.id, outcome: "ignored" as const };
+  };
+  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(event.type)) return ignore("not a subscription event");
+  const stripeSubscription = parseInput(stripeSubscriptionObject, event.data.object, "The event's data.object is not a Stripe subscription.");
+  const mapped = subscriptionFromStripe(stripeSubscription);
+  if (mapped.kind === "skip") return ignore(mapped.reason);
+  if (mapped.droppedEntitlements.length > 0) {
+    logger.error("stripe entitlements metadata has keys that are not entitlement keys; they are left out", { eventId: event.id, keys: mapped.droppedEntitlements });
+  }
+
+  const { db } = deps;
+  const events = stripeEventStore(db);
+  const subscriptions = subscriptionStore(db);
+  const businesses = businessStore(db);
+  const { businessId } = mapped;
+  const eventCreated = new Date(event.created * 1000);
+  const outcome = await withinDeadline(
+    "Firestore",
+    db.runTransaction(async (tx): Promise<WebhookOutcome> => {
+      const [eventSnapshot, subscriptionSnapshot, businessSnapshot] = await tx.getAll(events.ref(event.id), subscriptions.ref(businessId), businesses.ref(businessId));
+      if (events.processed(eventSnapshot)) return "duplicate";
+      const decision = stripeWriteDecision(subscriptions.read(subscriptionSnapshot), {
+        subscriptionId: stripeSubscription.id,
+        status: mapped.subscription.status,
+        eventCreated,
+      });
+      if (decision === "applied") {
+        if (!businessSnapshot.exists) businesses.createIn(tx, businessId, mapped.businessName);
+        subscriptions.setIn(tx, businessId, { ...mapped.subscription, stripe: { subscriptionId: stripeSubscription.id, eventCreated } });
+      }
+      events.recordIn(tx, { id: event.id, type: event.type, created: event.created, businessId, outcome: decision }, now);
+      return decision;
+    }),
+  );
+  logger.info("stripe event processed", { eventId: event.id, type: event.type, businessId, outcome });
+  return { eventId: event.id, outcome };
+}

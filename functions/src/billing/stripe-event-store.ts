@@ -1,0 +1,30 @@
+import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+
+/**
+ * `stripeEvents/{eventId}`: the Stripe events this service has processed, so a replay changes
+ * nothing. `expireAt` lets a Firestore TTL policy remove them once Stripe no longer retries
+ * (firestore.indexes.json sets the policy).
+ */
+
+/** Stripe retries an event for up to 3 days; its id is remembered well past that. */
+const KEPT_FOR_MS = 30 * 24 * 60 * 60 * 1000;
+
+export type StripeEventOutcome = "applied" | "stale" | "superseded";
+
+export function stripeEventStore(db: Firestore) {
+  const collection = db.collection("stripeEvents");
+  return {
+    ref: (eventId: string) => collection.doc(eventId),
+    processed: (snapshot: DocumentSnapshot) => snapshot.exists,
+    recordIn(tx: Transaction, event: { id: string; type: string; created: number; businessId: string; outcome: StripeEventOutcome }, now: Date): void {
+      tx.create(collection.doc(event.id), {
+        type: event.type,
+        created: Timestamp.fromMillis(event.created * 1000),
+        businessId: event.businessId,
+        outcome: event.outcome,
+        processedAt: Timestamp.fromDate(now),
+        expireAt: Timestamp.fromMillis(now.getTime() + KEPT_FOR_MS),
+      });
+    },
+  };
+}
