@@ -12,6 +12,7 @@ import { mountRoutes, type AnyRoute } from "./core/routes";
 import type { Deps } from "./deps";
 import { buildOpenApiDocument } from "./openapi";
 import { developerRoutes } from "./developers/routes";
+import { authenticateAccessToken } from "./developers/access-tokens";
 import { requireDeveloper } from "./developers/accounts";
 import { publishingRoutes } from "./modules/publishing-routes";
 import { moduleRoutes } from "./modules/routes";
@@ -74,6 +75,7 @@ export function createApp(deps: Deps): Express {
     tokens: tokenVerifier(deps.auth, config.revocationCheckMs),
     afterAuth: perUserRateLimit(config.rateLimit.perUserPerMinute),
     requireDeveloper: (caller) => requireDeveloper(deps.db, caller),
+    accessTokens: (bearer) => authenticateAccessToken(deps, bearer),
     maxJsonBytes: config.maxJsonBytes,
     cachePolicy: config.cache,
   });

@@ -53,7 +53,10 @@ export function buildOpenApiDocument(routes: AnyRoute[], version: string): Recor
     paths,
     components: {
       schemas: components,
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "Firebase ID token" } },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", bearerFormat: "Firebase ID token" },
+        accessToken: { type: "http", scheme: "bearer", bearerFormat: "mpt_… publisher access token (/developers/modules* only)" },
+      },
     },
   };
 }
@@ -61,6 +64,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], version: string): Recor
 function securityOf(route: AnyRoute): Record<string, string[]>[] {
   if (route.auth === "none") return [];
   if (route.auth === "optional") return [{}, { bearer: [] }];
+  if (route.accessTokens) return [{ bearer: [] }, { accessToken: [] }];
   return [{ bearer: [] }];
 }
 

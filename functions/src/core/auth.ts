@@ -14,15 +14,17 @@ export interface DeveloperAccount {
   createdAt: Date;
 }
 
-/** Who is calling, from a verified Firebase ID token. */
+/** Who is calling: from a verified Firebase ID token, or (on `/developers/modules*`) a publisher access token. */
 export interface Caller {
   uid: string;
   email: string | null;
   name: string | null;
-  token: DecodedIdToken;
   /** The caller's developer account, on routes that require one. */
   developer?: DeveloperAccount;
 }
+
+/** Publisher access tokens start so (developers/access-tokens.ts); an ID token (a JWT) never does. */
+export const ACCESS_TOKEN_PREFIX = "mpt_";
 
 export type DeveloperCaller = Caller & { developer: DeveloperAccount };
 
@@ -74,18 +76,22 @@ export function tokenVerifier(auth: Auth, revocationCheckMs: number): TokenVerif
   };
 }
 
-/** Verifies the Bearer ID token of a request, if it has one. */
-export async function authenticateRequest(req: Request, tokens: TokenVerifier, strength: "read" | "write"): Promise<Caller | null> {
+/** The Bearer token of a request, if it has an Authorization header. */
+export function bearerToken(req: Request): string | null {
   const header = req.get("authorization");
   if (header === undefined) return null;
   const match = BEARER.exec(header);
   if (!match) throw unauthenticated("The Authorization header must be 'Bearer <Firebase ID token>'.");
-  const token = await tokens.verify(match[1], strength);
+  return match[1];
+}
+
+/** The caller of a verified Firebase ID token. */
+export async function idTokenCaller(idToken: string, tokens: TokenVerifier, strength: "read" | "write"): Promise<Caller> {
+  const token = await tokens.verify(idToken, strength);
   return {
     uid: token.uid,
     email: typeof token.email === "string" ? token.email : null,
     name: typeof token.name === "string" ? token.name : null,
-    token,
   };
 }
 

@@ -99,9 +99,12 @@ export const invalidRequest = (detail: string, errors?: FieldError[]) => new Api
 export const unauthenticated = (detail: string) =>
   new ApiError("unauthenticated", detail, { headers: { "WWW-Authenticate": "Bearer" } });
 
+/** Text fit for a quoted header parameter (RFC 9110 quoted-string): printable ASCII, no quote or backslash. */
+const headerSafe = (text: string) => text.replace(/…/g, "...").replace(/[^\x20-\x7e]|["\\]/g, "'");
+
 export const tokenError = (code: "invalid_token" | "token_revoked" | "user_disabled", detail: string) =>
   new ApiError(code, detail, {
-    headers: { "WWW-Authenticate": `Bearer error="invalid_token", error_description="${detail}"` },
+    headers: { "WWW-Authenticate": `Bearer error="invalid_token", error_description="${headerSafe(detail)}"` },
   });
 
 export const methodNotAllowed = (allowed: string[]) =>

@@ -1,9 +1,9 @@
 import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
-import { authenticateRequest, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
+import { ACCESS_TOKEN_PREFIX, bearerToken, idTokenCaller, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
 import { readJsonBody } from "./body";
 import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type TextBody } from "./http-cache";
-import { methodNotAllowed, unsupportedMediaType, type ProblemCode } from "./errors";
+import { methodNotAllowed, tokenError, unsupportedMediaType, type ProblemCode } from "./errors";
 import { parseRequestPart } from "./validation";
 
 /**
@@ -64,6 +64,8 @@ export interface RouteSpec<
   description?: string;
   tag: string;
   auth: A;
+  /** With auth "developer": a publisher access token (mpt_…) may stand in for an ID token (§12). */
+  accessTokens?: boolean;
   params?: P;
   query?: Q;
   /** A JSON body, validated by this schema. */
@@ -97,6 +99,8 @@ export interface RouteMiddleware {
   /** Resolves the developer account of a caller, for routes with auth "developer". */
   requireDeveloper?(caller: Caller): Promise<DeveloperCaller>;
   tokens: TokenVerifier;
+  /** The developer a publisher access token stands for, on routes that accept them. */
+  accessTokens?(bearer: string): Promise<DeveloperCaller>;
   maxJsonBytes: number;
   cachePolicy: CachePolicy;
 }
@@ -154,8 +158,15 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
 
 async function resolveCaller(route: AnyRoute, req: Request, middleware: RouteMiddleware): Promise<Caller | null> {
   if (route.auth === "none") return null;
+  const bearer = bearerToken(req);
+  if (bearer?.startsWith(ACCESS_TOKEN_PREFIX)) {
+    if (!route.accessTokens || !middleware.accessTokens) {
+      throw tokenError("invalid_token", "A publisher access token (mpt_…) authenticates /developers/modules* only; send a Firebase ID token here.");
+    }
+    return middleware.accessTokens(bearer);
+  }
   // Reads may rely on a recently checked account state; anything that changes something may not.
-  const caller = await authenticateRequest(req, middleware.tokens, route.method === "get" ? "read" : "write");
+  const caller = bearer === null ? null : await idTokenCaller(bearer, middleware.tokens, route.method === "get" ? "read" : "write");
   if (route.auth === "optional") return caller;
   const user = requireCaller(caller);
   if (route.auth === "developer") {

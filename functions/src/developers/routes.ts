@@ -2,10 +2,17 @@ import { invalidRequest } from "../core/errors";
 import { defineRoute } from "../core/routes";
 import { parseRequestPart } from "../core/validation";
 import type { Deps } from "../deps";
+import { createAccessToken, listAccessTokens, revokeAccessToken } from "./access-tokens";
 import { login, registerExistingUser, registerWithPassword, toDeveloperView } from "./accounts";
 import {
+  accessTokenListSchema,
+  accessTokenParamsSchema,
+  createAccessTokenSchema,
+  createdAccessTokenSchema,
   developerSchema,
   loginBodySchema,
+  refreshBodySchema,
+  refreshedSchema,
   registerBodySchema,
   registeredSchema,
   registerWithPasswordSchema,
@@ -49,6 +56,57 @@ export const developerRoutes = (deps: Deps) => [
     responses: { 200: { description: "The session.", schema: sessionSchema } },
     problems: ["invalid_credentials", "user_disabled", "not_a_developer"],
     handle: async ({ body }) => ({ status: 200, body: await login(deps, body.email, body.password) }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/developers/auth/refresh",
+    operationId: "refreshDeveloperSession",
+    summary: "Exchanges a refresh token for a new ID token (and refresh token): Firebase's secure-token exchange.",
+    tag: "Developers",
+    auth: "none",
+    body: refreshBodySchema,
+    responses: { 200: { description: "The new tokens.", schema: refreshedSchema } },
+    problems: ["invalid_token", "user_disabled"],
+    handle: async ({ body }) => {
+      const { idToken, refreshToken, expiresIn } = await deps.identity.refresh(body.refreshToken);
+      return { status: 200, body: { idToken, refreshToken, expiresIn } };
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/developers/tokens",
+    operationId: "createAccessToken",
+    summary: "Creates a publisher access token for CI (mpt_…), shown once; it authenticates /developers/modules* only.",
+    tag: "Developers",
+    auth: "developer",
+    body: createAccessTokenSchema,
+    responses: { 201: { description: "The token, with its secret (never shown again).", schema: createdAccessTokenSchema } },
+    handle: async ({ caller, body }) => ({ status: 201, body: await createAccessToken(deps, caller.developer, body) }),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/developers/tokens",
+    operationId: "listAccessTokens",
+    summary: "The caller's access tokens (never their secrets), newest first.",
+    tag: "Developers",
+    auth: "developer",
+    responses: { 200: { description: "The tokens.", schema: accessTokenListSchema } },
+    handle: async ({ caller }) => ({ status: 200, body: await listAccessTokens(deps, caller.developer) }),
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/developers/tokens/:id",
+    operationId: "revokeAccessToken",
+    summary: "Revokes an access token at once.",
+    tag: "Developers",
+    auth: "developer",
+    params: accessTokenParamsSchema,
+    responses: { 204: { description: "Revoked." } },
+    problems: ["token_not_found"],
+    handle: async ({ caller, params }) => {
+      await revokeAccessToken(deps, caller.developer, params.id);
+      return { status: 204 };
+    },
   }),
   defineRoute({
     method: "get",

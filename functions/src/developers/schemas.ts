@@ -43,3 +43,37 @@ export const sessionSchema = z
   .meta({ id: "DeveloperSession" });
 
 export const registeredSchema = z.union([sessionSchema, z.object({ developer: developerSchema })]);
+
+export const refreshBodySchema = z.strictObject({ refreshToken: z.string().min(1).max(4096) });
+
+export const refreshedSchema = z
+  .object({
+    idToken: z.string(),
+    refreshToken: z.string(),
+    expiresIn: z.number().int().meta({ description: "Seconds until the ID token expires." }),
+  })
+  .meta({ id: "RefreshedSession" });
+
+export const createAccessTokenSchema = z.strictObject({
+  name: z.string().trim().min(1).max(100).meta({ description: "What the token is for, e.g. 'GitHub Actions'." }),
+  expiresInDays: z.number().int().min(1).max(365).default(90),
+});
+
+export const accessTokenSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    createdAt: isoDateTime,
+    expiresAt: isoDateTime,
+    lastUsedAt: isoDateTime.nullable().meta({ description: "Within a minute." }),
+  })
+  .meta({ id: "AccessToken" });
+
+export const createdAccessTokenSchema = accessTokenSchema
+  .omit({ lastUsedAt: true })
+  .extend({ token: z.string().meta({ description: "mpt_…: shown this once; only its SHA-256 is stored." }) })
+  .meta({ id: "CreatedAccessToken" });
+
+export const accessTokenListSchema = z.object({ items: z.array(accessTokenSchema) }).meta({ id: "AccessTokenList" });
+
+export const accessTokenParamsSchema = z.strictObject({ id: z.string().regex(/^tok_[0-9A-Za-z]{1,64}$/, "Not an access token id (tok_…).") });

@@ -1,4 +1,5 @@
 import { AggregateField, FieldValue, type Firestore } from "firebase-admin/firestore";
+import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 
 /**
@@ -18,6 +19,8 @@ export interface DownloadCount {
 
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
+const shardDocument = z.object({ day: z.string(), count: z.number(), versions: z.record(z.string(), z.number()).optional() });
+
 export function downloadStore(db: Firestore, shards: number) {
   const collection = (moduleId: string) => db.collection("modules").doc(moduleId).collection("downloadShards");
   return withDeadlines("Firestore", {
@@ -33,6 +36,19 @@ export function downloadStore(db: Firestore, shards: number) {
         );
       }
       await batch.commit();
+    },
+    /** Downloads per UTC day from `from` to `to` (YYYY-MM-DD, inclusive), with their versions: one range query over the shards. */
+    async daily(moduleId: string, from: string, to: string): Promise<Map<string, { downloads: number; versions: Record<string, number> }>> {
+      const snapshot = await collection(moduleId).where("day", ">=", from).where("day", "<=", to).get();
+      const days = new Map<string, { downloads: number; versions: Record<string, number> }>();
+      for (const doc of snapshot.docs) {
+        const { day, count, versions } = shardDocument.parse(doc.data());
+        const entry = days.get(day) ?? { downloads: 0, versions: {} };
+        entry.downloads += count;
+        for (const [version, n] of Object.entries(versions ?? {})) entry.versions[version] = (entry.versions[version] ?? 0) + n;
+        days.set(day, entry);
+      }
+      return days;
     },
     async total(moduleId: string): Promise<number> {
       const snapshot = await collection(moduleId).aggregate({ total: AggregateField.sum("count") }).get();

@@ -4,9 +4,21 @@ import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { PACKAGE_CONTENT_TYPES } from "./package";
 import { listDeveloperModules, publishVersion, setYanked, signPackage } from "./publishing";
-import { developerModulesSchema, publishBodySchema, publishedSchema, signedVersionSchema, unyankBodySchema, yankBodySchema, yankedSchema } from "./schemas";
+import {
+  developerModulesSchema,
+  downloadStatsSchema,
+  publishBodySchema,
+  publishedSchema,
+  signedVersionSchema,
+  statsParamsSchema,
+  statsQuerySchema,
+  unyankBodySchema,
+  yankBodySchema,
+  yankedSchema,
+} from "./schemas";
+import { moduleDownloadStats } from "./stats";
 
-/** `/developers/modules*`: a developer's modules, from package to marketplace. */
+/** `/developers/modules*`: a developer's modules, from package to marketplace; an ID token or a publisher access token. */
 export const publishingRoutes = (deps: Deps) => {
   // Each sign holds a package (up to MAX_PACKAGE_BYTES) and its inspection in memory.
   const signs = concurrencyLimit(deps.config.maxConcurrentSigns, "package uploads");
@@ -18,6 +30,7 @@ export const publishingRoutes = (deps: Deps) => {
       summary: "Validates, stores and signs a module package (.mpkg), sent as raw bytes.",
       tag: "Developers",
       auth: "developer",
+      accessTokens: true,
       rawBody: { contentTypes: PACKAGE_CONTENT_TYPES, description: "The .mpkg file (a ZIP with module.json at its root)." },
       responses: { 201: { description: "The signed version.", schema: signedVersionSchema } },
       problems: ["namespace_mismatch", "not_owner", "version_already_published", "invalid_package", "unavailable"],
@@ -33,6 +46,7 @@ export const publishingRoutes = (deps: Deps) => {
       summary: "Publishes a signed version: it becomes the module's latest in the marketplace.",
       tag: "Developers",
       auth: "developer",
+      accessTokens: true,
       body: publishBodySchema,
       responses: { 200: { description: "The module and the published version.", schema: publishedSchema } },
       problems: ["not_owner", "version_not_found", "version_already_published", "version_not_newer"],
@@ -48,6 +62,7 @@ export const publishingRoutes = (deps: Deps) => {
       summary: "The caller's modules, with every version, its state and the download count.",
       tag: "Developers",
       auth: "developer",
+      accessTokens: true,
       responses: { 200: { description: "The modules.", schema: developerModulesSchema } },
       handle: async ({ caller }) => ({ status: 200, body: await listDeveloperModules(deps, caller.developer) }),
     }),
@@ -58,6 +73,7 @@ export const publishingRoutes = (deps: Deps) => {
       summary: "Withdraws a published version: never the latest or a compatible version again, still downloadable by explicit version.",
       tag: "Developers",
       auth: "developer",
+      accessTokens: true,
       body: yankBodySchema,
       responses: { 200: { description: "The yanked version.", schema: yankedSchema } },
       problems: ["not_owner", "version_not_found"],
@@ -73,10 +89,25 @@ export const publishingRoutes = (deps: Deps) => {
       summary: "Puts a yanked version back.",
       tag: "Developers",
       auth: "developer",
+      accessTokens: true,
       body: unyankBodySchema,
       responses: { 200: { description: "The version, no longer yanked.", schema: yankedSchema } },
       problems: ["not_owner", "version_not_found"],
       handle: async ({ caller, body }) => ({ status: 200, body: await setYanked(deps, caller.developer, body.moduleId, body.version, null) }),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/developers/modules/:id/stats",
+      operationId: "getModuleDownloadStats",
+      summary: "Downloads of one of the caller's modules per UTC day and version (default: the last 30 days).",
+      tag: "Developers",
+      auth: "developer",
+      accessTokens: true,
+      params: statsParamsSchema,
+      query: statsQuerySchema,
+      responses: { 200: { description: "Every day of the range, zeros included.", schema: downloadStatsSchema } },
+      problems: ["not_owner", "module_not_found"],
+      handle: async ({ caller, params, query }) => ({ status: 200, body: await moduleDownloadStats(deps, caller.developer.id, params.id, query) }),
     }),
   ];
 };

@@ -149,3 +149,27 @@ export const developerModulesSchema = z
     ),
   })
   .meta({ id: "DeveloperModules" });
+
+const day = z.iso.date().meta({ description: "A UTC day, YYYY-MM-DD." });
+
+export const statsParamsSchema = z.strictObject({ id: moduleIdSchema });
+export const statsQuerySchema = z.strictObject({
+  from: day.optional().meta({ description: "First day (default: 29 days before to)." }),
+  to: day.optional().meta({ description: "Last day, inclusive (default: today, UTC). At most 366 days from from." }),
+});
+
+export const downloadStatsSchema = z
+  .object({
+    moduleId: z.string(),
+    from: z.string(),
+    to: z.string(),
+    total: z.number().int().meta({ description: "Downloads over the whole range." }),
+    days: z.array(
+      z.object({
+        date: z.string(),
+        downloads: z.number().int(),
+        versions: z.record(z.string(), z.number().int()).meta({ description: "Downloads of each version that day." }),
+      }),
+    ),
+  })
+  .meta({ id: "DownloadStats" });

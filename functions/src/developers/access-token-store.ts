@@ -1,0 +1,78 @@
+import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { z } from "zod";
+import { withDeadlines } from "../core/deadline";
+import { readDocument, timestamp } from "../core/documents";
+
+/**
+ * `accessTokens/{sha256}`: publishers' access tokens (contract §12), addressed by the SHA-256 of
+ * the token (hex), so the token itself is never stored and a presented one is found with one read.
+ */
+
+const accessTokenDocument = z.object({
+  id: z.string(),
+  developerId: z.string(),
+  name: z.string(),
+  createdAt: timestamp,
+  expiresAt: timestamp,
+  lastUsedAt: timestamp.optional(),
+});
+
+export interface AccessToken {
+  /** The public id, as listed and revoked. */
+  id: string;
+  developerId: string;
+  name: string;
+  createdAt: Date;
+  expiresAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export function accessTokenStore(db: Firestore) {
+  const collection = db.collection("accessTokens");
+  const read = (snapshot: DocumentSnapshot): AccessToken | null => {
+    const stored = readDocument(accessTokenDocument, snapshot);
+    return (
+      stored && {
+        id: stored.id,
+        developerId: stored.developerId,
+        name: stored.name,
+        createdAt: stored.createdAt.toDate(),
+        expiresAt: stored.expiresAt.toDate(),
+        lastUsedAt: stored.lastUsedAt?.toDate() ?? null,
+      }
+    );
+  };
+  const byId = (developerId: string, id: string) => collection.where("developerId", "==", developerId).where("id", "==", id).limit(1);
+  return withDeadlines("Firestore", {
+    async create(hash: string, token: Omit<AccessToken, "lastUsedAt">): Promise<void> {
+      await collection.doc(hash).create({
+        id: token.id,
+        developerId: token.developerId,
+        name: token.name,
+        createdAt: Timestamp.fromDate(token.createdAt),
+        expiresAt: Timestamp.fromDate(token.expiresAt),
+      });
+    },
+    async findByHash(hash: string): Promise<AccessToken | null> {
+      return read(await collection.doc(hash).get());
+    },
+    /** A developer's tokens, newest first. */
+    async list(developerId: string): Promise<AccessToken[]> {
+      const snapshot = await collection.where("developerId", "==", developerId).get();
+      return snapshot.docs.map((doc) => read(doc)!).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    },
+    async count(developerId: string): Promise<number> {
+      return (await collection.where("developerId", "==", developerId).count().get()).data().count;
+    },
+    /** Deletes a developer's token by its public id; false when there is none. */
+    async delete(developerId: string, id: string): Promise<boolean> {
+      const snapshot = await byId(developerId, id).get();
+      if (snapshot.empty) return false;
+      await snapshot.docs[0].ref.delete();
+      return true;
+    },
+    async touch(hash: string, at: Date): Promise<void> {
+      await collection.doc(hash).update({ lastUsedAt: Timestamp.fromDate(at) });
+    },
+  });
+}

@@ -1,0 +1,80 @@
+import { createHash, randomInt } from "node:crypto";
+import type { z } from "zod";
+import { ACCESS_TOKEN_PREFIX, type DeveloperAccount, type DeveloperCaller } from "../core/auth";
+import { withinDeadline } from "../core/deadline";
+import { toIso } from "../core/documents";
+import { ApiError, invalidRequest, tokenError } from "../core/errors";
+import type { Deps } from "../deps";
+import { accessTokenStore, type AccessToken } from "./access-token-store";
+import { developerStore } from "./developer-store";
+import type { accessTokenSchema, createAccessTokenSchema } from "./schemas";
+
+/**
+ * Publisher access tokens (contract §12): `mpt_` + 43 random base62 characters (256 bits), shown
+ * once; only their SHA-256 is stored. They stand in for an ID token on `/developers/modules*`.
+ */
+const ACCESS_TOKEN = /^mpt_[0-9A-Za-z]{40,100}$/;
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How many live tokens one developer may hold. */
+export const MAX_TOKENS_PER_DEVELOPER = 50;
+/** `lastUsedAt` moves at most this often, so a busy CI job does not write on every call. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+const randomBase62 = (length: number) => Array.from({ length }, () => BASE62[randomInt(BASE62.length)]).join("");
+const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
+
+type TokenView = z.output<typeof accessTokenSchema>;
+
+const view = (token: AccessToken): TokenView => ({
+  id: token.id,
+  name: token.name,
+  createdAt: toIso(token.createdAt),
+  expiresAt: toIso(token.expiresAt),
+  lastUsedAt: token.lastUsedAt ? toIso(token.lastUsedAt) : null,
+});
+
+export async function createAccessToken({ db, clock }: Deps, developer: DeveloperAccount, input: z.output<typeof createAccessTokenSchema>) {
+  const tokens = accessTokenStore(db);
+  if ((await tokens.count(developer.id)) >= MAX_TOKENS_PER_DEVELOPER) {
+    throw invalidRequest(`A developer may hold at most ${MAX_TOKENS_PER_DEVELOPER} access tokens; revoke one first.`);
+  }
+  const now = clock();
+  const token = `${ACCESS_TOKEN_PREFIX}${randomBase62(43)}`;
+  const record = { id: `tok_${randomBase62(16)}`, developerId: developer.id, name: input.name, createdAt: now, expiresAt: new Date(now.getTime() + input.expiresInDays * DAY_MS) };
+  await tokens.create(hashOf(token), record);
+  const { lastUsedAt: _never, ...shown } = view({ ...record, lastUsedAt: null });
+  return { ...shown, token };
+}
+
+export async function listAccessTokens({ db }: Deps, developer: DeveloperAccount) {
+  return { items: (await accessTokenStore(db).list(developer.id)).map(view) };
+}
+
+export async function revokeAccessToken({ db }: Deps, developer: DeveloperAccount, id: string): Promise<void> {
+  if (!(await accessTokenStore(db).delete(developer.id, id))) throw new ApiError("token_not_found", `No access token '${id}' of yours.`);
+}
+
+/**
+ * The developer an access token stands for: refused (401 invalid_token) when it is malformed,
+ * unknown (never issued, or revoked), expired, or its developer account or user is gone or
+ * disabled.
+ */
+export async function authenticateAccessToken({ db, auth, clock }: Deps, bearer: string): Promise<DeveloperCaller> {
+  const refused = (why: string) => tokenError("invalid_token", `This access token is ${why}.`);
+  if (!ACCESS_TOKEN.test(bearer)) throw refused("malformed");
+  const hash = hashOf(bearer);
+  const tokens = accessTokenStore(db);
+  const token = await tokens.findByHash(hash);
+  const now = clock();
+  if (!token) throw refused("not valid (unknown or revoked)");
+  if (token.expiresAt <= now) throw refused(`expired (since ${toIso(token.expiresAt)}); create a new one`);
+  const [developer, user] = await Promise.all([
+    developerStore(db).get(token.developerId),
+    withinDeadline("Auth", auth.getUser(token.developerId)).catch(() => null),
+  ]);
+  if (!developer || !user) throw refused("for an account that no longer exists");
+  if (user.disabled) throw tokenError("user_disabled", "The account of this access token is disabled.");
+  if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await tokens.touch(hash, now);
+  return { uid: developer.id, email: developer.email, name: developer.displayName, developer };
+}

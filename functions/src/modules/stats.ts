@@ -1,0 +1,40 @@
+import { assertOwnsModule } from "../access/policy";
+import { ApiError, invalidRequest } from "../core/errors";
+import type { Deps } from "../deps";
+import { downloadStore, utcDay } from "./download-store";
+import { moduleStore } from "./module-store";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_STATS_DAYS = 30;
+export const MAX_STATS_DAYS = 366;
+
+/**
+ * The days a statistics request covers: `to` defaults to today (UTC), `from` to 30 days ending
+ * at `to`; at most 366 days, `from` not after `to`.
+ */
+export function statsRange(query: { from?: string; to?: string }, now: Date): { from: string; to: string } {
+  const to = query.to ?? utcDay(now);
+  const from = query.from ?? utcDay(new Date(Date.parse(to) - (DEFAULT_STATS_DAYS - 1) * DAY_MS));
+  if (from > to) throw invalidRequest("from must not be after to.", [{ path: "from", message: `After to (${to}).` }]);
+  const days = (Date.parse(to) - Date.parse(from)) / DAY_MS + 1;
+  if (days > MAX_STATS_DAYS) throw invalidRequest(`At most ${MAX_STATS_DAYS} days at once; this asks for ${days}.`, [{ path: "from", message: "Too far before to." }]);
+  return { from, to };
+}
+
+/** Every day of the range, in order. */
+export function daysOf({ from, to }: { from: string; to: string }): string[] {
+  const days: string[] = [];
+  for (let at = Date.parse(from); at <= Date.parse(to); at += DAY_MS) days.push(utcDay(new Date(at)));
+  return days;
+}
+
+/** A module's downloads per day and version, for its owner: every day of the range, zeros included. */
+export async function moduleDownloadStats({ db, config, clock }: Deps, developerId: string, moduleId: string, query: { from?: string; to?: string }) {
+  const range = statsRange(query, clock());
+  const module = await moduleStore(db).getModule(moduleId);
+  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  assertOwnsModule(moduleId, module, developerId);
+  const counted = await downloadStore(db, config.downloadShards).daily(moduleId, range.from, range.to);
+  const days = daysOf(range).map((date) => ({ date, downloads: counted.get(date)?.downloads ?? 0, versions: counted.get(date)?.versions ?? {} }));
+  return { moduleId, from: range.from, to: range.to, total: days.reduce((sum, day) => sum + day.downloads, 0), days };
+}
