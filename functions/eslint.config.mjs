@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/lib/**", "**/node_modules/**", "**/jest.config.js"] },
+  { ignores: ["**/lib/**", "**/dist/**", "**/node_modules/**", "**/jest.config.js"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,7 +7,6 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { SingleBar } from "cli-progress";
 import { Command, CommanderError } from "commander";
 import { grantEntitlement, revokeEntitlement } from "../../functions/src/access/service";
 import { addMember, createBusiness, removeMember } from "../../functions/src/businesses/service";
@@ -28,7 +27,7 @@ import {
 import { SUBSCRIPTION_STATUSES } from "../../functions/src/subscriptions/schemas";
 import { setSubscription } from "../../functions/src/subscriptions/service";
 import { describeUser } from "../../functions/src/users/service";
-import { printResult } from "./output";
+import { printResult, uploadProgress } from "./output";
 
 export interface Io {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -217,20 +216,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
     exitCode = exitCodeOf(error, io);
   }
   return exitCode;
-}
-
-/** A progress bar on a terminal, started by the first report (nothing when not a terminal). */
-function uploadProgress(stream: Io["stderr"]): ((sent: number, total: number) => void) | undefined {
-  if (!stream.isTTY) return undefined;
-  let bar: SingleBar | undefined;
-  return (sent, total) => {
-    if (!bar) {
-      bar = new SingleBar({ stream: stream as NodeJS.WritableStream, format: "uploading [{bar}] {percentage}% {value}/{total} bytes" });
-      bar.start(total, 0);
-    }
-    bar.update(sent);
-    if (sent >= total) bar.stop();
-  };
 }
 
 /** Application Default Credentials that are missing or stale, as google-auth-library reports them. */

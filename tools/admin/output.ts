@@ -1,4 +1,5 @@
-/** Human-readable tables by default; JSON (one document) with --json. */
+/** Human-readable tables by default; JSON (one document) with --json. Shared by the operator and publisher CLIs. */
+import { SingleBar } from "cli-progress";
 
 type Row = Record<string, unknown>;
 
@@ -45,3 +46,17 @@ function cell(value: unknown): string {
 }
 
 const indent = (text: string) => text.split("\n").map((line) => `  ${line}`).join("\n");
+
+/** An upload progress bar on a terminal, started by the first report (nothing when not a terminal). */
+export function uploadProgress(stream: { write(text: string): unknown; isTTY?: boolean }): ((sent: number, total: number) => void) | undefined {
+  if (!stream.isTTY) return undefined;
+  let bar: SingleBar | undefined;
+  return (sent, total) => {
+    if (!bar) {
+      bar = new SingleBar({ stream: stream as NodeJS.WritableStream, format: "uploading [{bar}] {percentage}% {value}/{total} bytes" });
+      bar.start(total, 0);
+    }
+    bar.update(sent);
+    if (sent >= total) bar.stop();
+  };
+}

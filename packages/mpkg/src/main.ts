@@ -1,0 +1,238 @@
+import { readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { Command, CommanderError } from "commander";
+import type { JSONWebKeySet } from "jose";
+import { ApiError } from "../../../functions/src/core/errors";
+import { inspectPackage } from "../../../functions/src/modules/package";
+import { printResult, uploadProgress } from "../../../tools/admin/output";
+import { packageFileName, packDirectory } from "./pack";
+import { ProblemError, unwrap, UsageError } from "./problems";
+import { anonymousClient, DEFAULT_API, forgetLogin, publisherClient, saveLogin, type Env } from "./session";
+import { uploadPackage } from "./upload";
+import { VerificationError, verifyPackage } from "./verify";
+
+export interface Io {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: Env;
+}
+
+interface GlobalOptions {
+  api?: string;
+  json?: boolean;
+}
+
+/**
+ * `mpkg`, the publisher CLI (contract §12). Exit codes: 0 done; 1 the operation failed (the API
+ * refused it, a signature does not verify, the network); 2 the command line or its input is
+ * wrong (unknown option, a package the rules refuse, a 400/413/415/422 answer).
+ */
+export async function run(argv: string[], io: Io): Promise<number> {
+  const program = new Command("mpkg")
+    .description("Publish modules to the Marketplace: pack, publish, verify, yank; access tokens; download statistics.")
+    .option("--api <url>", `the API's base URL, ending in /api/v1 (env MPKG_API; default ${DEFAULT_API})`)
+    .option("--json", "print JSON instead of text")
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .showHelpAfterError("(add --help for usage)")
+    .addHelpText(
+      "after",
+      `
+Credentials: MPKG_TOKEN (a publisher access token, mpt_…) for pack/publish/yank/stats in CI,
+else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong command line or input.`,
+    );
+
+  const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
+  const apiOf = (command: Command) => (globals(command).api ?? io.env.MPKG_API ?? DEFAULT_API).replace(/\/+$/, "");
+  const print = (command: Command, result: unknown) => printResult(result, { json: globals(command).json ?? false, out: io.stdout });
+  const asPublisher = (command: Command, accessToken = true) => publisherClient(apiOf(command), io.env, { accessToken });
+
+  program
+    .command("pack")
+    .description("check module.json with the service's rules and write <id>-<version>.mpkg (honours .mpkgignore)")
+    .argument("[dir]", "the module's folder", ".")
+    .option("--out <file>", "where to write the package (default ./<id>-<version>.mpkg)")
+    .action(async (dir: string, options: { out?: string }, command: Command) => {
+      const packed = await packDirectory(dir);
+      const out = options.out ?? packageFileName(packed.manifest);
+      await writeFile(out, packed.bytes);
+      print(command, { file: out, moduleId: packed.manifest.id, version: packed.manifest.version, sha256: packed.sha256, size: packed.size, files: packed.files.length });
+    });
+
+  program
+    .command("publish")
+    .description("sign and publish a package (a .mpkg file, or a folder packed first)")
+    .argument("[fileOrDir]", "a .mpkg file or a module folder", ".")
+    .option("--sign-only", "upload and sign, but leave the version unpublished")
+    .action(async (target: string, options: { signOnly?: boolean }, command: Command) => {
+      const info = await stat(target).catch(() => null);
+      if (!info) throw new UsageError(`No file or folder '${target}'.`);
+      const packed = info.isDirectory() ? await packDirectory(target) : await inspectFile(target);
+      const { client, bearer } = await asPublisher(command);
+      const progress = globals(command).json ? undefined : uploadProgress(io.stderr);
+      const signed = (await uploadPackage(apiOf(command), bearer, packed.bytes, progress)) as { moduleId: string; version: string; sha256: string; size: number };
+      if (options.signOnly) return print(command, { ...signed, state: "signed" });
+      unwrap(await client.POST("/developers/modules/publish", { body: { moduleId: signed.moduleId, version: signed.version } }));
+      print(command, { moduleId: signed.moduleId, version: signed.version, sha256: signed.sha256, size: signed.size, state: "published" });
+    });
+
+  program
+    .command("verify")
+    .description("check a downloaded package against its signature, offline with --jwks, else with GET /signing-keys")
+    .argument("<file>", "the package")
+    .requiredOption("--signature <jws>", "the signature (as GET /modules/download answers it), or @file holding it")
+    .option("--jwks <file>", "a saved GET /signing-keys answer (no network)")
+    .action(async (file: string, options: { signature: string; jwks?: string }, command: Command) => {
+      const bytes = await readFile(file).catch(() => {
+        throw new UsageError(`Cannot read '${file}'.`);
+      });
+      const signature = options.signature.startsWith("@") ? (await readFile(options.signature.slice(1), "utf8")).trim() : options.signature.trim();
+      const jwks = options.jwks
+        ? (JSON.parse(await readFile(options.jwks, "utf8")) as JSONWebKeySet)
+        : (unwrap(await anonymousClient(apiOf(command)).GET("/signing-keys")) as JSONWebKeySet);
+      const signed = await verifyPackage(bytes, signature, jwks);
+      print(command, { valid: true, moduleId: signed.moduleId, version: signed.version, publisherId: signed.publisherId, sha256: signed.sha256, size: signed.size });
+    });
+
+  for (const [name, yanked] of [
+    ["yank", true],
+    ["unyank", false],
+  ] as const) {
+    const yankCommand = program
+      .command(name)
+      .description(yanked ? "withdraw a published version (never latest or compatible again; explicit downloads still work)" : "put a yanked version back")
+      .argument("<moduleId>")
+      .argument("<version>");
+    if (yanked) yankCommand.option("--reason <text>", "why, for your users");
+    yankCommand.action(async (moduleId: string, version: string, options: { reason?: string }, command: Command) => {
+      const { client } = await asPublisher(command);
+      const answer = yanked
+        ? await client.POST("/developers/modules/yank", { body: { moduleId, version, ...(options.reason ? { reason: options.reason } : {}) } })
+        : await client.POST("/developers/modules/unyank", { body: { moduleId, version } });
+      print(command, unwrap(answer));
+    });
+  }
+
+  const tokens = program.command("tokens").description("publisher access tokens for CI (need `mpkg login`)");
+  tokens
+    .command("create")
+    .description("create a token; it is printed once: store it as the MPKG_TOKEN secret of your CI")
+    .requiredOption("--name <name>", "what it is for, e.g. 'GitHub Actions'")
+    .option("--expires-in-days <days>", "1-365 (default 90)")
+    .action(async (options: { name: string; expiresInDays?: string }, command: Command) => {
+      const expiresInDays = options.expiresInDays === undefined ? undefined : Number(options.expiresInDays);
+      if (expiresInDays !== undefined && !Number.isInteger(expiresInDays)) throw new UsageError("--expires-in-days must be a whole number, e.g. 90.");
+      const { client } = await asPublisher(command, false);
+      print(command, unwrap(await client.POST("/developers/tokens", { body: { name: options.name, ...(expiresInDays !== undefined ? { expiresInDays } : {}) } })));
+    });
+  tokens
+    .command("list")
+    .description("your tokens (never their secrets)")
+    .action(async (_options: object, command: Command) => {
+      const { client } = await asPublisher(command, false);
+      print(command, unwrap(await client.GET("/developers/tokens")).items);
+    });
+  tokens
+    .command("revoke")
+    .description("revoke a token at once")
+    .argument("<id>", "the token's id (tok_…)")
+    .action(async (id: string, _options: object, command: Command) => {
+      const { client } = await asPublisher(command, false);
+      const answer = await client.DELETE("/developers/tokens/{id}", { params: { path: { id } } });
+      if (!answer.response.ok) unwrap(answer);
+      print(command, { id, revoked: true });
+    });
+
+  program
+    .command("stats")
+    .description("downloads of one of your modules per day and version (default: the last 30 days)")
+    .argument("<moduleId>")
+    .option("--from <YYYY-MM-DD>", "first day (UTC)")
+    .option("--to <YYYY-MM-DD>", "last day (UTC), inclusive")
+    .action(async (moduleId: string, options: { from?: string; to?: string }, command: Command) => {
+      const { client } = await asPublisher(command);
+      const stats = unwrap(await client.GET("/developers/modules/{id}/stats", { params: { path: { id: moduleId }, query: options } }));
+      if (globals(command).json) return print(command, stats);
+      print(command, {
+        moduleId: stats.moduleId,
+        from: stats.from,
+        to: stats.to,
+        total: stats.total,
+        days: stats.days.map((day) => ({ date: day.date, downloads: day.downloads, versions: Object.entries(day.versions).map(([version, n]) => `${version}: ${n}`).join(", ") })),
+      });
+    });
+
+  program
+    .command("login")
+    .description("sign in with email and password; keeps a refresh token in your config folder")
+    .option("--email <email>", "(asked for when missing)")
+    .option("--password-stdin", "read the password from standard input (for scripts)")
+    .action(async (options: { email?: string; passwordStdin?: boolean }, command: Command) => {
+      const email = options.email ?? (await ask(io, "Email: ", false));
+      const password = options.passwordStdin ? (await readAll(io.stdin)).replace(/\r?\n$/, "") : await ask(io, "Password: ", true);
+      const api = apiOf(command);
+      const session = unwrap(await anonymousClient(api).POST("/developers/auth/login", { body: { email, password } }));
+      const file = await saveLogin(io.env, { api, email, refreshToken: session.refreshToken });
+      print(command, { email, publisherId: session.developer.publisherId, credentials: file });
+    });
+
+  program
+    .command("logout")
+    .description("forget the saved login")
+    .action(async (_options: object, command: Command) => print(command, { loggedOut: await forgetLogin(io.env) }));
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (error) {
+    return exitCodeOf(error, io);
+  }
+}
+
+async function inspectFile(file: string) {
+  const bytes = await readFile(file);
+  try {
+    return { ...(await inspectPackage(bytes)), bytes };
+  } catch (error) {
+    if (error instanceof ApiError) throw new UsageError(`${path.basename(file)}: ${error.detail}`);
+    throw error;
+  }
+}
+
+function exitCodeOf(error: unknown, io: Io): number {
+  if (error instanceof CommanderError) {
+    return ["commander.helpDisplayed", "commander.help", "commander.version"].includes(error.code) ? 0 : 2;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`error: ${message}\n`);
+  if (error instanceof UsageError) return 2;
+  if (error instanceof ProblemError) return error.exitCode;
+  if (error instanceof VerificationError) return 1;
+  return 1;
+}
+
+function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on("data", (chunk: Buffer | string) => chunks.push(Buffer.from(chunk)));
+    stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    stream.on("error", reject);
+  });
+}
+
+/** Asks on the terminal; `secret` answers are not echoed. */
+function ask(io: Io, question: string, secret: boolean): Promise<string> {
+  if (!io.stdin.isTTY) throw new UsageError(secret ? "No terminal to ask the password on: use --password-stdin." : "No terminal to ask on: pass --email.");
+  const output = io.stderr as NodeJS.WritableStream;
+  const lines = createInterface({ input: io.stdin, output, terminal: true });
+  if (secret) (lines as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = (text) => void (text === question ? output.write(text) : undefined);
+  return new Promise((resolve) =>
+    lines.question(question, (answer) => {
+      lines.close();
+      if (secret) output.write("\n");
+      resolve(answer);
+    }),
+  );
+}

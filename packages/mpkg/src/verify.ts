@@ -1,0 +1,33 @@
+import { createHash } from "node:crypto";
+import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from "jose";
+import type { SignaturePayload } from "../../../functions/src/modules/signature";
+
+/** Why a package does not verify; exit 1. */
+export class VerificationError extends Error {}
+
+/**
+ * Checks a package against its signature, offline: the JWS verifies with a key of the JWKS, is a
+ * package signature (no `typ`: an activation certificate is refused), and names these bytes
+ * (`sha256` and `size`).
+ */
+export async function verifyPackage(bytes: Buffer, signature: string, jwks: JSONWebKeySet): Promise<SignaturePayload> {
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(signature);
+  } catch {
+    throw new VerificationError("The signature is not a compact JWS.");
+  }
+  if (header.typ !== undefined) throw new VerificationError(`This is a '${header.typ}', not a package signature.`);
+  let payload: SignaturePayload;
+  try {
+    const verified = await compactVerify(signature, createLocalJWKSet(jwks), { algorithms: ["EdDSA"] });
+    payload = JSON.parse(new TextDecoder().decode(verified.payload)) as SignaturePayload;
+  } catch (error) {
+    throw new VerificationError(`The signature does not verify with these signing keys (${(error as Error).message}).`);
+  }
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  if (payload.sha256 !== sha256 || payload.size !== bytes.length) {
+    throw new VerificationError(`The file is not the signed package: its sha256 is ${sha256}, the signature names ${payload.sha256}.`);
+  }
+  return payload;
+}
