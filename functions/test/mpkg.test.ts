@@ -92,6 +92,11 @@ describe("npx mpkg (§12)", () => {
     expect(bytes.includes(Buffer.from("private/key.pem"))).toBe(false);
     expect(bytes.includes(Buffer.from("debug.log"))).toBe(false);
 
+    // The README's sample module.
+    const sample = await json(["pack", path.join(ROOT, "docs", "sample-module"), "--out", path.join(work, "sample.mpkg")]);
+    expect(sample).toMatchObject({ moduleId: "contoso.hello", version: "1.0.0", files: 2 });
+    expect(readFileSync(path.join(work, "sample.mpkg")).includes(Buffer.from("notes/"))).toBe(false);
+
     const bad = moduleFolder("bad", { id: "acme.bad", name: "Bad", version: "1.0", summary: "Bad." });
     const refused = await mpkg(["pack", bad]);
     expect(refused).toEqual({ code: 2, stdout: "", stderr: "error: module.json is invalid: version: must be a semver version such as 1.2.3\n" });

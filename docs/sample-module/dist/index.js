@@ -1,0 +1,3 @@
+export function activate(app) {
+  app.notify("Hello from a Marketplace module.");
+}
