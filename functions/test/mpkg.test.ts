@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import request from "supertest";
+import { freePort } from "../../tools/local-stack";
 import { drainDownloadCounters } from "../src/modules/download-counter";
 import { bearer, createUser, resetEmulators, testApp, type TestDeveloper } from "./harness";
 
@@ -81,6 +82,8 @@ describe("npx mpkg (§12)", () => {
     expect((await mpkg(["pack", "--bogus"])).code).toBe(2);
     expect((await mpkg(["frobnicate"])).code).toBe(2);
     expect((await mpkg(["verify", "x.mpkg"])).code).toBe(2);
+    const unreachable = await mpkg(["stats", "acme.maps"], { env: { MPKG_API: `http://127.0.0.1:${await freePort()}/api/v1`, MPKG_TOKEN: `mpt_${"a".repeat(43)}` } });
+    expect(unreachable).toMatchObject({ code: 1, stderr: "error: cannot reach the API (ECONNREFUSED): is it running, and are --api / MPKG_API right?\n" });
   }, 60_000);
 
   it("packs honouring .mpkgignore, and refuses locally, offline, what the service would refuse", async () => {

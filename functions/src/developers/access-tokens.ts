@@ -22,6 +22,9 @@ export const MAX_TOKENS_PER_DEVELOPER = 50;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 const randomBase62 = (length: number) => Array.from({ length }, () => BASE62[randomInt(BASE62.length)]).join("");
+/** Firestore's error code for an update of a document that does not exist. */
+const NOT_FOUND = 5;
+
 const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
 
 type TokenView = z.output<typeof accessTokenSchema>;
@@ -75,6 +78,11 @@ export async function authenticateAccessToken({ db, auth, clock }: Deps, bearer:
   ]);
   if (!developer || !user) throw refused("for an account that no longer exists");
   if (user.disabled) throw tokenError("user_disabled", "The account of this access token is disabled.");
-  if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await tokens.touch(hash, now);
+  if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    // Revoked between the read and this write: refused like any revoked token.
+    await tokens.touch(hash, now).catch((error: { code?: number }) => {
+      throw error.code === NOT_FOUND ? refused("not valid (unknown or revoked)") : error;
+    });
+  }
   return { uid: developer.id, email: developer.email, name: developer.displayName, developer };
 }

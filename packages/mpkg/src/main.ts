@@ -205,12 +205,23 @@ function exitCodeOf(error: unknown, io: Io): number {
   if (error instanceof CommanderError) {
     return ["commander.helpDisplayed", "commander.help", "commander.version"].includes(error.code) ? 0 : 2;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const unreachable = networkErrorCode(error);
+  const message = unreachable
+    ? `cannot reach the API (${unreachable}): is it running, and are --api / MPKG_API right?`
+    : error instanceof Error
+      ? error.message
+      : String(error);
   io.stderr.write(`error: ${message}\n`);
   if (error instanceof UsageError) return 2;
   if (error instanceof ProblemError) return error.exitCode;
   if (error instanceof VerificationError) return 1;
   return 1;
+}
+
+/** The system error code of a failed connection (fetch wraps it in `cause`), if that is what this is. */
+function networkErrorCode(error: unknown): string | null {
+  const code = (error as { code?: unknown; cause?: { code?: unknown } }).cause?.code ?? (error as { code?: unknown }).code;
+  return typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|UND_ERR_\w+)$/.test(code) ? code : null;
 }
 
 function readAll(stream: NodeJS.ReadableStream): Promise<string> {
