@@ -34,27 +34,30 @@ export interface FunctionsEmulator {
 /**
  * The Functions emulator's local files, written only where missing (a developer's own values
  * stay): the secrets MODULE_SIGNING_KEYS and STRIPE_WEBHOOK_SECRET, and the params, so the
- * emulator never prompts. Returns the files it wrote or completed.
+ * emulator never prompts. Says which files it created, and which existing ones it completed with
+ * a missing secret.
  */
-export function ensureFunctionsLocalFiles(moduleSigningKeys: string, bucket: string): string[] {
-  const written: string[] = [];
-  const secrets = existsSync(SECRET_FILE) ? readFileSync(SECRET_FILE, "utf8") : "";
+export function ensureFunctionsLocalFiles(moduleSigningKeys: string, bucket: string): { created: string[]; completed: string[] } {
+  const created: string[] = [];
+  const completed: string[] = [];
+  const existing = existsSync(SECRET_FILE) ? readFileSync(SECRET_FILE, "utf8") : null;
+  const secrets = existing ?? "";
   const missing = [
     ...(/^MODULE_SIGNING_KEYS=/m.test(secrets) ? [] : [`MODULE_SIGNING_KEYS=${moduleSigningKeys}`]),
     ...(/^STRIPE_WEBHOOK_SECRET=/m.test(secrets) ? [] : [`STRIPE_WEBHOOK_SECRET=${LOCAL_STRIPE_WEBHOOK_SECRET}`]),
   ];
   if (missing.length > 0) {
     writeFileSync(SECRET_FILE, `${secrets}${secrets && !secrets.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`, { mode: 0o600 });
-    written.push(SECRET_FILE);
+    (existing === null ? created : completed).push(SECRET_FILE);
   }
   if (!existsSync(PARAMS_FILE)) {
     writeFileSync(
       PARAMS_FILE,
       `# Params of the api function in the Functions emulator (npm run functions); no proxy is in front of it.\nSTORAGE_BUCKET=${bucket}\nTRUST_PROXY_HOPS=0\n`,
     );
-    written.push(PARAMS_FILE);
+    created.push(PARAMS_FILE);
   }
-  return written;
+  return { created, completed };
 }
 
 export async function startFunctionsEmulator(options: {

@@ -164,7 +164,9 @@ async function main(): Promise<void> {
     await seedDemoData(deps);
     let apiBase = `http://${HOST}:${ports.api}${API_PREFIX}`;
     if (withApi && options.functions) {
-      ensureFunctionsLocalFiles(secrets.moduleSigningKeys, LOCAL_BUCKET).forEach((file) => console.log(`  Wrote ${path.relative(ROOT, file)}`));
+      const localFiles = ensureFunctionsLocalFiles(secrets.moduleSigningKeys, LOCAL_BUCKET);
+      localFiles.created.forEach((file) => console.log(`  Wrote ${path.relative(ROOT, file)}`));
+      localFiles.completed.forEach((file) => console.log(`  Added the missing local secret to ${path.relative(ROOT, file)}`));
       const emulator = await startFunctionsEmulator({
         projectId: LOCAL_PROJECT_ID,
         port: ports.api,
@@ -234,6 +236,7 @@ ${
     curl -s -H "Authorization: Bearer $TOKEN" ${base}/users/me
     curl -si ${base}/releases/download/win32
 
+  Publish a module (dana@example.com is a developer): npx mpkg --help; try npx mpkg pack docs/sample-module
   Stripe webhook: ${base}/billing/stripe/webhook, secret ${process.env.STRIPE_WEBHOOK_SECRET || LOCAL_STRIPE_WEBHOOK_SECRET}
     (for \`stripe listen --forward-to\`, start with STRIPE_WEBHOOK_SECRET set to the whsec_… it prints)
 `

@@ -6,6 +6,7 @@ import { freePort } from "../../tools/local-stack";
 import { sha256Hex } from "./fixtures";
 import { createUser, projectId, resetEmulators } from "./harness";
 import { modulePackage } from "./packages";
+import { signed as signedStripeDelivery, subscriptionEvent } from "./stripe-events";
 
 /**
  * What `firebase deploy` ships, run by the Functions emulator the way `npm run functions` runs
@@ -25,7 +26,8 @@ describe("the deployable function in the Functions emulator", () => {
   });
 
   it("loads lib/ and serves /api/v1 through the api function, on the local emulators", async () => {
-    written = ensureFunctionsLocalFiles(process.env.MODULE_SIGNING_KEYS!, `${projectId}.appspot.com`);
+    // Only files this test created are removed afterwards; a developer's own stay.
+    written = ensureFunctionsLocalFiles(process.env.MODULE_SIGNING_KEYS!, `${projectId}.appspot.com`).created;
     const emulatorEnv = Object.fromEntries(
       ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST"].map((name) => [name, process.env[name]!]),
     );
@@ -70,5 +72,12 @@ describe("the deployable function in the Functions emulator", () => {
     expect(download.status).toBe(200);
     const { url } = (await download.json()) as { url: string };
     expect(sha256Hex(await (await fetch(url)).arrayBuffer())).toBe(sha256Hex(bytes));
+
+    // The Stripe webhook verifies the bytes the Functions Framework read (req.rawBody), with the local secret.
+    const { payload, header } = signedStripeDelivery(subscriptionEvent({ businessId: "smoke-co" }));
+    const delivered = await fetch(`${base}/billing/stripe/webhook`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload });
+    expect({ status: delivered.status, body: await delivered.json() }).toEqual({ status: 200, body: expect.objectContaining({ outcome: "applied" }) });
+    const forged = await fetch(`${base}/billing/stripe/webhook`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload.replace("smoke-co", "other-co") });
+    expect(forged.status).toBe(400);
   }, 180_000);
 });
