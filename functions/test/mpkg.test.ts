@@ -161,6 +161,8 @@ describe("npx mpkg (§12)", () => {
     const listed = await json(["tokens", "list"]);
     expect(listed).toContainEqual(expect.objectContaining({ id: created.id, name: "GitHub Actions", lastUsedAt: null }));
     expect(JSON.stringify(listed)).not.toContain(created.token);
+    const elsewhere = await mpkg(["tokens", "list"], { env: { MPKG_API: "https://marketplace.example.com/api/v1" } });
+    expect(elsewhere).toMatchObject({ code: 2, stderr: expect.stringContaining(`is for ${api}, not https://marketplace.example.com/api/v1`) });
     expect(await json(["tokens", "revoke", created.id])).toEqual({ id: created.id, revoked: true });
     expect(await mpkg(["tokens", "revoke", created.id])).toMatchObject({ code: 1, stderr: expect.stringContaining(created.id) });
     expect((await mpkg(["tokens", "create", "--name", "x", "--expires-in-days", "999"])).code).toBe(2);

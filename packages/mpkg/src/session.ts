@@ -61,6 +61,8 @@ export async function publisherClient(api: string, env: Env, { accessToken }: { 
         accessToken ? "Not signed in: run `mpkg login`, or set MPKG_TOKEN to an access token." : "This command needs a login (access tokens cannot manage tokens): run `mpkg login`.",
       );
     }
+    // A refresh token goes back only to the API that issued it.
+    if (login.api !== api) throw new UsageError(`The saved login (${login.email}) is for ${login.api}, not ${api}: run \`mpkg login\` against this API.`);
     const refreshed = unwrap(await anonymousClient(api).POST("/developers/auth/refresh", { body: { refreshToken: login.refreshToken } }));
     await saveLogin(env, { ...login, refreshToken: refreshed.refreshToken });
     bearer = refreshed.idToken;
