@@ -117,7 +117,7 @@ export const params = {
   }),
   webApiKey: defineString("WEB_API_KEY", {
     default: "",
-    description: "The project's Web API key, for developer password sign-in via Identity Toolkit.",
+    description: "The project's Web API key, for developer password sign-in and token refresh (Identity Toolkit, Secure Token).",
   }),
   deviceLimit: defineInt("DEVICE_LIMIT", {
     default: DEFAULTS.deviceLimit,
