@@ -25,48 +25,42 @@ export function identityToolkit(options: { apiKey: string; emulatorHost?: string
   const host = options.emulatorHost ? `http://${options.emulatorHost}/` : "https://";
   const base = `${host}identitytoolkit.googleapis.com/v1`;
   const secureToken = `${host}securetoken.googleapis.com/v1`;
+  /** POSTs to a Google identity endpoint with the API key; the answer, and its error reason (e.g. "INVALID_PASSWORD"). */
+  async function post<T>(url: string, what: string, init: { contentType: string; body: string }) {
+    if (!options.apiKey) throw new Error(`WEB_API_KEY is not configured; ${what} is unavailable.`);
+    const response = await fetch(`${url}?key=${encodeURIComponent(options.apiKey)}`, {
+      method: "POST",
+      headers: { "Content-Type": init.contentType },
+      body: init.body,
+    });
+    const body = (await response.json()) as Partial<T> & { error?: { message?: string } };
+    return { response, body, reason: (body.error?.message ?? "").split(" ")[0] };
+  }
+
   return withDeadlines("Auth", {
     async signInWithPassword(email: string, password: string) {
-      if (!options.apiKey) throw new Error("WEB_API_KEY is not configured; password sign-in is unavailable.");
-      const response = await fetch(`${base}/accounts:signInWithPassword?key=${encodeURIComponent(options.apiKey)}`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ email, password, returnSecureToken: true }),
-      });
-      const body = (await response.json()) as {
-        localId?: string;
-        idToken?: string;
-        refreshToken?: string;
-        expiresIn?: string;
-        error?: { message?: string };
-      };
+      const { response, body, reason } = await post<{ localId: string; idToken: string; refreshToken: string; expiresIn: string }>(
+        `${base}/accounts:signInWithPassword`,
+        "password sign-in",
+        { contentType: "application/json", body: JSON.stringify({ email, password, returnSecureToken: true }) },
+      );
       if (response.ok && body.idToken && body.refreshToken && body.localId) {
         return { uid: body.localId, idToken: body.idToken, refreshToken: body.refreshToken, expiresIn: Number(body.expiresIn ?? 3600) };
       }
-      const reason = (body.error?.message ?? "").split(" ")[0];
       if (INVALID_CREDENTIALS.has(reason)) throw new ApiError("invalid_credentials", "Wrong email or password.");
       if (reason === "USER_DISABLED") throw tokenError("user_disabled", "This account is disabled.");
       if (reason === "TOO_MANY_ATTEMPTS_TRY_LATER") throw rateLimited(60);
       throw new Error(`Identity Toolkit sign-in failed: HTTP ${response.status} ${reason}`);
     },
     async refresh(refreshToken: string) {
-      if (!options.apiKey) throw new Error("WEB_API_KEY is not configured; token refresh is unavailable.");
-      const response = await fetch(`${secureToken}/token?key=${encodeURIComponent(options.apiKey)}`, {
-        method: "POST",
-        headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken }).toString(),
-      });
-      const body = (await response.json()) as {
-        user_id?: string;
-        id_token?: string;
-        refresh_token?: string;
-        expires_in?: string;
-        error?: { message?: string };
-      };
+      const { response, body, reason } = await post<{ user_id: string; id_token: string; refresh_token: string; expires_in: string }>(
+        `${secureToken}/token`,
+        "token refresh",
+        { contentType: "application/x-www-form-urlencoded", body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken }).toString() },
+      );
       if (response.ok && body.id_token && body.refresh_token && body.user_id) {
         return { uid: body.user_id, idToken: body.id_token, refreshToken: body.refresh_token, expiresIn: Number(body.expires_in ?? 3600) };
       }
-      const reason = (body.error?.message ?? "").split(" ")[0];
       if (reason === "USER_DISABLED") throw tokenError("user_disabled", "This account is disabled.");
       if (INVALID_REFRESH.has(reason) || response.status === 400) throw tokenError("invalid_token", "The refresh token is not valid (expired, revoked or malformed); log in again.");
       throw new Error(`Secure Token refresh failed: HTTP ${response.status} ${reason}`);
