@@ -1,6 +1,7 @@
 import { AggregateField, FieldValue, type Firestore } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
+import { readDocument } from "../core/documents";
 
 /**
  * `modules/{moduleId}/downloadShards/{day}-{shard}`: download counts of a module, per UTC day and
@@ -42,7 +43,7 @@ export function downloadStore(db: Firestore, shards: number) {
       const snapshot = await collection(moduleId).where("day", ">=", from).where("day", "<=", to).get();
       const days = new Map<string, { downloads: number; versions: Record<string, number> }>();
       for (const doc of snapshot.docs) {
-        const { day, count, versions } = shardDocument.parse(doc.data());
+        const { day, count, versions } = readDocument(shardDocument, doc)!;
         const entry = days.get(day) ?? { downloads: 0, versions: {} };
         entry.downloads += count;
         for (const [version, n] of Object.entries(versions ?? {})) entry.versions[version] = (entry.versions[version] ?? 0) + n;

@@ -3,10 +3,8 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { Command, CommanderError } from "commander";
 import type { JSONWebKeySet } from "jose";
-import { ApiError } from "../../../functions/src/core/errors";
-import { inspectPackage } from "../../../functions/src/modules/package";
 import { printResult, uploadProgress } from "../../../tools/admin/output";
-import { packageFileName, packDirectory } from "./pack";
+import { inspectPackageBytes, packageFileName, packDirectory } from "./pack";
 import { ProblemError, unwrap, UsageError } from "./problems";
 import { anonymousClient, DEFAULT_API, forgetLogin, publisherClient, saveLogin, type Env } from "./session";
 import { uploadPackage } from "./upload";
@@ -69,7 +67,7 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
     .action(async (target: string, options: { signOnly?: boolean }, command: Command) => {
       const info = await stat(target).catch(() => null);
       if (!info) throw new UsageError(`No file or folder '${target}'.`);
-      const packed = info.isDirectory() ? await packDirectory(target) : await inspectFile(target);
+      const packed = info.isDirectory() ? await packDirectory(target) : await inspectPackageBytes(await readFile(target), path.basename(target));
       const { client, bearer } = await asPublisher(command);
       const progress = globals(command).json ? undefined : uploadProgress(io.stderr);
       const signed = (await uploadPackage(apiOf(command), bearer, packed.bytes, progress)) as { moduleId: string; version: string; sha256: string; size: number };
@@ -188,16 +186,6 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
     return 0;
   } catch (error) {
     return exitCodeOf(error, io);
-  }
-}
-
-async function inspectFile(file: string) {
-  const bytes = await readFile(file);
-  try {
-    return { ...(await inspectPackage(bytes)), bytes };
-  } catch (error) {
-    if (error instanceof ApiError) throw new UsageError(`${path.basename(file)}: ${error.detail}`);
-    throw error;
   }
 }
 

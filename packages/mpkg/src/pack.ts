@@ -34,10 +34,15 @@ export async function packDirectory(dir: string, maxBytes = DEFAULT_MAX_PACKAGE_
   if (bytes.length > maxBytes) {
     throw new UsageError(`The package is ${bytes.length} bytes, over the upload limit of ${maxBytes} (the service would answer 413); leave files out with .mpkgignore.`);
   }
+  return { ...(await inspectPackageBytes(bytes)), files };
+}
+
+/** The service's own inspection of package bytes; what it refuses is a UsageError (exit 2), prefixed with `label`. */
+export async function inspectPackageBytes(bytes: Buffer, label?: string): Promise<InspectedPackage & { bytes: Buffer }> {
   try {
-    return { ...(await inspectPackage(bytes)), bytes, files };
+    return { ...(await inspectPackage(bytes)), bytes };
   } catch (error) {
-    if (error instanceof ApiError) throw new UsageError(error.detail);
+    if (error instanceof ApiError) throw new UsageError(label ? `${label}: ${error.detail}` : error.detail);
     throw error;
   }
 }
