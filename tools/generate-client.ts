@@ -11,10 +11,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
-import { apiRoutes, API_VERSION } from "../functions/src/app";
-import { loadConfig } from "../functions/src/config";
-import type { Deps } from "../functions/src/deps";
-import { buildOpenApiDocument } from "../functions/src/openapi";
+import { routeTableDocument } from "../functions/src/app";
 
 export const CLIENT_SCHEMA = path.join(__dirname, "..", "packages", "client", "src", "schema.d.ts");
 
@@ -26,11 +23,6 @@ const HEADER = `/**
 
 `;
 
-/** The document as the API serves it: built from the route table alone, touching no backend. */
-export function servedDocument(): Record<string, unknown> {
-  return buildOpenApiDocument(apiRoutes({ config: loadConfig({ GCLOUD_PROJECT: "client-generation" }) } as Deps), API_VERSION);
-}
-
 export async function clientSchemaSource(document: Record<string, unknown>): Promise<string> {
   return HEADER + astToString(await openapiTS(document as never));
 }
@@ -38,7 +30,7 @@ export async function clientSchemaSource(document: Record<string, unknown>): Pro
 async function main(argv: string[]): Promise<number> {
   const check = argv.includes("--check");
   const fromIndex = argv.indexOf("--from");
-  const document = fromIndex >= 0 ? ((await (await fetch(argv[fromIndex + 1])).json()) as Record<string, unknown>) : servedDocument();
+  const document = fromIndex >= 0 ? ((await (await fetch(argv[fromIndex + 1])).json()) as Record<string, unknown>) : routeTableDocument();
   const source = await clientSchemaSource(document);
   const relative = path.relative(process.cwd(), CLIENT_SCHEMA);
   if (!check) {

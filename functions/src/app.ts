@@ -9,6 +9,7 @@ import { problemErrorHandler, unknownRoute } from "./core/error-handler";
 import { perIpRateLimit, perUserRateLimit } from "./core/rate-limit";
 import { requestId, requestLog, requireHost } from "./core/request-context";
 import { mountRoutes, type AnyRoute } from "./core/routes";
+import { loadConfig } from "./config";
 import type { Deps } from "./deps";
 import { buildOpenApiDocument } from "./openapi";
 import { developerRoutes } from "./developers/routes";
@@ -41,6 +42,14 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
   ];
   return routes;
+}
+
+/**
+ * The OpenAPI document as `GET /openapi.json` serves it, from the route table alone: building it
+ * touches no backend (for the document's tests and the typed client's generation).
+ */
+export function routeTableDocument(): Record<string, unknown> {
+  return buildOpenApiDocument(apiRoutes({ config: loadConfig({ GCLOUD_PROJECT: "route-table" }) } as Deps), API_VERSION);
 }
 
 /** The Express app of the API, built from its dependencies; the function and local runs share it. */
