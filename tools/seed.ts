@@ -7,6 +7,7 @@ import { Readable } from "node:stream";
 import { grantEntitlement } from "../functions/src/access/service";
 import { addMember, createBusiness } from "../functions/src/businesses/service";
 import { ApiError } from "../functions/src/core/errors";
+import { DAY_MS } from "../functions/src/core/time";
 import type { Deps } from "../functions/src/deps";
 import { createDeveloperAccount } from "../functions/src/developers/accounts";
 import { developerStore } from "../functions/src/developers/developer-store";
@@ -35,7 +36,6 @@ const DEMO_MODULES = [
   { id: "contoso.charts", name: "Charts Pro", version: "1.1.0", summary: "Bar, line and pie charts for your data.", category: "data", entitlement: "pro", minAppVersion: "1.10.0" },
 ];
 
-const DAY = 24 * 60 * 60 * 1000;
 
 const DEMO_BUSINESSES = [
   {
@@ -92,7 +92,7 @@ export async function seedDemoData(deps: Deps): Promise<void> {
       status,
       plan,
       seats,
-      periodEnd: new Date(now + periodEndInDays * DAY).toISOString(),
+      periodEnd: new Date(now + periodEndInDays * DAY_MS).toISOString(),
       entitlements: [...entitlements],
     });
   }

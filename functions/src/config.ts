@@ -1,4 +1,5 @@
 import { defineInt, defineList, defineSecret, defineString } from "firebase-functions/params";
+import { DAY_MS } from "./core/time";
 
 /**
  * All configuration of the service, in one place.
@@ -212,7 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     activations: {
       deviceLimit: positiveInt(env, "DEVICE_LIMIT", DEFAULTS.deviceLimit),
-      certificateLifetimeSeconds: positiveInt(env, "CERTIFICATE_LIFETIME_DAYS", DEFAULTS.certificateLifetimeDays) * 24 * 60 * 60,
+      certificateLifetimeSeconds: (positiveInt(env, "CERTIFICATE_LIFETIME_DAYS", DEFAULTS.certificateLifetimeDays) * DAY_MS) / 1000,
     },
     moduleSigningKeys: env.MODULE_SIGNING_KEYS ?? "",
     // Only emulated runs fall back to the well-known local secret; a deployed function without

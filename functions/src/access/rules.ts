@@ -1,3 +1,4 @@
+import { DAY_MS } from "../core/time";
 import type { SubscriptionStatus } from "../subscriptions/subscription-store";
 
 /**
@@ -5,7 +6,7 @@ import type { SubscriptionStatus } from "../subscriptions/subscription-store";
  */
 
 /** How long a lapsed subscription keeps working after its period ends. */
-export const GRACE_PERIOD_MS = 3 * 24 * 60 * 60 * 1000;
+export const GRACE_PERIOD_MS = 3 * DAY_MS;
 
 const LIVE_STATUSES: ReadonlySet<SubscriptionStatus> = new Set(["active", "trialing", "past_due"]);
 

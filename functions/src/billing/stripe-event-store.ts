@@ -1,4 +1,5 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { DAY_MS } from "../core/time";
 
 /**
  * `stripeEvents/{eventId}`: the Stripe events this service has processed, so a replay changes
@@ -7,7 +8,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } fr
  */
 
 /** Stripe retries an event for up to 3 days; its id is remembered well past that. */
-const KEPT_FOR_MS = 30 * 24 * 60 * 60 * 1000;
+const KEPT_FOR_MS = 30 * DAY_MS;
 
 export type StripeEventOutcome = "applied" | "stale" | "superseded";
 

@@ -4,6 +4,7 @@ import { ACCESS_TOKEN_PREFIX, type DeveloperAccount, type DeveloperCaller } from
 import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
 import { ApiError, invalidRequest, tokenError } from "../core/errors";
+import { DAY_MS } from "../core/time";
 import type { Deps } from "../deps";
 import { accessTokenStore, type AccessToken } from "./access-token-store";
 import { developerStore } from "./developer-store";
@@ -15,7 +16,6 @@ import type { accessTokenSchema, createAccessTokenSchema } from "./schemas";
  */
 const ACCESS_TOKEN = /^mpt_[0-9A-Za-z]{40,100}$/;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** How many live tokens one developer may hold. */
 export const MAX_TOKENS_PER_DEVELOPER = 50;
 /** `lastUsedAt` moves at most this often, so a busy CI job does not write on every call. */

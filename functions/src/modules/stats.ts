@@ -1,10 +1,10 @@
 import { assertOwnsModule } from "../access/policy";
 import { ApiError, invalidRequest } from "../core/errors";
+import { DAY_MS } from "../core/time";
 import type { Deps } from "../deps";
 import { downloadStore, utcDay } from "./download-store";
 import { moduleStore } from "./module-store";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_STATS_DAYS = 30;
 export const MAX_STATS_DAYS = 366;
 
