@@ -7,7 +7,6 @@ import { promisify } from "node:util";
 import request from "supertest";
 import { main } from "../../tools/admin/main";
 import { countDocuments, putRelease, sha256Hex } from "./fixtures";
-import { modulePackage } from "./packages";
 import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, storedObjects, testApp, testDeps } from "./harness";
 import { signed, subscriptionEvent } from "./stripe-events";
 
@@ -185,9 +184,7 @@ describe("operator CLI", () => {
     it("a business with a subscription lets its members download a paid module; its effective status shows in GET /subscriptions", async () => {
       const developer = await createDeveloper("acme");
       const app = await testApp({ config: { memoryCacheMs: 0 } });
-      await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
-        .send(await modulePackage({ entitlement: "pro" }));
-      await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: "acme.charts", version: "1.0.0" });
+      await publishModule(developer, { id: "acme.charts", version: "1.0.0", entitlement: "pro" });
       const member = await createUser();
       expectProblem(await request(app).get("/api/v1/modules/download/acme.charts").set(bearer(member)), 403, "not_entitled");
 

@@ -1,8 +1,7 @@
 import request from "supertest";
 import { backendCallCounts } from "../src/core/deadline";
 import { putRelease, putUser } from "./fixtures";
-import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp, type TestUser } from "./harness";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, type TestUser } from "./harness";
 
 /** API §1 "Caching": shared answers are validated and cacheable; anything caller-specific is not. */
 describe("HTTP caching", () => {
@@ -88,10 +87,7 @@ describe("a caller's data from memory", () => {
   it("serves a caller's reads from memory within MEMORY_CACHE_SECONDS, shows their own confirmations at once, and reads afresh for writes", async () => {
     const developer = await createDeveloper("acme");
     const app = await testApp({ config: { memoryCacheMs: 60_000 } });
-    const signed = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
-      .send(await modulePackage({ entitlement: "pro" }));
-    expect(signed.status).toBe(201);
-    expect((await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: "acme.charts", version: "1.0.0" })).status).toBe(200);
+    await publishModule(developer, { id: "acme.charts", version: "1.0.0", entitlement: "pro" });
     const reader = await createUser();
     const flags = async () => (await request(app).get("/api/v1/modules").set(bearer(reader))).body.items[0].access;
     expect(await flags()).toEqual({ usable: false, activated: false });

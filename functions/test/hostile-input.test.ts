@@ -4,7 +4,7 @@ import request from "supertest";
 import { localServer } from "../src/local";
 import type { Express } from "express";
 import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp, type TestDeveloper, type TestUser } from "./harness";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, type TestDeveloper, type TestUser } from "./harness";
 
 /** No input a client can send makes a 5xx: every error is problem+json with a contract code. */
 
@@ -67,10 +67,7 @@ describe("hostile input", () => {
     user = await createUser();
     developer = await createDeveloper("acme");
     for (const moduleId of ["acme.tool", "acme.other"]) {
-      const signed = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
-        .send(await modulePackage({ id: moduleId }));
-      expect(signed.status).toBe(201);
-      expect((await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId, version: "1.0.0" })).status).toBe(200);
+      await publishModule(developer, { id: moduleId, version: "1.0.0" });
     }
   });
 

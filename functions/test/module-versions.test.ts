@@ -3,7 +3,7 @@ import request from "supertest";
 import { rebuildVersionSummaries } from "../src/modules/publishing";
 import type { Express } from "express";
 import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./harness";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./harness";
 
 /** Module versions, app compatibility and yanking (API §9). */
 describe("module versions", () => {
@@ -11,12 +11,7 @@ describe("module versions", () => {
   let acme: TestDeveloper;
   let user: TestUser;
 
-  const release = async (version: string, bounds: Record<string, string> = {}) => {
-    const signed = await request(app).post("/api/v1/developers/modules/sign").set(bearer(acme)).set("Content-Type", "application/octet-stream")
-      .send(await modulePackage({ version, ...bounds }));
-    expect(signed.status).toBe(201);
-    expect((await request(app).post("/api/v1/developers/modules/publish").set(bearer(acme)).send({ moduleId: "acme.charts", version })).status).toBe(200);
-  };
+  const release = (version: string, bounds: Record<string, string> = {}) => publishModule(acme, { id: "acme.charts", version, ...bounds });
   const yank = (version: string, reason?: string) => request(app).post("/api/v1/developers/modules/yank").set(bearer(acme)).send({ moduleId: "acme.charts", version, ...(reason ? { reason } : {}) });
   const listed = async (query = "") => (await request(app).get(`/api/v1/modules${query}`)).body.items;
 
