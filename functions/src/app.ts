@@ -1,6 +1,5 @@
 import cors from "cors";
 import express, { type Express } from "express";
-import { callerDataCache } from "./access/caller-data";
 import { activationRoutes } from "./activations/routes";
 import { billingRoutes } from "./billing/routes";
 import { tokenVerifier } from "./core/auth";
@@ -28,12 +27,10 @@ export const API_VERSION = "1.0.0";
 /** Every route of the API, in the order of the contract. */
 export function apiRoutes(deps: Deps): AnyRoute[] {
   let openApiDocument: Record<string, unknown> | undefined;
-  // What reads know of a caller, kept per app instance (access/caller-data.ts).
-  const callers = callerDataCache(deps.db, deps.config.memoryCacheMs);
   const routes: AnyRoute[] = [
-    ...moduleRoutes(deps, callers),
-    ...activationRoutes(deps, callers),
-    ...userRoutes(deps, callers),
+    ...moduleRoutes(deps),
+    ...activationRoutes(deps),
+    ...userRoutes(deps),
     ...subscriptionRoutes(deps),
     ...billingRoutes(deps),
     ...releaseRoutes(deps),

@@ -86,7 +86,7 @@ export const params = {
   }),
   memoryCacheSeconds: defineInt("MEMORY_CACHE_SECONDS", {
     default: DEFAULTS.memoryCacheSeconds,
-    description: "How long an instance answers public data (releases, the anonymous listing) from memory; 0 turns it off.",
+    description: "Longest an instance keeps catalog data (listing pages, modules, versions) in memory; service writes show within 2 s through the change feed, hand edits within this; 0 turns it off.",
   }),
   cacheMaxAgeSeconds: defineInt("CACHE_MAX_AGE_SECONDS", {
     default: DEFAULTS.cacheMaxAgeSeconds,
@@ -147,7 +147,7 @@ export interface Config {
   maxConcurrentSigns: number;
   /** Shards per module and day of the download counters (modules/download-store.ts). */
   downloadShards: number;
-  /** How long an instance keeps public data in memory (core/memo.ts); 0: not at all. */
+  /** Longest an instance keeps catalog data in memory (core/catalog-changes.ts); 0: not at all. */
   memoryCacheMs: number;
   /** HTTP caching of public answers (core/http-cache.ts). */
   cache: { maxAgeSeconds: number; sMaxAgeSeconds: number };

@@ -1,7 +1,7 @@
 import request from "supertest";
 import { backendCallCounts } from "../src/core/deadline";
-import { putRelease, putUser } from "./fixtures";
-import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, type TestUser } from "./harness";
+import { putRelease } from "./fixtures";
+import { bearer, createUser, expectProblem, resetEmulators, testApp, type TestUser } from "./harness";
 
 /** API §1 "Caching": shared answers are validated and cacheable; anything caller-specific is not. */
 describe("HTTP caching", () => {
@@ -78,30 +78,6 @@ describe("public data from memory", () => {
     await request(app).get("/api/v1/releases");
     await request(app).get("/api/v1/releases");
     expect(firestoreCalls() - before).toBe(2);
-  });
-});
-
-describe("a caller's data from memory", () => {
-  beforeAll(resetEmulators);
-
-  it("serves a caller's reads from memory within MEMORY_CACHE_SECONDS, shows their own confirmations at once, and reads afresh for writes", async () => {
-    const developer = await createDeveloper("acme");
-    const app = await testApp({ config: { memoryCacheMs: 60_000 } });
-    await publishModule(developer, { id: "acme.charts", version: "1.0.0", entitlement: "pro" });
-    const reader = await createUser();
-    const flags = async () => (await request(app).get("/api/v1/modules").set(bearer(reader))).body.items[0].access;
-    expect(await flags()).toEqual({ usable: false, activated: false });
-    const before = backendCallCounts().Firestore ?? 0;
-    expect((await request(app).get("/api/v1/users/me").set(bearer(reader))).status).toBe(200);
-    expect(await flags()).toEqual({ usable: false, activated: false });
-    expect((backendCallCounts().Firestore ?? 0) - before).toBe(0);
-
-    await putUser(reader.uid, { entitlements: ["pro"] });
-    // Reads on this instance may lag by the memory's lifetime; the write (confirm) reads afresh.
-    expect(await flags()).toEqual({ usable: false, activated: false });
-    expect((await request(app).post("/api/v1/modules/confirm").set(bearer(reader)).send({ moduleId: "acme.charts" })).status).toBe(200);
-    // …and this instance forgets what it kept of the caller, so their next read shows both.
-    expect(await flags()).toEqual({ usable: true, activated: true });
   });
 });
 

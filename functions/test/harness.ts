@@ -6,6 +6,7 @@ import { deleteApp, getApp, getApps } from "firebase-admin/app";
 import { getStorage } from "firebase-admin/storage";
 import request, { type Response } from "supertest";
 import { createApp } from "../src/app";
+import { stopCatalogListeners } from "../src/core/catalog-changes";
 import type { Config } from "../src/config";
 import { silentLogger, type Logger } from "../src/core/logger";
 import type { Deps } from "../src/deps";
@@ -32,6 +33,7 @@ export function testDeps(): Promise<Deps> {
 afterAll(async () => {
   // Listeners first, while this file's modules are still loaded: their streams end cleanly.
   stopReleaseWatches();
+  stopCatalogListeners();
   await new Promise((resolve) => setTimeout(resolve, 200));
   await Promise.all(getApps().map((app) => deleteApp(app)));
 });
@@ -42,14 +44,14 @@ let otherInstanceDeps: Promise<Deps> | undefined;
  * The app as a second function instance would run it: its own Admin SDK app and Firestore client,
  * so nothing kept in one instance's memory (caches, per-instance queues) is shared with testApp's.
  */
-export async function otherInstanceApp() {
+export async function otherInstanceApp(options: AppOptions = {}) {
   otherInstanceDeps ??= localDeps({
     serviceAccount: JSON.parse(process.env.TEST_SERVICE_ACCOUNT!),
     env: process.env,
     logger: silentLogger,
     appName: "test-other-instance",
   });
-  return createApp(await otherInstanceDeps);
+  return createApp(withOptions(await otherInstanceDeps, options));
 }
 
 export interface AppOptions {
@@ -60,14 +62,15 @@ export interface AppOptions {
 
 /** The real app on the emulators, with optional overrides of configuration, clock or logger. */
 export async function testApp(options: AppOptions = {}) {
-  const deps = await testDeps();
-  return createApp({
-    ...deps,
-    config: { ...deps.config, ...options.config },
-    clock: options.clock ?? deps.clock,
-    logger: options.logger ?? deps.logger,
-  });
+  return createApp(withOptions(await testDeps(), options));
 }
+
+const withOptions = (deps: Deps, options: AppOptions): Deps => ({
+  ...deps,
+  config: { ...deps.config, ...options.config },
+  clock: options.clock ?? deps.clock,
+  logger: options.logger ?? deps.logger,
+});
 
 /** The test project's default bucket, for arranging and inspecting objects directly. */
 export async function testBucket() {

@@ -1,5 +1,4 @@
 import type { Firestore } from "firebase-admin/firestore";
-import { memo } from "../core/memo";
 import { activationStore, type Activation } from "../activations/activation-store";
 import { loadUserAccess, type UserAccess } from "./service";
 
@@ -10,25 +9,11 @@ export interface CallerData {
 }
 
 /**
- * A caller's data for reads (their profile, the access flags of the listing, downloads), kept per
- * instance for `ttlMs` after one load (four Firestore calls, in parallel where they can be): a
- * busy reader costs no Firestore call per request, and a change made elsewhere (a grant, a new
- * membership, a subscription) shows within `ttlMs`. Writes (confirm) read afresh and make this
- * instance forget what it kept of the caller.
+ * A caller's data as it is now (contract §13): read at every request, whoever wrote it last (the
+ * API, the operator CLI, the billing webhook, the console). Two round trips: the user document,
+ * the business query and the activations in parallel, then the subscriptions in one batched read.
  */
-export interface CallerDataCache {
-  get(uid: string, now: Date): Promise<CallerData>;
-  forget(uid: string): void;
-}
-
-export function callerDataCache(db: Firestore, ttlMs: number): CallerDataCache {
-  const cache = memo<CallerData>({ ttlMs, maxEntries: 10_000 });
-  return {
-    get: (uid, now) =>
-      cache.get(uid, async () => {
-        const [access, activations] = await Promise.all([loadUserAccess(db, uid, now), activationStore(db).list(uid)]);
-        return { access, activations };
-      }),
-    forget: (uid) => cache.forget(uid),
-  };
+export async function loadCallerData(db: Firestore, uid: string, now: Date): Promise<CallerData> {
+  const [access, activations] = await Promise.all([loadUserAccess(db, uid, now), activationStore(db).list(uid)]);
+  return { access, activations };
 }

@@ -31,7 +31,7 @@ export interface UserAccess {
  */
 export async function loadUserAccess(db: Firestore, uid: string, now: Date): Promise<UserAccess> {
   const [user, businesses] = await Promise.all([userStore(db).get(uid), businessStore(db).forMember(uid)]);
-  const subscriptions = await subscriptionStore(db).getMany(businesses.map((business) => business.id));
+  const subscriptions = businesses.length > 0 ? await subscriptionStore(db).getMany(businesses.map((business) => business.id)) : [];
   const memberships: Membership[] = businesses.map((business, index) => ({
     businessId: business.id,
     name: business.name,

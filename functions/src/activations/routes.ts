@@ -1,11 +1,10 @@
-import type { CallerDataCache } from "../access/caller-data";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { activationSchema, confirmBodySchema, deviceParamsSchema } from "./schemas";
 import { confirmActivation, releaseActivationDevice } from "./service";
 
 /** A user's activations of modules, per device (contract §4, §10). */
-export const activationRoutes = (deps: Deps, callers: CallerDataCache) => [
+export const activationRoutes = (deps: Deps) => [
   defineRoute({
     method: "post",
     path: "/modules/confirm",
@@ -16,11 +15,7 @@ export const activationRoutes = (deps: Deps, callers: CallerDataCache) => [
     body: confirmBodySchema,
     responses: { 200: { description: "The activation.", schema: activationSchema } },
     problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version", "device_limit_reached"],
-    handle: async ({ body, caller }) => {
-      const activation = await confirmActivation(deps, caller, body);
-      callers.forget(caller.uid);
-      return { status: 200, body: activation };
-    },
+    handle: async ({ body, caller }) => ({ status: 200, body: await confirmActivation(deps, caller, body) }),
   }),
   defineRoute({
     method: "delete",
@@ -34,7 +29,6 @@ export const activationRoutes = (deps: Deps, callers: CallerDataCache) => [
     problems: ["device_not_found"],
     handle: async ({ params, caller }) => {
       await releaseActivationDevice(deps, caller, params.moduleId, params.deviceId);
-      callers.forget(caller.uid);
       return { status: 204 };
     },
   }),

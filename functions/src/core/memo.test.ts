@@ -34,3 +34,27 @@ describe("memo", () => {
     expect(await never.get("x", async () => 2)).toBe(2);
   });
 });
+
+describe("memo with stamps", () => {
+  it("serves an entry only to gets with its stamp", async () => {
+    const cache = memo<number>({ ttlMs: 60_000, maxEntries: 10, clock: () => 0 });
+    let loads = 0;
+    const load = async () => ++loads;
+    expect(await cache.get("a", load, 1)).toBe(1);
+    expect(await cache.get("a", load, 1)).toBe(1);
+    expect(await cache.get("a", load, 2)).toBe(2);
+    expect(await cache.get("a", load, 2)).toBe(2);
+    // An older stamp is no match either: what it loads replaces the entry.
+    expect(await cache.get("a", load, 1)).toBe(3);
+  });
+
+  it("keeps a newer load when an older one fails after it", async () => {
+    const cache = memo<string>({ ttlMs: 60_000, maxEntries: 10, clock: () => 0 });
+    let fail!: (error: Error) => void;
+    const failing = cache.get("k", () => new Promise<string>((_, reject) => (fail = reject)), 1);
+    expect(await cache.get("k", async () => "fresh", 2)).toBe("fresh");
+    fail(new Error("down"));
+    await expect(failing).rejects.toThrow("down");
+    expect(await cache.get("k", async () => "again", 2)).toBe("fresh");
+  });
+});

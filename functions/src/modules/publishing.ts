@@ -1,6 +1,7 @@
 import semver from "semver";
 import type { z } from "zod";
 import { assertInNamespace, assertMayChangeVersion, assertOwnsModule } from "../access/policy";
+import { catalogChanges, moduleChange } from "../core/catalog-changes";
 import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
 import { ApiError, unavailable } from "../core/errors";
@@ -139,6 +140,7 @@ async function changeVersion(
   change: (module: ModuleRecord, record: VersionRecord) => { module: ModuleRecord; version: VersionRecord },
 ): Promise<{ module: ModuleRecord; version: VersionRecord }> {
   const modules = moduleStore(db);
+  const changes = catalogChanges(db);
   for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
     const current = await modules.getModuleAndVersion(moduleId, version);
     if (current.module) assertOwnsModule(moduleId, current.module, publisher.id);
@@ -147,8 +149,10 @@ async function changeVersion(
     const batch = db.batch();
     modules.setVersion(batch, changed.version, { lastUpdateTime: current.versionSnapshot.updateTime! });
     modules.setModule(batch, changed.module, { lastUpdateTime: current.moduleSnapshot.updateTime! });
+    changes.record(batch, moduleChange(moduleId));
     try {
       await withinDeadline("Firestore (publish)", batch.commit());
+      changes.applied(moduleChange(moduleId));
       return changed;
     } catch (error) {
       if ((error as { code?: number }).code !== FAILED_PRECONDITION) throw error;
@@ -170,6 +174,7 @@ export async function rebuildVersionSummaries({ db }: Pick<OperatorDeps, "db">) 
     const highest = published.reduce<string | null>((best, record) => (!best || semver.gt(record.version, best) ? record.version : best), null);
     const batch = db.batch();
     modules.setModule(batch, { ...module, ...latestOf(summary), highestPublishedVersion: highest });
+    catalogChanges(db).record(batch, moduleChange(module.id));
     await batch.commit();
     rebuilt.push(module.id);
   }

@@ -1,5 +1,6 @@
-import type { CallerDataCache } from "../access/caller-data";
-import { memo } from "../core/memo";
+import { loadCallerData } from "../access/caller-data";
+import { loadUserAccess } from "../access/service";
+import { catalogCache, MODULES_TOPIC } from "../core/catalog-changes";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import {
@@ -15,7 +16,9 @@ import { groupCommitCounter } from "./download-counter";
 import { downloadStore } from "./download-store";
 import { checkModuleUpdates, downloadModule, listModules, rememberingLookup, withAccess } from "./service";
 
-export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
+export const moduleRoutes = (deps: Deps) => {
+  const callerData = (uid: string) => loadCallerData(deps.db, uid, deps.clock());
+  const callerAccess = (uid: string) => loadUserAccess(deps.db, uid, deps.clock());
   const lookup = rememberingLookup(deps.db, deps.config.memoryCacheMs);
   const store = downloadStore(deps.db, deps.config.downloadShards);
   const downloads = groupCommitCounter(
@@ -23,8 +26,8 @@ export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
     (error, pending) => deps.logger.warn("download counts not written yet; retrying", { pending, error: (error as Error).message }),
   );
   // A page of the listing is the same for everyone (only access flags differ): a warm instance
-  // serves pages from memory and adds the caller's flags.
-  const pages = memo<Awaited<ReturnType<typeof listModules>>>({ ttlMs: deps.config.memoryCacheMs, maxEntries: 256 });
+  // serves pages from memory, current with the catalog's change feed, and adds the caller's flags.
+  const pages = catalogCache<Awaited<ReturnType<typeof listModules>>>(deps.db, { ttlMs: deps.config.memoryCacheMs, maxEntries: 256 });
   return [
     defineRoute({
       method: "get",
@@ -37,8 +40,8 @@ export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
       responses: { 200: { description: "A page of modules.", schema: moduleListSchema } },
       cache: "public-anonymous",
       handle: async ({ query, caller }) => {
-        const page = await pages.get(JSON.stringify(query), () => listModules(deps, query));
-        return { status: 200, body: caller ? withAccess(page, await callers.get(caller.uid, deps.clock())) : page };
+        const page = await pages.get(JSON.stringify(query), MODULES_TOPIC, () => listModules(deps, query));
+        return { status: 200, body: caller ? withAccess(page, await callerData(caller.uid)) : page };
       },
     }),
     defineRoute({
@@ -54,7 +57,7 @@ export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
       problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version"],
       handle: async ({ params, query, caller }) => ({
         status: 200,
-        body: await downloadModule(deps, { lookup, downloads, caller: await callers.get(caller.uid, deps.clock()) }, params.id, query),
+        body: await downloadModule(deps, { lookup, downloads, access: await callerAccess(caller.uid) }, params.id, query),
       }),
     }),
     defineRoute({
@@ -66,7 +69,7 @@ export const moduleRoutes = (deps: Deps, callers: CallerDataCache) => {
       auth: "user",
       body: updatesBodySchema,
       responses: { 200: { description: "One item per module to update; others are left out.", schema: moduleUpdatesSchema } },
-      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps.db, await callers.get(caller.uid, deps.clock()), body) }),
+      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps.db, await callerAccess(caller.uid), body) }),
     }),
   ];
 };

@@ -1,11 +1,12 @@
 import semver from "semver";
 import type { z } from "zod";
 import type { CallerData } from "../access/caller-data";
+import type { UserAccess } from "../access/service";
 import { assertMayUseModule } from "../access/policy";
 import { isModuleUsable } from "../access/rules";
 import { toIso } from "../core/documents";
 import { ApiError, invalidRequest } from "../core/errors";
-import { memo } from "../core/memo";
+import { catalogCache, moduleTopic } from "../core/catalog-changes";
 import type { Deps } from "../deps";
 import type { DownloadCounter } from "./download-counter";
 import { utcDay } from "./download-store";
@@ -66,24 +67,27 @@ export const storeLookup = (db: Deps["db"]): ModuleLookup => {
   return { module: (id) => modules.getModule(id), version: (id, version) => modules.getVersion(id, version) };
 };
 
-/** Modules and versions kept in memory for `ttlMs` (a published version does not change). */
+/**
+ * Modules and versions kept in memory, current with the catalog's change feed (a publish, yank or
+ * unyank anywhere shows within the feed's delay, at once here) and never older than `ttlMs`.
+ */
 export function rememberingLookup(db: Deps["db"], ttlMs: number): ModuleLookup {
-  const modules = memo<ModuleRecord | null>({ ttlMs, maxEntries: 5_000 });
-  const versions = memo<VersionRecord | null>({ ttlMs, maxEntries: 20_000 });
+  const modules = catalogCache<ModuleRecord | null>(db, { ttlMs, maxEntries: 5_000 });
+  const versions = catalogCache<VersionRecord | null>(db, { ttlMs, maxEntries: 20_000 });
   return {
-    module: (id) => modules.get(id, () => storeLookup(db).module(id)),
-    version: (id, version) => versions.get(`${id}@${version}`, () => storeLookup(db).version(id, version)),
+    module: (id) => modules.get(id, moduleTopic(id), () => storeLookup(db).module(id)),
+    version: (id, version) => versions.get(`${id}@${version}`, moduleTopic(id), () => storeLookup(db).version(id, version)),
   };
 }
 
 /** A signed download of a module version the caller may use; counts the download. */
 export async function downloadModule(
   { store, config, clock }: Deps,
-  reads: { lookup: ModuleLookup; caller: CallerData; downloads: DownloadCounter },
+  reads: { lookup: ModuleLookup; access: UserAccess; downloads: DownloadCounter },
   moduleId: string,
   requested: { version?: string; appVersion?: string },
 ): Promise<z.output<typeof downloadSchema>> {
-  const { version, record } = await usableVersion(reads.lookup, reads.caller.access.keys, moduleId, requested.version, requested.appVersion);
+  const { version, record } = await usableVersion(reads.lookup, reads.access.keys, moduleId, requested.version, requested.appVersion);
   const { url, expiresAt } = await store.signedReadUrl(record.storagePath, {
     ttlSeconds: config.signedUrlTtlSeconds,
     fileName: `${moduleId}-${version}.mpkg`,
@@ -102,9 +106,9 @@ export async function downloadModule(
 }
 
 /**
- * The published version of a listed module, if the caller may use it: the one asked for (yanked
- * or not, so existing installs can be restored), else the highest compatible with `appVersion`,
- * else the latest.
+ * The published version of a module, if the caller may use it: the one asked for (yanked or not,
+ * so existing installs can be restored, even when every version is yanked and the module left the
+ * listing), else the highest compatible with `appVersion`, else the latest.
  */
 export async function usableVersion(
   lookup: ModuleLookup,
@@ -117,8 +121,9 @@ export async function usableVersion(
     lookup.module(moduleId),
     requestedVersion ? lookup.version(moduleId, requestedVersion) : Promise.resolve(null),
   ]);
-  if (!module?.listed || !module.latestVersion) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
-  let version = requestedVersion ?? module.latestVersion;
+  const available = requestedVersion ? module?.highestPublishedVersion : module?.listed && module.latestVersion;
+  if (!module || !available) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  let version = requestedVersion ?? module.latestVersion!;
   if (!requestedVersion && appVersion) {
     const compatible = chooseVersion(module.versionSummary, appVersion);
     if (!compatible) throw new ApiError("no_compatible_version", `Module '${moduleId}' has no version for app ${appVersion}.`);
@@ -135,7 +140,7 @@ export async function usableVersion(
  * installed version is yanked: what to move to. One batched read of the module documents (their
  * version summaries decide); unknown modules are left out.
  */
-export async function checkModuleUpdates(db: Deps["db"], caller: CallerData, input: { appVersion: string; installed: { moduleId: string; version: string }[] }) {
+export async function checkModuleUpdates(db: Deps["db"], access: UserAccess, input: { appVersion: string; installed: { moduleId: string; version: string }[] }) {
   const ids = [...new Set(input.installed.map((item) => item.moduleId))];
   const modules = new Map((await moduleStore(db).getModules(ids)).map((module, index) => [ids[index], module]));
   const items = input.installed.flatMap(({ moduleId, version: installedVersion }) => {
@@ -145,7 +150,7 @@ export async function checkModuleUpdates(db: Deps["db"], caller: CallerData, inp
     const yanked = module.versionSummary.some((entry) => entry.version === installedVersion && entry.yanked);
     const newer = compatible !== null && semver.gt(compatible, installedVersion);
     if (!newer && !yanked) return [];
-    return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, caller.access.keys), yanked }];
+    return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, access.keys), yanked }];
   });
   return { items };
 }

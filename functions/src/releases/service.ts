@@ -3,7 +3,6 @@ import { Transform, type Readable } from "node:stream";
 import type { Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { isAlreadyExists, toIso } from "../core/documents";
-import { memo } from "../core/memo";
 import { ApiError } from "../core/errors";
 import type { ObjectStore, SignedUrl } from "../core/storage";
 import { parseInput } from "../core/validation";
@@ -14,9 +13,10 @@ import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, rolloutInp
 
 /**
  * Every release (at most 1,000 documents), in memory: what the public release endpoints filter,
- * so a warm instance reads nothing per request. A Firestore listener keeps it current, so a
- * rollout change or a yank shows on the next request; until its first snapshot, or if it fails,
- * one read of the collection serves for `ttlMs`. With `ttlMs` 0 every call reads.
+ * so a warm instance reads nothing per request. A Firestore listener on the collection keeps it
+ * current, so a rollout change or a yank shows within the listener's delay (well under the 2 s of
+ * §13). Until its first snapshot, or while a failed listener waits to be tried again, every call
+ * reads the collection (concurrent calls share one read). With `ttlMs` 0 every call reads.
  */
 export interface ReleaseCatalog {
   all(): Promise<StoredRelease[]>;
@@ -30,14 +30,22 @@ export function stopReleaseWatches(): void {
   watches.clear();
 }
 
+/** After a listener fails, the next is tried this much later. */
+const RESTART_DELAY_MS = 1_000;
+
 export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
   // Built on first use: declaring the routes touches no backend.
   const releases = () => releaseStore(db);
-  const cache = memo<StoredRelease[]>({ ttlMs, maxEntries: 1 });
   let current: StoredRelease[] | null = null;
   let watching = false;
-  // After a failed listener, reads serve until this time, then a new listener is tried.
   let watchAgainAt = 0;
+  let reading: Promise<StoredRelease[]> | null = null;
+  const readThrough = () => {
+    reading ??= releases()
+      .find({})
+      .finally(() => (reading = null));
+    return reading;
+  };
   return {
     all: () => {
       if (ttlMs <= 0) return releases().find({});
@@ -49,12 +57,12 @@ export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
             watches.delete(stop);
             current = null;
             watching = false;
-            watchAgainAt = Date.now() + ttlMs;
+            watchAgainAt = Date.now() + RESTART_DELAY_MS;
           },
         );
         watches.add(stop);
       }
-      return current ? Promise.resolve(current) : cache.get("releases", () => releases().find({}));
+      return current ? Promise.resolve(current) : readThrough();
     },
   };
 }

@@ -1,10 +1,10 @@
-import type { CallerDataCache } from "../access/caller-data";
+import { loadCallerData } from "../access/caller-data";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { userProfileSchema } from "./schemas";
 import { getProfile } from "./service";
 
-export const userRoutes = ({ clock }: Deps, callers: CallerDataCache) => [
+export const userRoutes = ({ db, clock }: Deps) => [
   defineRoute({
     method: "get",
     path: "/users/me",
@@ -13,6 +13,6 @@ export const userRoutes = ({ clock }: Deps, callers: CallerDataCache) => [
     tag: "Users",
     auth: "user",
     responses: { 200: { description: "The profile.", schema: userProfileSchema } },
-    handle: async ({ caller }) => ({ status: 200, body: getProfile(caller, await callers.get(caller.uid, clock())) }),
+    handle: async ({ caller }) => ({ status: 200, body: getProfile(caller, await loadCallerData(db, caller.uid, clock())) }),
   }),
 ];

@@ -1,0 +1,145 @@
+import { FieldValue, Timestamp, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { memo } from "./memo";
+import { DAY_MS } from "./time";
+
+/**
+ * `catalogChanges/{autoId}`: a small change feed of the catalog (contract §13). Every service
+ * write that changes what the catalog answers adds one entry, in the same batch or transaction as
+ * the change itself, naming the topics it touched. Each instance follows the feed with one
+ * Firestore listener and moves a stamp per topic; what an instance keeps in memory is tagged
+ * with the stamp it was loaded under and is served only while that stamp is current and the
+ * listener is live. The instance that wrote moves its stamps at once, after its commit.
+ *
+ * Cost: one document write per change, and one document read per change on every instance
+ * following the feed. Entries expire after a day (a TTL policy on `expireAt`).
+ */
+
+/** Topics: every module listing at once, or one module with its versions. */
+export const MODULES_TOPIC = "modules";
+export const moduleTopic = (moduleId: string) => `module:${moduleId}`;
+/** What a change of one module (its document or a version) touches. */
+export const moduleChange = (moduleId: string) => [MODULES_TOPIC, moduleTopic(moduleId)];
+
+const COLLECTION = "catalogChanges";
+const ENTRY_LIFETIME_MS = DAY_MS;
+/** Entries written this long before a listener starts are still read, for clocks that differ. */
+const CLOCK_MARGIN_MS = 60_000;
+/** After a listener fails, the next is tried this much later (reads go to Firestore meanwhile). */
+const RESTART_DELAY_MS = 1_000;
+const MAX_TRACKED_TOPICS = 10_000;
+
+export interface CatalogChanges {
+  /** Adds an entry for these topics to a batch or transaction (before it commits). */
+  record(writer: WriteBatch | Transaction, topics: string[]): void;
+  /** This instance committed a change of these topics: its own memory follows at once. */
+  applied(topics: string[]): void;
+  /**
+   * The stamp of a topic now, or null while the feed is not followed (before the listener's first
+   * snapshot, after it failed): then nothing kept in memory may be served.
+   */
+  stamp(topic: string): number | null;
+}
+
+const feeds = new WeakMap<Firestore, CatalogChanges>();
+const listeners = new Set<() => void>();
+
+/** Stops every catalog listener of this process (tests end them before their Firestore client). */
+export function stopCatalogListeners(): void {
+  for (const stop of listeners) stop();
+  listeners.clear();
+}
+
+/**
+ * The change feed of one Firestore client: one listener for the whole instance, however many apps
+ * are built on it. The listener starts on the first `stamp` call.
+ */
+export function catalogChanges(db: Firestore): CatalogChanges {
+  let feed = feeds.get(db);
+  if (!feed) {
+    feed = followedFeed(db);
+    feeds.set(db, feed);
+  }
+  return feed;
+}
+
+function followedFeed(db: Firestore): CatalogChanges {
+  const collection = db.collection(COLLECTION);
+  let sequence = 0;
+  const stamps = new Map<string, number>();
+  // Every stamp is at least this: moving it forgets everything kept (a restart may have missed changes).
+  let floor = 0;
+  let live = false;
+  let following = false;
+  let retryAt = 0;
+
+  const move = (topics: Iterable<string>) => {
+    sequence += 1;
+    if (stamps.size > MAX_TRACKED_TOPICS) {
+      stamps.clear();
+      floor = sequence;
+    }
+    for (const topic of topics) stamps.set(topic, sequence);
+  };
+
+  const follow = () => {
+    following = true;
+    const since = Timestamp.fromMillis(Date.now() - CLOCK_MARGIN_MS);
+    const stop = collection.where("at", ">", since).onSnapshot(
+      (snapshot) => {
+        const changed = snapshot.docChanges().filter((change) => change.type !== "removed");
+        move(changed.flatMap((change) => topicsOf(change.doc.get("topics"))));
+        if (!live) {
+          // Whatever was kept before the listener saw its first snapshot is not trusted.
+          floor = ++sequence;
+          live = true;
+        }
+      },
+      () => {
+        listeners.delete(stop);
+        live = false;
+        following = false;
+        retryAt = Date.now() + RESTART_DELAY_MS;
+      },
+    );
+    listeners.add(stop);
+  };
+
+  return {
+    record(writer, topics) {
+      (writer as WriteBatch).create(collection.doc(), {
+        topics,
+        at: FieldValue.serverTimestamp(),
+        expireAt: Timestamp.fromMillis(Date.now() + ENTRY_LIFETIME_MS),
+      });
+    },
+    applied(topics) {
+      move(topics);
+    },
+    stamp(topic) {
+      if (!following && Date.now() >= retryAt) follow();
+      if (!live) return null;
+      return Math.max(stamps.get(topic) ?? 0, floor);
+    },
+  };
+}
+
+function topicsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((topic): topic is string => typeof topic === "string") : [];
+}
+
+/** Catalog data kept in an instance's memory: current with the feed, and never older than `ttlMs`. */
+export interface CatalogCache<V> {
+  get(key: string, topic: string, load: () => Promise<V>): Promise<V>;
+}
+
+/** Built on first use: declaring the routes touches no backend. */
+export function catalogCache<V>(db: Firestore, options: { ttlMs: number; maxEntries: number }): CatalogCache<V> {
+  const kept = memo<V>(options);
+  return {
+    get(key, topic, load) {
+      if (options.ttlMs <= 0) return load();
+      const stamp = catalogChanges(db).stamp(topic);
+      return stamp === null ? load() : kept.get(key, load, stamp);
+    },
+  };
+}
