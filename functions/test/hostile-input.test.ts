@@ -41,14 +41,32 @@ function operationsOf(document: OpenApiDocument): Operation[] {
   );
 }
 
+/** Names Firestore reserves or refuses as document ids and map keys. */
+const reservedName = fc.oneof(
+  fc.constantFrom(".", "..", "__x__", "____", "__.__", "__name__", "a".repeat(1501), "é".repeat(751), "x".repeat(1500)),
+  fc.stringMatching(/^__[A-Za-z0-9._:-]{0,12}__$/),
+);
+
 /** Strings a hostile client tries: ids that are not Firestore ids, encodings, surrogates, huge. */
 const nastyString = fc.oneof(
-  fc.constantFrom("", "..", ".", "__x__", "a/b", "1.0.0/x", "%ZZ", "%ff", "\ud800", "\u0000", "../../etc/passwd", "C:\\x", "null", "[]", "{}", "1e309", "-1", "0", "x".repeat(5000)),
+  reservedName,
+  fc.constantFrom("", "a/b", "1.0.0/x", "%ZZ", "%ff", "\ud800", "\u0000", "../../etc/passwd", "C:\\x", "null", "[]", "{}", "1e309", "-1", "0", "x".repeat(5000)),
   fc.string({ unit: "binary", maxLength: 40 }),
   fc.string({ maxLength: 40 }),
   fc.constantFrom("acme.tool", "acme", "1.0.0", "2.0.0-beta.1", "win32", "stable", "x64", "acme-biz"),
 );
 const nastyJson = fc.oneof(nastyString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.jsonValue({ maxDepth: 2 }));
+
+/** JSON text nested deeper than any recursive walker survives, as a whole body or in one field (bytes: JSON.stringify would overflow). */
+const deepJson = fc
+  .tuple(fc.double({ min: 0.2, max: 1, noNaN: true }), fc.constantFrom("array", "object"), fc.constantFrom("", "moduleId", "deviceId", "installed"))
+  .map(([share, kind, field]) => {
+    // Up to the 100 KiB body limit: 2 bytes a level for arrays, 6 for objects.
+    const [open, close, most] = kind === "array" ? ["[", "]", 50_000] : ['{"a":', "}", 16_000];
+    const depth = Math.floor(share * most);
+    const nested = `${open.repeat(depth)}1${close.repeat(depth)}`;
+    return Buffer.from(field ? `{"${field}":${nested}}` : nested);
+  });
 
 /** A path segment as a client may put it on the wire: escaped, raw, or with broken escapes. */
 const pathSegment = fc.oneof(
@@ -118,6 +136,27 @@ describe("hostile input", () => {
       }
     });
 
+    it("answers JSON nested 50,000 deep with 400 on every JSON operation", async () => {
+      const document = (await request(app).get("/api/v1/openapi.json")).body as OpenApiDocument;
+      const deep = `${"[".repeat(50_000)}${"]".repeat(50_000)}`;
+      const jsonOperations = operationsOf(document).filter((operation) => operation.json);
+      expect(jsonOperations.length).toBeGreaterThan(5);
+      for (const operation of jsonOperations) {
+        const url = `/api/v1${operation.path.replace(/\{[^}]+\}/g, "x")}`;
+        const response = await request(app)[operation.method as "post"](url).set(bearer(developer)).set("Content-Type", "application/json").send(deep);
+        // Refused by the body check, or before it (an access-token route, an unknown id in the path).
+        expect({ url, refused: [400, 401, 404].includes(response.status), type: response.headers["content-type"] }).toEqual({ url, refused: true, type: expect.stringMatching(/^application\/problem\+json/) });
+      }
+      const nestedField = `{"moduleId":"acme.tool","deviceId":${"{\"a\":".repeat(15_000)}1${"}".repeat(15_000)}}`;
+      expectProblem(await request(app).post("/api/v1/modules/confirm").set(bearer(user)).set("Content-Type", "application/json").send(nestedField), 400, "invalid_request");
+    });
+
+    it.each(["__x__", "__.__", ".", ".."])("refuses device id %p, a name Firestore reserves, with 400, writing nothing", async (deviceId) => {
+      expectProblem(await request(app).post("/api/v1/modules/confirm").set(bearer(user)).send({ moduleId: "acme.tool", deviceId }), 400, "invalid_request");
+      expectProblem(await request(app).delete(`/api/v1/modules/activations/acme.tool/devices/${encodeURIComponent(deviceId)}`).set(bearer(user)), 400, "invalid_request");
+      expect((await request(app).get("/api/v1/users/me").set(bearer(user))).body.activations).toEqual([]);
+    });
+
     it("refuses lone surrogates in stored strings with 400, writing nothing", async () => {
       const confirm = await request(app).post("/api/v1/modules/confirm").set(bearer(user)).set("Content-Type", "application/json")
         .send('{"moduleId":"acme.tool","deviceId":"\\ud800"}');
@@ -171,7 +210,7 @@ describe("hostile input", () => {
           { maxKeys: 3 },
         ),
         body: operation.json
-          ? fc.oneof(fc.dictionary(fc.constantFrom(...bodyFields), nastyJson, { maxKeys: 5 }), nastyJson)
+          ? fc.oneof(fc.dictionary(fc.constantFrom(...bodyFields), nastyJson, { maxKeys: 5 }), nastyJson, deepJson)
           : operation.raw
             ? packageBytes
             : fc.constant(undefined),

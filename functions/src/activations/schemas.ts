@@ -1,11 +1,16 @@
 import { z } from "zod";
-import { isoDateTime } from "../core/schemas";
+import { isoDateTime, isStorableId } from "../core/schemas";
 import { appVersion, moduleIdSchema, versionSchema } from "../modules/schemas";
 import { DEVICE_ID } from "./rules";
 
-const deviceIdSchema = z.string().regex(DEVICE_ID, "must be 1-128 of [A-Za-z0-9._:-]").meta({
-  description: "The device's own stable id (1-128 of [A-Za-z0-9._:-]), e.g. a hash of its machine id.",
-});
+// A device id is a key of the activation's `devices` map: Firestore's reserved names are refused here.
+const deviceIdSchema = z
+  .string()
+  .regex(DEVICE_ID, "must be 1-128 of [A-Za-z0-9._:-]")
+  .refine(isStorableId, "must not be '.', '..' or a name of the form __name__")
+  .meta({
+    description: "The device's own stable id (1-128 of [A-Za-z0-9._:-], not '.', '..' or __name__), e.g. a hash of its machine id.",
+  });
 
 export const confirmBodySchema = z.strictObject({
   moduleId: moduleIdSchema,

@@ -4,12 +4,17 @@ import { z } from "zod";
 
 export const isoDateTime = z.iso.datetime().meta({ description: "RFC 3339 timestamp, UTC." });
 
-/** A Firestore document id as it may appear in a path: no slash, not "." or "..", not __reserved__. */
-export const documentId = z
-  .string()
-  .min(1)
-  .max(200)
-  .refine((id) => !id.includes("/") && id !== "." && id !== ".." && !/^__.*__$/.test(id), "Not a valid id.");
+/**
+ * Whether Firestore stores a string as a document id or a map key: no slash, not "." or "..", not
+ * a `__reserved__` name, at most 1,500 bytes. Every client-given string that becomes either passes
+ * this, so none reaches Firestore to be refused there as a 5xx.
+ */
+export function isStorableId(id: string): boolean {
+  return !id.includes("/") && id !== "." && id !== ".." && !/^__.*__$/.test(id) && Buffer.byteLength(id) <= 1500;
+}
+
+/** A Firestore document id as it may appear in a path. */
+export const documentId = z.string().min(1).max(200).refine(isStorableId, "Not a valid id.");
 
 export const problemSchema = z
   .object({
