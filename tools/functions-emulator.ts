@@ -129,7 +129,7 @@ export async function startFunctionsEmulator(options: {
     return stopSupervisor(firebase, 15_000);
   };
 
-  const apiBase = `http://127.0.0.1:${options.port}/${options.projectId}/us-central1/api/api/v1`;
+  const apiBase = functionsApiBase(options.projectId, options.port);
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline && firebase.exitCode === null) {
     const health = await fetch(`${apiBase}/health`).catch(() => null);
@@ -139,3 +139,6 @@ export async function startFunctionsEmulator(options: {
   await stop();
   throw new Error(`The Functions emulator did not serve the api function:\n${output.slice(-3000)}`);
 }
+
+/** Where the Functions emulator serves the api function's /api/v1. */
+export const functionsApiBase = (projectId: string, port: number) => `http://127.0.0.1:${port}/${projectId}/us-central1/api/api/v1`;

@@ -14,7 +14,7 @@ import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer, localSite } from "../functions/src/local";
 import { drainDownloadCounters } from "../functions/src/modules/download-counter";
-import { ensureFunctionsLocalFiles, startFunctionsEmulator } from "./functions-emulator";
+import { ensureFunctionsLocalFiles, functionsApiBase, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
@@ -158,6 +158,8 @@ async function main(): Promise<void> {
       // No proxy is in front locally: the client address is the connection's, X-Forwarded-For is the caller's word.
       TRUST_PROXY_HOPS: process.env.TRUST_PROXY_HOPS ?? "0",
       MODULE_SIGNING_KEYS: process.env.MODULE_SIGNING_KEYS ?? secrets.moduleSigningKeys,
+      // Feeds link to this stack's own address (a second stack on other ports has its own).
+      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://${HOST}:${ports.api}${API_PREFIX}`,
     };
     Object.assign(process.env, stack.env, { GCLOUD_PROJECT: LOCAL_PROJECT_ID });
     const deps = await localDeps({ serviceAccount: secrets.serviceAccount, env, logger: consoleLogger, appName: "dev" });
@@ -170,7 +172,7 @@ async function main(): Promise<void> {
       const emulator = await startFunctionsEmulator({
         projectId: LOCAL_PROJECT_ID,
         port: ports.api,
-        emulatorEnv: stack.env,
+        emulatorEnv: { ...stack.env, PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? functionsApiBase(LOCAL_PROJECT_ID, ports.api) },
         serviceAccount: secrets.serviceAccount,
         workDir: LOCAL_DIR,
         log: (text) => console.log(`  ${text}`),

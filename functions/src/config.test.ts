@@ -1,4 +1,4 @@
-import { DEFAULTS, loadConfig } from "./config";
+import { assertServable, DEFAULTS, loadConfig } from "./config";
 
 describe("configuration", () => {
   it("has the documented defaults", () => {
@@ -33,6 +33,19 @@ describe("configuration", () => {
 
   it.each([["MAX_PACKAGE_BYTES", "0"], ["MAX_JSON_BYTES", "1.5"], ["RATE_LIMIT_PER_IP_PER_MINUTE", "many"], ["TRUST_PROXY_HOPS", "-1"]])("refuses %s=%s", (name, value) => {
     expect(() => loadConfig({ GCLOUD_PROJECT: "p", [name]: value })).toThrow(name);
+  });
+
+  it("takes PUBLIC_BASE_URL as an https URL, defaults it to the local stack only on emulators, and is not servable without it", () => {
+    expect(loadConfig({ GCLOUD_PROJECT: "p", PUBLIC_BASE_URL: "https://market.example/api/v1/" }).publicBaseUrl).toBe("https://market.example/api/v1");
+    expect(loadConfig({ GCLOUD_PROJECT: "p", FIRESTORE_EMULATOR_HOST: "127.0.0.1:8080" }).publicBaseUrl).toBe("http://127.0.0.1:5001/api/v1");
+    expect(loadConfig({ GCLOUD_PROJECT: "p", FUNCTIONS_EMULATOR: "true", PUBLIC_BASE_URL: "http://127.0.0.1:5002/api/v1" }).publicBaseUrl).toBe("http://127.0.0.1:5002/api/v1");
+    const unset = loadConfig({ GCLOUD_PROJECT: "p" });
+    expect(unset.publicBaseUrl).toBe("");
+    expect(() => assertServable(unset)).toThrow(/PUBLIC_BASE_URL is not set/);
+    expect(() => assertServable(loadConfig({ GCLOUD_PROJECT: "p", PUBLIC_BASE_URL: "https://market.example/api/v1" }))).not.toThrow();
+    for (const bad of ["http://market.example/api/v1", "market.example/api/v1", "https://market.example/api/v1?x=1", "https://u:p@market.example/api/v1", "javascript:alert(1)"]) {
+      expect(() => loadConfig({ GCLOUD_PROJECT: "p", PUBLIC_BASE_URL: bad })).toThrow(/PUBLIC_BASE_URL/);
+    }
   });
 
   it("needs a project id", () => {

@@ -114,7 +114,7 @@ export const params = {
   }),
   publicBaseUrl: defineString("PUBLIC_BASE_URL", {
     default: "",
-    description: "The API's public base URL, ending in /api/v1 (e.g. https://<site>/api/v1), for absolute links in update feeds; empty: taken from each request.",
+    description: "The API's public base URL, ending in /api/v1 (e.g. https://<site>/api/v1), for absolute links in update feeds; required when deployed (never taken from a request's Host).",
   }),
   webApiKey: defineString("WEB_API_KEY", {
     default: "",
@@ -155,7 +155,7 @@ export interface Config {
   loginLimit: { maxFailures: number; windowMs: number };
   /** Deadlines of backend calls, in milliseconds (core/deadline.ts). */
   deadlines: { callMs: number; requestMs: number };
-  /** The API's public base URL for absolute links (update feeds); empty: from each request. */
+  /** The API's public base URL for absolute links (update feeds); never a request's Host. */
   publicBaseUrl: string;
   /** Identity Toolkit: the Web API key, and the emulator host when one is used. */
   identityToolkit: { apiKey: string; emulatorHost?: string };
@@ -206,7 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
       callMs: positiveInt(env, "BACKEND_DEADLINE_SECONDS", DEFAULTS.backendDeadlineSeconds) * 1000,
       requestMs: Math.min(positiveInt(env, "REQUEST_DEADLINE_SECONDS", DEFAULTS.requestDeadlineSeconds), MAX_REQUEST_DEADLINE_SECONDS) * 1000,
     },
-    publicBaseUrl: (env.PUBLIC_BASE_URL ?? "").replace(/\/+$/, ""),
+    publicBaseUrl: publicBaseUrl(env),
     identityToolkit: {
       apiKey: env.WEB_API_KEY || (env.FIREBASE_AUTH_EMULATOR_HOST ? "emulator-api-key" : ""),
       emulatorHost: env.FIREBASE_AUTH_EMULATOR_HOST || undefined,
@@ -220,6 +220,37 @@ export function loadConfig(env: Env = process.env): Config {
     // the secret refuses every event rather than trusting one anybody could sign.
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || (isEmulated(env) ? LOCAL_STRIPE_WEBHOOK_SECRET : ""),
   };
+}
+
+/** The local stack's own address (contract §7), the default of PUBLIC_BASE_URL on emulators. */
+export const LOCAL_PUBLIC_BASE_URL = "http://127.0.0.1:5001/api/v1";
+
+/**
+ * Absolute links are built from configuration only: a Host header is the caller's word, and an
+ * answer cached by a CDN would carry a forged one to everybody. Empty when unset outside the
+ * emulators: the api function then refuses to start (assertServable).
+ */
+function publicBaseUrl(env: Env): string {
+  const raw = env.PUBLIC_BASE_URL || (isEmulated(env) ? LOCAL_PUBLIC_BASE_URL : "");
+  if (!raw) return "";
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`PUBLIC_BASE_URL must be an absolute URL, got '${raw}'.`);
+  }
+  const secure = url.protocol === "https:" || (url.protocol === "http:" && isEmulated(env));
+  if (!secure || url.search || url.hash || url.username || url.password) {
+    throw new Error(`PUBLIC_BASE_URL must be an https URL with no query, fragment or credentials (http only on emulators), got '${raw}'.`);
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
+/** What the API cannot serve without, checked before a deployed instance takes its first request. */
+export function assertServable(config: Config): void {
+  if (!config.publicBaseUrl) {
+    throw new Error("PUBLIC_BASE_URL is not set: the API builds the absolute links of its update feeds from it (e.g. https://<site>/api/v1).");
+  }
 }
 
 /** Whether this runs against emulators (the local stack, the tests, the Functions emulator). */

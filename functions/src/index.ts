@@ -1,9 +1,11 @@
 import { initializeApp, type App } from "firebase-admin/app";
 import { onRequest } from "firebase-functions/v2/https";
 import { onSchedule } from "firebase-functions/v2/scheduler";
+import type { ServerResponse } from "node:http";
 import type { Express } from "express";
-import { loadConfig, params } from "./config";
+import { assertServable, loadConfig, params } from "./config";
 import { cloudLogger } from "./core/logger";
+import { requestIdFor } from "./core/request-context";
 
 const REGION = "us-central1";
 let firebaseApp: App | undefined;
@@ -20,9 +22,26 @@ const adminApp = () => (firebaseApp ??= initializeApp());
 function productionApp(): Promise<Express> {
   app ??= (async () => {
     const [{ createApp }, { buildDeps }] = await Promise.all([import("./app"), import("./deps")]);
-    return createApp(await buildDeps(adminApp(), loadConfig(), cloudLogger));
+    const config = loadConfig();
+    assertServable(config);
+    return createApp(await buildDeps(adminApp(), config, cloudLogger));
   })();
   return app;
+}
+
+let startFailureLogged = false;
+
+/**
+ * The configuration is unusable (e.g. PUBLIC_BASE_URL unset): the instance serves nothing but a
+ * 503 problem, and says why in one log line.
+ */
+function refuseToStart(error: Error, callerRequestId: string | string[] | undefined, res: ServerResponse): void {
+  if (!startFailureLogged) cloudLogger.error(`api cannot start: ${error.message}`);
+  startFailureLogged = true;
+  const requestId = requestIdFor(typeof callerRequestId === "string" ? callerRequestId : undefined);
+  res
+    .writeHead(503, { "Content-Type": "application/problem+json", "Retry-After": "60", "Cache-Control": "private, no-store", "X-Request-Id": requestId })
+    .end(JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, code: "unavailable", detail: "The service is not configured; see its logs.", requestId }));
 }
 
 // Cloud Functions sends SIGTERM (and some seconds' grace) before it shuts an instance down: write
@@ -43,7 +62,13 @@ export const api = onRequest(
     invoker: "public",
   },
   async (req, res) => {
-    const handler = await productionApp();
+    let handler: Express;
+    try {
+      handler = await productionApp();
+    } catch (error) {
+      refuseToStart(error as Error, req.headers["x-request-id"], res);
+      return;
+    }
     handler(req, res);
   },
 );

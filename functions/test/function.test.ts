@@ -61,3 +61,32 @@ describe("the exported api function", () => {
     expect(tooBig.body.code).toBe("payload_too_large");
   });
 });
+
+describe("the exported api function without PUBLIC_BASE_URL", () => {
+  it("refuses to start: a 503 problem for every request, and one log line that says why", async () => {
+    const saved = { ...process.env };
+    // A deployed instance: no emulator, no PUBLIC_BASE_URL.
+    for (const name of ["FIRESTORE_EMULATOR_HOST", "FUNCTIONS_EMULATOR", "PUBLIC_BASE_URL"]) delete process.env[name];
+    const logged = jest.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      let api!: RequestListener;
+      await jest.isolateModulesAsync(async () => {
+        api = (await import("../src/index")).api as unknown as RequestListener;
+      });
+      for (const path of ["/api/v1/health", "/api/v1/updates/electron/win32/x64/latest.yml"]) {
+        const response = await request(api).get(path).set("X-Request-Id", "boot-1");
+        expect({ status: response.status, type: response.headers["content-type"], code: response.body.code, requestId: response.body.requestId }).toEqual({
+          status: 503,
+          type: expect.stringMatching(/^application\/problem\+json/),
+          code: "unavailable",
+          requestId: "boot-1",
+        });
+      }
+      const lines = logged.mock.calls.map((call) => String(call[0]));
+      expect(lines.filter((line) => line.includes("api cannot start: PUBLIC_BASE_URL is not set"))).toHaveLength(1);
+    } finally {
+      logged.mockRestore();
+      process.env = saved;
+    }
+  });
+});

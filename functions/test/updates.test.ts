@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import type { RequestListener, Server } from "node:http";
+import { connect } from "node:net";
 import { Readable } from "node:stream";
 // electron-updater's own parsing of a generic provider's channel file, without Electron.
 import { parseUpdateInfo, resolveFiles } from "electron-updater/out/providers/Provider";
+import { LOCAL_PUBLIC_BASE_URL } from "../src/config";
 import { localServer } from "../src/local";
 import { cohortOf } from "../src/releases/rules";
 import { publishRelease, setRollout, yankRelease } from "../src/releases/service";
@@ -29,9 +31,12 @@ describe("update feeds", () => {
     await publish("1.1.0", "win32", "x64", "stable", 10);
     await publish("1.2.0-beta.1", "win32", "x64", "beta");
     await publish("2.0.0", "darwin", "arm64", "stable");
-    server = localServer(await testApp()).listen(0, "127.0.0.1");
+    // The app links to PUBLIC_BASE_URL, so it is built once the server's address is known.
+    let app: RequestListener | undefined;
+    server = localServer((req, res) => app!(req, res)).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    app = await testApp({ config: { publicBaseUrl: base } });
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
@@ -93,6 +98,30 @@ describe("update feeds", () => {
     expect((await request(app).get("/api/v1/updates/win32/x64/stable/1.0.0").set("X-User-Staging-Id", outside)).status).toBe(204);
     expect((await request(app).get("/api/v1/updates/win32/x64/stable/1.1.0").set("X-User-Staging-Id", inside)).status).toBe(204);
     expectProblem(await request(app).get("/api/v1/updates/win32/x64/stable/latest"), 400, "invalid_request");
+  });
+
+  it("links to PUBLIC_BASE_URL whatever Host the request names, or none (HTTP/1.0)", async () => {
+    const { port } = server.address() as AddressInfo;
+    const raw = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, "127.0.0.1", () => socket.write(`${head}Connection: close\r\n\r\n`));
+        let text = "";
+        socket.on("data", (chunk) => (text += chunk.toString()));
+        socket.on("end", () => resolve(text.split("\r\n\r\n").slice(1).join("\r\n\r\n")));
+        socket.on("error", reject);
+      });
+    const expected = `${base}/releases/win32-x64-stable-1.0.0/download`;
+    const forgeries = ["HTTP/1.1\r\nHost: evil.example\r\n", "HTTP/1.1\r\nHost: evil.example\r\nX-Forwarded-Host: evil.example\r\nX-Forwarded-Proto: http\r\n", "HTTP/1.0\r\n"];
+    for (const forged of forgeries) {
+      const feed = await raw(`GET /api/v1/updates/electron/win32/x64/latest.yml ${forged}X-User-Staging-Id: ${outside}\r\n`);
+      expect(feed).toContain(`url: ${expected}`);
+      expect(feed).not.toMatch(/evil|undefined/);
+      // Without a staging id the check offers the staged 1.1.0 (its percentage is the client's to apply).
+      expect(JSON.parse(await raw(`GET /api/v1/updates/win32/x64/stable/0.1.0 ${forged}`)).url).toBe(expected.replace("1.0.0", "1.1.0"));
+    }
+    // Left unset on the emulators, it is the local stack's own address, not the caller's Host.
+    const unset = await request(await testApp()).get("/api/v1/updates/win32/x64/stable/0.1.0").set("Host", "evil.example");
+    expect(unset.body.url).toBe(`${LOCAL_PUBLIC_BASE_URL}/releases/win32-x64-stable-1.1.0/download`);
   });
 
   it("takes a halt and a yank into account on the next request", async () => {

@@ -12,10 +12,12 @@ declare module "express-serve-static-core" {
   }
 }
 
+/** The caller's X-Request-Id when it is a sane token, else a new one. */
+export const requestIdFor = (incoming: string | undefined): string => (incoming && ACCEPTABLE_REQUEST_ID.test(incoming) ? incoming : randomUUID());
+
 /** Echoes the caller's X-Request-Id when it is a sane token, else assigns a new one. */
 export function requestId(req: Request, res: Response, next: NextFunction): void {
-  const incoming = req.get(REQUEST_ID_HEADER);
-  req.requestId = incoming && ACCEPTABLE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  req.requestId = requestIdFor(req.get(REQUEST_ID_HEADER));
   res.setHeader(REQUEST_ID_HEADER, req.requestId);
   next();
 }

@@ -34,9 +34,8 @@ const varyByStaging = (stagingId: string | undefined): Record<string, string> =>
   stagingId === undefined ? { Vary: "X-User-Staging-Id" } : { Vary: "X-User-Staging-Id", "Cache-Control": NO_STORE };
 
 export const releaseRoutes = ({ db, store, config }: Deps) => {
-  /** The release's stable download address, absolute: PUBLIC_BASE_URL, else this request's. */
-  const downloadUrl = (req: Request, releaseId: string) =>
-    `${config.publicBaseUrl || `${req.protocol}://${req.get("host")}${req.baseUrl}`}/releases/${encodeURIComponent(releaseId)}/download`;
+  /** The release's stable download address, absolute, from PUBLIC_BASE_URL (never the request's Host). */
+  const downloadUrl = (releaseId: string) => `${config.publicBaseUrl}/releases/${encodeURIComponent(releaseId)}/download`;
   const catalog = releaseCatalog(db, config.memoryCacheMs);
   // Lists of one catalog snapshot, by query: the same object for the same answer, so its JSON and
   // ETag are computed once per snapshot (core/http-cache.ts).
@@ -130,7 +129,7 @@ export const releaseRoutes = ({ db, store, config }: Deps) => {
         const offered = await offeredUpdate(db, { platform: params.platform, arch: params.arch, channel }, stagingId);
         return {
           status: 200,
-          text: { text: electronFeed(offered, downloadUrl(req, offered.id), stagingId === undefined), type: "text/yaml; charset=utf-8" },
+          text: { text: electronFeed(offered, downloadUrl(offered.id), stagingId === undefined), type: "text/yaml; charset=utf-8" },
           headers: varyByStaging(stagingId),
         };
       },
@@ -153,7 +152,7 @@ export const releaseRoutes = ({ db, store, config }: Deps) => {
       handle: async ({ params, query, req }) => {
         const stagingId = stagingIdOf(req, query.stagingId);
         const offered = await offeredUpdate(db, params, stagingId);
-        const update = jsonUpdate(offered, params.currentVersion, downloadUrl(req, offered.id));
+        const update = jsonUpdate(offered, params.currentVersion, downloadUrl(offered.id));
         return update ? { status: 200, body: update, headers: varyByStaging(stagingId) } : { status: 204, headers: { "Cache-Control": "no-store" } };
       },
     }),
