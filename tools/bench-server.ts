@@ -1,27 +1,34 @@
 /**
  * A server for `npm run bench`, in a process of its own so that its memory and CPU are its own:
- * the API on the emulators named by the environment (`--api`), or a bare Express handler
- * (`--bare`), the baseline. It listens on BENCH_PORT, says "ready" over IPC, and answers the
- * message "counts" with its backend call counts, once its pending download counts are written.
+ * the API on the emulators named by the environment (`--api`); a bare Express handler (`--bare`),
+ * the baseline of public reads; or the ceiling of authenticated reads (`--ceiling`): a handler
+ * that does only the Firestore reads the same answers need (the user document, the memberships and
+ * the activations in parallel, then the subscriptions) with everything else ready in memory. It
+ * listens on BENCH_PORT, says "ready" over IPC, and answers the message "counts" with its backend
+ * call counts, once its pending download counts are written.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
+import type { RequestListener } from "node:http";
 import { createApp } from "../functions/src/app";
+import type { Deps } from "../functions/src/deps";
 import { backendCallCounts } from "../functions/src/core/deadline";
 import { silentLogger } from "../functions/src/core/logger";
 import { localDeps, localServer } from "../functions/src/local";
 import { drainDownloadCounters } from "../functions/src/modules/download-counter";
 
+const requireFunctions = createRequire(path.join(__dirname, "..", "functions", "package.json"));
+
 async function main(): Promise<void> {
   const port = Number(process.env.BENCH_PORT);
-  let handler;
+  let handler: RequestListener;
   if (process.argv.includes("--bare")) {
-    const express = createRequire(path.join(__dirname, "..", "functions", "package.json"))("express");
-    handler = express();
-    handler.get("/", (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: "ok" }));
+    const app = requireFunctions("express")();
+    app.get("/", (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: "ok" }));
+    handler = app;
   } else {
     const deps = await localDeps({ serviceAccount: JSON.parse(process.env.BENCH_SERVICE_ACCOUNT!), env: process.env, logger: silentLogger, appName: "bench-server" });
-    handler = createApp(deps);
+    handler = process.argv.includes("--ceiling") ? await minimalReads(deps.db, process.env.BENCH_MODULE_ID!, await deps.store.signedReadUrl(process.env.BENCH_STORAGE_PATH!, { ttlSeconds: 900 })) : createApp(deps);
   }
   localServer(handler).listen(port, "127.0.0.1", () => process.send?.("ready"));
   process.on("message", async (message) => {
@@ -29,6 +36,32 @@ async function main(): Promise<void> {
     if (message === "counts") process.send?.({ counts: backendCallCounts(), drained: await drainDownloadCounters() });
   });
   process.on("disconnect", () => process.exit(0));
+}
+
+/** The least a server can do for GET /users/me, GET /modules with a token and a download. */
+async function minimalReads(db: Deps["db"], moduleId: string, signed: { url: string; expiresAt: Date }): Promise<RequestListener> {
+  const app = requireFunctions("express")();
+  const page = (await db.collection("modules").where("listed", "==", true).orderBy("updatedAt", "desc").limit(20).get()).docs.map((doc) => ({ id: doc.id, ...doc.data() }));
+  const version = (await db.doc(`modules/${moduleId}/versions/1.0.0`).get()).data()!;
+  // The emulator's tokens are unsigned JWTs: the uid is read, not verified (the API's verification is cached too).
+  const uidOf = (req: { get(name: string): string | undefined }) => JSON.parse(Buffer.from(req.get("authorization")!.split(".")[1], "base64url").toString()).user_id as string;
+  const callerData = async (uid: string, withActivations: boolean) => {
+    const [user, businesses, activations] = await Promise.all([
+      db.doc(`users/${uid}`).get(),
+      db.collection("businesses").where("memberIds", "array-contains", uid).get(),
+      withActivations ? db.collection(`users/${uid}/activations`).get() : null,
+    ]);
+    const subscriptions = businesses.empty ? [] : await db.getAll(...businesses.docs.map((doc) => db.doc(`subscriptions/${doc.id}`)));
+    return { user: user.data() ?? null, businesses: businesses.docs.map((doc) => doc.data()), subscriptions: subscriptions.map((doc) => doc.data()), activations: activations?.docs.map((doc) => doc.data()) ?? [] };
+  };
+  type Res = { json(body: unknown): void };
+  app.get("/api/v1/users/me", async (req: Parameters<typeof uidOf>[0], res: Res) => res.json(await callerData(uidOf(req), true)));
+  app.get("/api/v1/modules", async (req: Parameters<typeof uidOf>[0], res: Res) => res.json({ items: page, caller: await callerData(uidOf(req), true) }));
+  app.get("/api/v1/modules/download/:id", async (req: Parameters<typeof uidOf>[0], res: Res) => {
+    await callerData(uidOf(req), false);
+    res.json({ moduleId, version: "1.0.0", url: signed.url, expiresAt: signed.expiresAt.toISOString(), sha256: version.sha256, size: version.size, signature: version.signature });
+  });
+  return app;
 }
 
 void main();

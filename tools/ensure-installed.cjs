@@ -4,8 +4,9 @@
  * install), installs both exactly as the lock files say, so those two commands are all anyone
  * types. Otherwise it does nothing; `npm ci` reinstalls on purpose.
  */
-const { execFileSync } = require("node:child_process");
-const { statSync } = require("node:fs");
+const { spawn } = require("node:child_process");
+const { readdirSync, statSync } = require("node:fs");
+const { clearInterval } = require("node:timers");
 const path = require("node:path");
 
 const root = path.join(__dirname, "..");
@@ -21,7 +22,32 @@ const current = ["", "functions"].every((dir) => {
   const installedAt = mtime(path.join(dir, "node_modules", ".package-lock.json"));
   return installedAt !== null && installedAt >= mtime(path.join(dir, "package-lock.json"));
 });
+/** Packages unpacked so far in both node_modules folders (scoped ones counted one by one). */
+const installedCount = () =>
+  ["node_modules", "functions/node_modules"].reduce((sum, dir) => {
+    let names = [];
+    try {
+      names = readdirSync(path.join(root, dir));
+    } catch {
+      return sum;
+    }
+    return sum + names.reduce((count, name) => (name.startsWith("@") ? count + readdirSync(path.join(root, dir, name)).length : name.startsWith(".") ? count : count + 1), 0);
+  }, 0);
+
 if (!current) {
-  process.stdout.write("Installing the packages of package-lock.json and functions/package-lock.json (new clone, or a lock file changed)…\n");
-  execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+  process.stdout.write("Installing the packages of package-lock.json and functions/package-lock.json (new clone, or a lock file changed); this takes a few minutes…\n");
+  const started = Date.now();
+  // npm prints nothing while it works when its output is not a terminal: say how far it got.
+  const progress = setInterval(() => {
+    process.stdout.write(`  …${Math.round((Date.now() - started) / 1000)} s, ${installedCount()} packages in place\n`);
+  }, 15_000);
+  const install = spawn("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+  install.on("exit", (code, signal) => {
+    clearInterval(progress);
+    if (code !== 0) {
+      process.stderr.write(`npm ci failed (${signal ?? `exit ${code}`}).\n`);
+      process.exit(code || 1);
+    }
+    process.stdout.write(`Installed in ${Math.round((Date.now() - started) / 1000)} s.\n`);
+  });
 }

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { Express } from "express";
 import request from "supertest";
 import { grantEntitlement, revokeEntitlement } from "../src/access/service";
+import { backendCallCounts } from "../src/core/deadline";
 import { publishRelease, setRollout } from "../src/releases/service";
 import { daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";
 import { modulePackage } from "./packages";
@@ -85,6 +86,20 @@ describe("freshness across instances (§13)", () => {
       expect(await profileKeys(app, reader)).toEqual([]);
       expectProblem(await request(app).get("/api/v1/modules/download/acme.charts").set(bearer(reader)), 403, "not_entitled");
       expect((await request(app).post("/api/v1/modules/confirm").set(bearer(reader)).send({ moduleId: "acme.charts" })).status).toBe(403);
+    }
+  });
+
+  it("a caller's data costs two Firestore round trips: user, memberships and activations together, then the subscriptions", async () => {
+    const businessId = `rt-${reader.uid}`.toLowerCase();
+    await putBusiness(businessId, { name: "Round Trips", memberIds: [reader.uid] });
+    await putSubscription(businessId, { status: "active", currentPeriodEnd: daysFromNow(10), entitlements: ["pro"] });
+    const firestore = () => backendCallCounts();
+    for (const path of ["/api/v1/users/me", "/api/v1/modules"]) {
+      await request(one).get(path).set(bearer(reader));
+      const before = firestore();
+      expect((await request(one).get(path).set(bearer(reader))).status).toBe(200);
+      const after = firestore();
+      expect({ path, roundTrips: after["Firestore round trips"] - before["Firestore round trips"], calls: after.Firestore - before.Firestore }).toEqual({ path, roundTrips: 2, calls: 4 });
     }
   });
 

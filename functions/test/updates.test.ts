@@ -32,11 +32,11 @@ describe("update feeds", () => {
     await publish("1.2.0-beta.1", "win32", "x64", "beta");
     await publish("2.0.0", "darwin", "arm64", "stable");
     // The app links to PUBLIC_BASE_URL, so it is built once the server's address is known.
-    let app: RequestListener | undefined;
-    server = localServer((req, res) => app!(req, res)).listen(0, "127.0.0.1");
+    const built: { app?: RequestListener } = {};
+    server = localServer((req, res) => built.app!(req, res)).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-    app = await testApp({ config: { publicBaseUrl: base } });
+    built.app = await testApp({ config: { publicBaseUrl: base } });
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 

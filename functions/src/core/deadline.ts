@@ -24,6 +24,11 @@ export interface DeadlineSettings {
 interface Budget {
   callMs: number;
   endsAt: number;
+  /**
+   * Per backend, whether a call of this request has finished since its current round trip began:
+   * a call started after one finished waited for it, so it begins the next round trip.
+   */
+  rounds: Map<string, { finished: boolean }>;
 }
 
 const budgets = new AsyncLocalStorage<Budget>();
@@ -32,14 +37,16 @@ export const RETRY_AFTER_SECONDS = 5;
 /** Express middleware: the rest of the request runs within the deadlines. */
 export function requestDeadlines(settings: DeadlineSettings) {
   return (_req: Request, _res: Response, next: NextFunction) =>
-    budgets.run({ callMs: settings.callMs, endsAt: Date.now() + settings.requestMs }, next);
+    budgets.run({ callMs: settings.callMs, endsAt: Date.now() + settings.requestMs, rounds: new Map() }, next);
 }
 
 const callCounts = new Map<string, number>();
 
 /**
  * How many calls each backend ("Firestore", "Storage", "Auth") has been sent by this process, as
- * every call passes through here: what the benchmarks and tests count work per request with.
+ * every call passes through here, and how many sequential round trips requests made to it
+ * ("Firestore round trips": calls that started only after another call of the same request had
+ * answered begin a new one): what the benchmarks and tests count work per request with.
  */
 export function backendCallCounts(): Record<string, number> {
   return Object.fromEntries(callCounts);
@@ -56,9 +63,16 @@ export function outsideDeadlines<T>(work: () => T): T {
 /** The result of a backend call, or a 503 when it does not come within the current budget. */
 export function withinDeadline<T>(what: string, work: Promise<T>): Promise<T> {
   const backend = what.split(" ")[0];
-  callCounts.set(backend, (callCounts.get(backend) ?? 0) + 1);
+  count(backend);
   const budget = budgets.getStore();
   if (!budget) return work;
+  let round = budget.rounds.get(backend);
+  if (!round || round.finished) {
+    round = { finished: false };
+    budget.rounds.set(backend, round);
+    count(`${backend} round trips`);
+  }
+  const settled = () => (budget.rounds.get(backend)!.finished = true);
   const ms = Math.max(0, Math.min(budget.callMs, budget.endsAt - Date.now()));
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
@@ -66,8 +80,11 @@ export function withinDeadline<T>(what: string, work: Promise<T>): Promise<T> {
   });
   // A call abandoned at its deadline may still fail later; nobody is waiting for it then.
   work.catch(() => {});
+  work.then(settled, settled);
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
+
+const count = (key: string) => callCounts.set(key, (callCounts.get(key) ?? 0) + 1);
 
 /**
  * The same object, with every method that returns a promise bound by the deadline: how the
