@@ -15,7 +15,7 @@ import type { Deps } from "../functions/src/deps";
 import { backendCallCounts } from "../functions/src/core/deadline";
 import { silentLogger } from "../functions/src/core/logger";
 import { localDeps, localServer } from "../functions/src/local";
-import { drainDownloadCounters } from "../functions/src/modules/download-counter";
+import { drainDownloadCounters } from "../functions/src/marketplace/download-counter";
 
 const requireFunctions = createRequire(path.join(__dirname, "..", "functions", "package.json"));
 

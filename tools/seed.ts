@@ -4,19 +4,19 @@
  */
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
-import { grantEntitlement } from "../functions/src/access/service";
+import { grantEntitlement } from "../functions/src/users/entitlements";
 import { addMember, createBusiness } from "../functions/src/businesses/service";
 import { ApiError } from "../functions/src/core/errors";
 import { DAY_MS } from "../functions/src/core/time";
 import type { Deps } from "../functions/src/deps";
 import { createDeveloperAccount } from "../functions/src/developers/accounts";
 import { developerStore } from "../functions/src/developers/developer-store";
-import { moduleStore } from "../functions/src/modules/module-store";
-import { publishVersion, rebuildVersionSummaries, signPackage } from "../functions/src/modules/publishing";
+import { moduleStore } from "../functions/src/marketplace/module-store";
+import { publishVersion, rebuildVersionSummaries, signPackage } from "../functions/src/publishing/service";
 import type { Release } from "../functions/src/releases/schemas";
 import { backfillSha512, listReleasesFor, publishRelease } from "../functions/src/releases/service";
 import { setSubscription } from "../functions/src/subscriptions/service";
-import { userStore } from "../functions/src/users/user-store";
+import { userStore } from "../functions/src/accounts/user-store";
 import { buildPackage } from "./mpkg";
 
 export const DEMO_PASSWORD = "marketplace-demo";

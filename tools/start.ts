@@ -13,7 +13,7 @@ import { createApp, API_PREFIX } from "../functions/src/app";
 import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer, localSite } from "../functions/src/local";
-import { drainDownloadCounters } from "../functions/src/modules/download-counter";
+import { drainDownloadCounters } from "../functions/src/marketplace/download-counter";
 import { ensureFunctionsLocalFiles, functionsApiBase, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";

@@ -14,10 +14,10 @@ import { buildOpenApiDocument } from "./openapi";
 import { developerRoutes } from "./developers/routes";
 import { authenticateAccessToken } from "./developers/access-tokens";
 import { requireDeveloper } from "./developers/accounts";
-import { publishingRoutes } from "./modules/publishing-routes";
-import { moduleRoutes } from "./modules/routes";
+import { publishingRoutes } from "./publishing/routes";
+import { moduleRoutes } from "./marketplace/routes";
 import { releaseRoutes } from "./releases/routes";
-import { serviceRoutes } from "./service/routes";
+import { serviceRoutes } from "./system/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
 import { userRoutes } from "./users/routes";
 

@@ -47,7 +47,7 @@ function refuseToStart(error: Error, callerRequestId: string | string[] | undefi
 // Cloud Functions sends SIGTERM (and some seconds' grace) before it shuts an instance down: write
 // the download counts it holds first. Without another SIGTERM listener, exit as Node would have.
 process.once("SIGTERM", async () => {
-  const { drainDownloadCounters } = await import("./modules/download-counter");
+  const { drainDownloadCounters } = await import("./marketplace/download-counter");
   await Promise.race([drainDownloadCounters(), new Promise((resolve) => setTimeout(resolve, 8_000).unref())]);
   if (process.listenerCount("SIGTERM") === 0) process.exit(0);
 });

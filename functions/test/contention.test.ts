@@ -1,7 +1,7 @@
 import request from "supertest";
 import type { Express } from "express";
 import { backendCallCounts } from "../src/core/deadline";
-import { drainDownloadCounters } from "../src/modules/download-counter";
+import { drainDownloadCounters } from "../src/marketplace/download-counter";
 import { countDocuments } from "./fixtures";
 import { modulePackage } from "./packages";
 import { bearer, createDeveloper, createUser, resetEmulators, testApp, testDeps, type TestDeveloper } from "./harness";

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { Express } from "express";
 import request from "supertest";
-import { grantEntitlement, revokeEntitlement } from "../src/access/service";
+import { grantEntitlement, revokeEntitlement } from "../src/users/entitlements";
 import { backendCallCounts } from "../src/core/deadline";
 import { publishRelease, setRollout } from "../src/releases/service";
 import { daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";

@@ -1,8 +1,8 @@
 import { compactVerify, createLocalJWKSet } from "jose";
 import request from "supertest";
-import { drainDownloadCounters } from "../src/modules/download-counter";
+import { drainDownloadCounters } from "../src/marketplace/download-counter";
 import { activationSchema } from "../src/activations/schemas";
-import { downloadSchema, moduleListSchema } from "../src/modules/schemas";
+import { downloadSchema, moduleListSchema } from "../src/marketplace/schemas";
 import { countDocuments, daysFromNow, putBusiness, putSubscription, putUser, sha256Hex } from "./fixtures";
 import { modulePackage } from "./packages";
 import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, type TestDeveloper, type TestUser } from "./harness";

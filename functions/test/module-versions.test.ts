@@ -1,6 +1,6 @@
 import { FieldValue } from "firebase-admin/firestore";
 import request from "supertest";
-import { rebuildVersionSummaries } from "../src/modules/publishing";
+import { rebuildVersionSummaries } from "../src/publishing/service";
 import type { Express } from "express";
 import { modulePackage } from "./packages";
 import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./harness";

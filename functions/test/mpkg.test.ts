@@ -6,7 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import request from "supertest";
 import { freePort } from "../../tools/local-stack";
-import { drainDownloadCounters } from "../src/modules/download-counter";
+import { drainDownloadCounters } from "../src/marketplace/download-counter";
 import { bearer, createUser, resetEmulators, testApp, type TestDeveloper } from "./harness";
 
 const ROOT = path.join(__dirname, "..", "..");

@@ -1,5 +1,5 @@
 import request from "supertest";
-import { developerModulesSchema, publishedSchema } from "../src/modules/schemas";
+import { developerModulesSchema, publishedSchema } from "../src/publishing/schemas";
 import { modulePackage } from "./packages";
 import { bearer, createDeveloper, expectProblem, resetEmulators, testApp, type TestDeveloper } from "./harness";
 

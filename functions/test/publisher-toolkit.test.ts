@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import request from "supertest";
-import { drainDownloadCounters } from "../src/modules/download-counter";
+import { drainDownloadCounters } from "../src/marketplace/download-counter";
 import { countDocuments } from "./fixtures";
 import { modulePackage } from "./packages";
 import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper } from "./harness";

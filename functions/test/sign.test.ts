@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { compactVerify, createLocalJWKSet } from "jose";
 import request from "supertest";
-import { signedVersionSchema } from "../src/modules/schemas";
+import { signedVersionSchema } from "../src/publishing/schemas";
 import { countDocuments, sha256Hex } from "./fixtures";
 import { declareUncompressedSize, modulePackage, renameEntry, zip } from "./packages";
 import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, storedObjects, testApp, testDeps, type TestDeveloper } from "./harness";

@@ -1,6 +1,6 @@
 import { Timestamp } from "firebase-admin/firestore";
 import request from "supertest";
-import { activationStore } from "../src/activations/activation-store";
+import { activationStore } from "../src/accounts/activation-store";
 import { userProfileSchema } from "../src/users/schemas";
 import { daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";
 import { bearer, createUser, resetEmulators, testApp, testDeps } from "./harness";

@@ -8,13 +8,13 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
-import { grantEntitlement, revokeEntitlement } from "../../functions/src/access/service";
+import { grantEntitlement, revokeEntitlement } from "../../functions/src/users/entitlements";
 import { addMember, createBusiness, removeMember } from "../../functions/src/businesses/service";
-import { BUSINESS_ROLES } from "../../functions/src/businesses/schemas";
+import { BUSINESS_ROLES, SUBSCRIPTION_STATUSES } from "../../functions/src/access/rules";
 import { ApiError, exitCodeFor } from "../../functions/src/core/errors";
 import { adminContext, type AdminContext } from "../../functions/src/local";
-import { rebuildVersionSummaries } from "../../functions/src/modules/publishing";
-import { ARCHES, CHANNELS, PLATFORMS } from "../../functions/src/releases/schemas";
+import { rebuildVersionSummaries } from "../../functions/src/publishing/service";
+import { ARCHES, CHANNELS, PLATFORMS } from "../../functions/src/releases/rules";
 import {
   backfillSha512,
   listReleasesFor,
@@ -24,7 +24,6 @@ import {
   unyankRelease,
   yankRelease,
 } from "../../functions/src/releases/service";
-import { SUBSCRIPTION_STATUSES } from "../../functions/src/subscriptions/schemas";
 import { setSubscription } from "../../functions/src/subscriptions/service";
 import { describeUser } from "../../functions/src/users/service";
 import { printResult, uploadProgress } from "./output";

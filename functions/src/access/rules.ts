@@ -1,9 +1,16 @@
 import { DAY_MS } from "../core/time";
-import type { SubscriptionStatus } from "../subscriptions/subscription-store";
 
 /**
  * The entitlement rules of the contract (§3), as pure functions of their inputs and the time.
  */
+
+/** What a business subscription's stored status may be (§3). */
+export const SUBSCRIPTION_STATUSES = ["active", "trialing", "past_due", "canceled", "expired"] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** A member's role in a business. */
+export const BUSINESS_ROLES = ["owner", "admin", "member"] as const;
+export type BusinessRole = (typeof BUSINESS_ROLES)[number];
 
 /** How long a lapsed subscription keeps working after its period ends. */
 export const GRACE_PERIOD_MS = 3 * DAY_MS;

@@ -1,5 +1,5 @@
 import { ApiError } from "../core/errors";
-import type { Activation } from "./activation-store";
+import type { Activation } from "../accounts/activation-store";
 import { certificateExpiry, confirmOnDevice, DEVICE_ID, releaseDevice } from "./rules";
 
 const DAY = 24 * 60 * 60;

@@ -1,6 +1,6 @@
 import { GRACE_PERIOD_MS, type EntitlementGrant, type SubscriptionTerms } from "../access/rules";
 import { ApiError } from "../core/errors";
-import type { Activation } from "./activation-store";
+import type { Activation } from "../accounts/activation-store";
 
 /** The device and certificate rules of the contract (§10), as pure functions of their inputs. */
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isoDateTime, isStorableId } from "../core/schemas";
-import { appVersion, moduleIdSchema, versionSchema } from "../modules/schemas";
+import { appVersion, moduleIdSchema, versionSchema } from "../marketplace/schemas";
 import { DEVICE_ID } from "./rules";
 
 // A device id is a key of the activation's `devices` map: Firestore's reserved names are refused here.

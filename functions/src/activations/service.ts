@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import { loadUserAccess } from "../access/service";
+import { loadUserAccess } from "../accounts/caller-data";
 import type { Caller } from "../core/auth";
 import { isAlreadyExists, toIso } from "../core/documents";
 import type { Deps } from "../deps";
-import { storeLookup, usableVersion } from "../modules/service";
-import { activationStore } from "./activation-store";
+import { storeLookup, usableVersion } from "../marketplace/service";
+import { activationStore } from "../accounts/activation-store";
 import { issueCertificate } from "./certificate";
 import { certificateExpiry, confirmOnDevice, releaseDevice } from "./rules";
 import type { activationSchema } from "./schemas";

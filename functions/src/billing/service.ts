@@ -1,10 +1,10 @@
 import type Stripe from "stripe";
-import { businessStore } from "../businesses/business-store";
+import { businessStore } from "../accounts/business-store";
 import { ApiError, invalidRequest } from "../core/errors";
 import { withinDeadline } from "../core/deadline";
 import { parseInput } from "../core/validation";
 import type { Deps } from "../deps";
-import { subscriptionStore } from "../subscriptions/subscription-store";
+import { subscriptionStore } from "../accounts/subscription-store";
 import { stripeEventStore } from "./stripe-event-store";
 import { HANDLED_EVENT_TYPES, stripeEvent, stripeSubscriptionObject, stripeWriteDecision, subscriptionFromStripe } from "./stripe-subscription";
 

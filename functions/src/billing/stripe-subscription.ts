@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ENTITLEMENT_KEY } from "../core/documents";
 import { documentId } from "../core/schemas";
-import type { Subscription, SubscriptionStatus } from "../subscriptions/subscription-store";
+import type { Subscription } from "../accounts/subscription-store";
+import { grantsEntitlements, type SubscriptionStatus } from "../access/rules";
 
 /**
  * What a Stripe subscription object means for `subscriptions/{businessId}` (contract §11), as
@@ -98,8 +99,6 @@ function entitlementsOf(price: z.output<typeof stripePrice>): { valid: string[];
   return { valid: keys.filter((key) => ENTITLEMENT_KEY.test(key)), invalid: keys.filter((key) => !ENTITLEMENT_KEY.test(key)) };
 }
 
-const LIVE: ReadonlySet<SubscriptionStatus> = new Set(["active", "trialing", "past_due"]);
-
 /**
  * Whether an event writes the business's subscription:
  * - `stale` when the stored one was written by a later event (Stripe does not deliver in order);
@@ -113,6 +112,6 @@ export function stripeWriteDecision(
 ): "applied" | "stale" | "superseded" {
   if (!stored?.stripe) return "applied";
   if (incoming.eventCreated < stored.stripe.eventCreated) return "stale";
-  if (stored.stripe.subscriptionId !== incoming.subscriptionId && LIVE.has(stored.status) && !LIVE.has(incoming.status)) return "superseded";
+  if (stored.stripe.subscriptionId !== incoming.subscriptionId && grantsEntitlements(stored.status) && !grantsEntitlements(incoming.status)) return "superseded";
   return "applied";
 }

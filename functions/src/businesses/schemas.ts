@@ -1,7 +1,6 @@
 import { z } from "zod";
+import { BUSINESS_ROLES } from "../access/rules";
 import { documentId } from "../core/schemas";
-
-export const BUSINESS_ROLES = ["owner", "admin", "member"] as const;
 
 export const createBusinessInput = z.object({ id: documentId, name: z.string().trim().min(1, "must not be empty").max(200) });
 export const memberInput = z.object({ id: documentId, user: z.string().min(1), role: z.enum(BUSINESS_ROLES).default("member") });

@@ -3,8 +3,8 @@ import { isAlreadyExists } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
-import { findUser } from "../users/identity";
-import { businessStore } from "./business-store";
+import { findUser } from "../accounts/identity";
+import { businessStore } from "../accounts/business-store";
 import { createBusinessInput, memberInput, removeMemberInput } from "./schemas";
 
 /** Operators (and billing): businesses and who belongs to them. */

@@ -1,5 +1,5 @@
 import type { OperatorDeps } from "../deps";
-import { moduleStore } from "../modules/module-store";
+import { moduleStore } from "../marketplace/module-store";
 import { releaseStore } from "../releases/release-store";
 
 /**

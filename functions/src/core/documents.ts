@@ -14,6 +14,11 @@ export const timestamp = z.instanceof(Timestamp);
 /** A semver version as written in documents and manifests: "1.2.3", never "v1.2.3". */
 export const semverVersion = z.string().refine((value) => semver.valid(value) === value, "must be a semver version such as 1.2.3");
 
+/** A publisher's id, e.g. "acme": the namespace of its modules. */
+export const PUBLISHER_ID = /^[a-z][a-z0-9-]{2,31}$/;
+/** A module's id, `<publisherId>.<name>`, e.g. "acme.charts". */
+export const MODULE_ID = /^[a-z][a-z0-9-]{2,31}\.[a-z0-9][a-z0-9-]{0,63}$/;
+
 /** An entitlement key, e.g. "pro" or "beta-access". */
 export const ENTITLEMENT_KEY = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const entitlementKey = z.string().regex(ENTITLEMENT_KEY, "must be 1-64 of [a-z0-9_-], starting with a letter or digit");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isoDateTime } from "../core/schemas";
-import { PUBLISHER_ID } from "../modules/package";
+import { PUBLISHER_ID } from "../core/documents";
 
 const publisherId = z
   .string()

@@ -1,6 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Query } from "firebase-admin/firestore";
 import { z } from "zod";
-import { ARCHES, CHANNELS, PLATFORMS } from "./schemas";
+import { ARCHES, CHANNELS, PLATFORMS } from "./rules";
 import { withDeadlines } from "../core/deadline";
 import { readDocument, semverVersion, timestamp } from "../core/documents";
 

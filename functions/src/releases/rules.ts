@@ -1,6 +1,11 @@
 import { createHash } from "node:crypto";
 import semver from "semver";
 
+/** Where and how installers are released. */
+export const PLATFORMS = ["win32", "darwin", "linux"] as const;
+export const ARCHES = ["x64", "arm64"] as const;
+export const CHANNELS = ["stable", "beta"] as const;
+
 /** Highest semver first (1.10.0 above 1.9.0, 2.0.0 above 2.0.0-beta.1); ties keep a stable order. */
 export function compareBySemverDescending(a: { version: string }, b: { version: string }): number {
   return semver.rcompare(a.version, b.version);

@@ -2,10 +2,7 @@ import { z } from "zod";
 import { semverVersion } from "../core/documents";
 import { documentId, isoDateTime } from "../core/schemas";
 import { FEED_FILES } from "./feeds";
-
-export const PLATFORMS = ["win32", "darwin", "linux"] as const;
-export const ARCHES = ["x64", "arm64"] as const;
-export const CHANNELS = ["stable", "beta"] as const;
+import { ARCHES, CHANNELS, PLATFORMS } from "./rules";
 
 export const releaseListQuerySchema = z.strictObject({
   platform: z.enum(PLATFORMS).optional(),

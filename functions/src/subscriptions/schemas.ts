@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { entitlementKey } from "../core/documents";
 import { documentId, isoDateTime } from "../core/schemas";
-
-export const SUBSCRIPTION_STATUSES = ["active", "trialing", "past_due", "canceled", "expired"] as const;
+import { SUBSCRIPTION_STATUSES } from "../access/rules";
 
 export const subscriptionParamsSchema = z.strictObject({ businessId: documentId });
 

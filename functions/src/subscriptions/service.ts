@@ -1,13 +1,13 @@
 import type { Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { effectiveSubscriptionStatus } from "../access/rules";
-import { businessStore } from "../businesses/business-store";
+import { businessStore } from "../accounts/business-store";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
 import { subscriptionInput, type SubscriptionStatusView } from "./schemas";
-import { subscriptionStore, type Subscription } from "./subscription-store";
+import { subscriptionStore, type Subscription } from "../accounts/subscription-store";
 import { withinDeadline } from "../core/deadline";
 
 /**

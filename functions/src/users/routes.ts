@@ -1,4 +1,4 @@
-import { loadCallerData } from "../access/caller-data";
+import { loadCallerData } from "../accounts/caller-data";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { userProfileSchema } from "./schemas";

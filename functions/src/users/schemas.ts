@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BUSINESS_ROLES } from "../businesses/schemas";
+import { BUSINESS_ROLES } from "../access/rules";
 import { deviceSchema } from "../activations/schemas";
 import { isoDateTime } from "../core/schemas";
 

@@ -1,13 +1,12 @@
 import { z } from "zod";
-import type { CallerData } from "../access/caller-data";
-import { activationStore, type Activation, type DeviceActivation } from "../activations/activation-store";
+import { loadUserAccess, type CallerData } from "../accounts/caller-data";
+import { activationStore, type Activation, type DeviceActivation } from "../accounts/activation-store";
 import { effectiveSubscriptionStatus } from "../access/rules";
-import { loadUserAccess } from "../access/service";
 import type { Caller } from "../core/auth";
 import { toIso } from "../core/documents";
 import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
-import { findUser } from "./identity";
+import { findUser } from "../accounts/identity";
 import type { UserProfile } from "./schemas";
 
 /** The caller's profile; a user without a `users/{uid}` document gets an empty one. */

@@ -2,7 +2,7 @@ import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import ignore from "ignore";
 import yazl from "yazl";
-import { inspectPackage, PACKAGE_RULES, type InspectedPackage } from "../../../functions/src/modules/package";
+import { inspectPackage, PACKAGE_RULES, type InspectedPackage } from "../../../functions/src/publishing/package";
 import { ApiError } from "../../../functions/src/core/errors";
 import { UsageError } from "./problems";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from "jose";
-import type { SignaturePayload } from "../../../functions/src/modules/signature";
+import type { SignaturePayload } from "../../../functions/src/publishing/signature";
 
 /** Why a package does not verify; exit 1. */
 export class VerificationError extends Error {}

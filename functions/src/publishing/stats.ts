@@ -1,9 +1,7 @@
-import { assertOwnsModule } from "../access/policy";
-import { ApiError, invalidRequest } from "../core/errors";
-import { DAY_MS } from "../core/time";
-import type { Deps } from "../deps";
-import { downloadStore, utcDay } from "./download-store";
-import { moduleStore } from "./module-store";
+import { invalidRequest } from "../core/errors";
+import { DAY_MS, utcDay } from "../core/time";
+
+/** The rules of download statistics (contract §12): which days a request covers, and its answer. */
 
 export const DEFAULT_STATS_DAYS = 30;
 export const MAX_STATS_DAYS = 366;
@@ -28,13 +26,8 @@ export function daysOf({ from, to }: { from: string; to: string }): string[] {
   return days;
 }
 
-/** A module's downloads per day and version, for its owner: every day of the range, zeros included. */
-export async function moduleDownloadStats({ db, config, clock }: Deps, developerId: string, moduleId: string, query: { from?: string; to?: string }) {
-  const range = statsRange(query, clock());
-  const module = await moduleStore(db).getModule(moduleId);
-  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
-  assertOwnsModule(moduleId, module, developerId);
-  const counted = await downloadStore(db, config.downloadShards).daily(moduleId, range.from, range.to);
+/** The answer for a range: every day of it in order, zeros included, and the total. */
+export function dailyStats(moduleId: string, range: { from: string; to: string }, counted: ReadonlyMap<string, { downloads: number; versions: Record<string, number> }>) {
   const days = daysOf(range).map((date) => ({ date, downloads: counted.get(date)?.downloads ?? 0, versions: counted.get(date)?.versions ?? {} }));
   return { moduleId, from: range.from, to: range.to, total: days.reduce((sum, day) => sum + day.downloads, 0), days };
 }

@@ -10,16 +10,17 @@ import {
   type WriteBatch,
 } from "firebase-admin/firestore";
 import { z } from "zod";
-import { VERSION_STATES } from "./schemas";
 import { withDeadlines } from "../core/deadline";
 import { readDocument, timestamp } from "../core/documents";
 import type { VersionSummary } from "./versions";
+
+/** A version is signed first, then published. */
+export const VERSION_STATES = ["signed", "published"] as const;
 
 /**
  * `modules/{moduleId}` and `modules/{moduleId}/versions/{version}`: modules and their signed and
  * published versions, written by the service's sign and publish flow.
  */
-
 
 /** The listing fields of a module, as its package's manifest gives them. */
 const moduleListing = z.object({

@@ -1,12 +1,11 @@
 import { FieldPath, FieldValue, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
-import { BUSINESS_ROLES } from "./schemas";
+import { BUSINESS_ROLES, type BusinessRole } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
 import { readDocument } from "../core/documents";
 
 /** `businesses/{businessId}`: a business and its members, written by billing and operators. */
 
-export type BusinessRole = (typeof BUSINESS_ROLES)[number];
 
 const businessDocument = z.object({
   name: z.string(),

@@ -1,12 +1,11 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
-import { SUBSCRIPTION_STATUSES } from "./schemas";
+import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
 import { readDocument, timestamp } from "../core/documents";
 
 /** `subscriptions/{businessId}`: written by billing (and the operator CLI), read by the service. */
 
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 const subscriptionDocument = z.object({
   status: z.enum(SUBSCRIPTION_STATUSES),

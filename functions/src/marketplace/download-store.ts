@@ -18,8 +18,6 @@ export interface DownloadCount {
   downloads: number;
 }
 
-export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
-
 const shardDocument = z.object({ day: z.string(), count: z.number(), versions: z.record(z.string(), z.number()).optional() });
 
 export function downloadStore(db: Firestore, shards: number) {

@@ -1,15 +1,14 @@
 import semver from "semver";
 import type { z } from "zod";
-import type { CallerData } from "../access/caller-data";
-import type { UserAccess } from "../access/service";
+import type { CallerData, UserAccess } from "../accounts/caller-data";
 import { assertMayUseModule } from "../access/policy";
 import { isModuleUsable } from "../access/rules";
 import { toIso } from "../core/documents";
 import { ApiError, invalidRequest } from "../core/errors";
 import { catalogCache, moduleTopic } from "../core/catalog-changes";
+import { utcDay } from "../core/time";
 import type { Deps } from "../deps";
 import type { DownloadCounter } from "./download-counter";
-import { utcDay } from "./download-store";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
 import type { downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
 import { queryTerm } from "./search";

@@ -1,5 +1,4 @@
-import { loadCallerData } from "../access/caller-data";
-import { loadUserAccess } from "../access/service";
+import { loadCallerData, loadUserAccess } from "../accounts/caller-data";
 import { catalogCache, MODULES_TOPIC } from "../core/catalog-changes";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { ENTITLEMENT_KEY, semverVersion } from "../core/documents";
+import { ENTITLEMENT_KEY, MODULE_ID, semverVersion } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { readZipDirectory, verifyEntry, ZipFormatError } from "../core/zip";
 
@@ -15,9 +15,6 @@ export const PACKAGE_RULES = {
 
 /** Media types accepted for a package upload. */
 export const PACKAGE_CONTENT_TYPES = ["application/octet-stream", "application/zip"];
-
-export const PUBLISHER_ID = /^[a-z][a-z0-9-]{2,31}$/;
-export const MODULE_ID = /^[a-z][a-z0-9-]{2,31}\.[a-z0-9][a-z0-9-]{0,63}$/;
 
 /** `module.json`. Fields beyond these are allowed (for the desktop app) and ignored here. */
 export const manifestSchema = z.object({

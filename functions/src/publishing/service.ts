@@ -6,13 +6,14 @@ import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
 import { ApiError, unavailable } from "../core/errors";
 import type { Deps, OperatorDeps } from "../deps";
-import { downloadStore } from "./download-store";
-import { listingOf, moduleStore, type ModuleListing, type ModuleRecord, type VersionRecord } from "./module-store";
+import { downloadStore } from "../marketplace/download-store";
+import { listingOf, moduleStore, type ModuleListing, type ModuleRecord, type VersionRecord } from "../marketplace/module-store";
 import { inspectPackage } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
-import { searchTerms } from "./search";
+import { searchTerms } from "../marketplace/search";
 import { signaturePayload } from "./signature";
-import { chooseVersion, withEntry, type VersionSummary } from "./versions";
+import { dailyStats, statsRange } from "./stats";
+import { chooseVersion, withEntry, type VersionSummary } from "../marketplace/versions";
 
 /**
  * The path of a module from package to marketplace: sign (validate, store, sign, record as
@@ -193,6 +194,15 @@ const latestOf = (summary: VersionSummary[]) => {
   const latestVersion = chooseVersion(summary);
   return { versionSummary: summary, latestVersion, listed: latestVersion !== null };
 };
+
+/** A module's downloads per day and version, for its owner: every day of the range, zeros included. */
+export async function moduleDownloadStats({ db, config, clock }: Deps, developerId: string, moduleId: string, query: { from?: string; to?: string }) {
+  const range = statsRange(query, clock());
+  const module = await moduleStore(db).getModule(moduleId);
+  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  assertOwnsModule(moduleId, module, developerId);
+  return dailyStats(moduleId, range, await downloadStore(db, config.downloadShards).daily(moduleId, range.from, range.to));
+}
 
 /** The caller's modules with every version, highest first. */
 export async function listDeveloperModules({ db, config }: Deps, publisher: Publisher) {

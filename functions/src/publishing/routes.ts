@@ -3,7 +3,7 @@ import { concurrencyLimit } from "../core/concurrency";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { PACKAGE_CONTENT_TYPES } from "./package";
-import { listDeveloperModules, publishVersion, setYanked, signPackage } from "./publishing";
+import { listDeveloperModules, moduleDownloadStats, publishVersion, setYanked, signPackage } from "./service";
 import {
   developerModulesSchema,
   downloadStatsSchema,
@@ -16,7 +16,6 @@ import {
   yankBodySchema,
   yankedSchema,
 } from "./schemas";
-import { moduleDownloadStats } from "./stats";
 
 /** `/developers/modules*`: a developer's modules, from package to marketplace; an ID token or a publisher access token. */
 export const publishingRoutes = (deps: Deps) => {

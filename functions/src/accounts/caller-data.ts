@@ -1,0 +1,64 @@
+import type { Firestore } from "firebase-admin/firestore";
+import { effectiveEntitlements, entitlementKeys, type BusinessRole, type EntitlementGrant } from "../access/rules";
+import { activationStore, type Activation } from "./activation-store";
+import { businessStore } from "./business-store";
+import { subscriptionStore, type Subscription } from "./subscription-store";
+import { userStore, type UserRecord } from "./user-store";
+
+/**
+ * A caller's own data (contract §13), loaded for the features that decide on it: read at every
+ * request, whoever wrote it last (the API, the operator CLI, the billing webhook, the console).
+ */
+
+export interface Membership {
+  businessId: string;
+  name: string;
+  role: BusinessRole;
+  subscription: Subscription | null;
+}
+
+/** What a user may use, with where it comes from. */
+export interface UserAccess {
+  user: UserRecord | null;
+  memberships: Membership[];
+  grants: EntitlementGrant[];
+  keys: Set<string>;
+}
+
+/**
+ * Loads a user's document, businesses and their subscriptions (the user and the business query in
+ * parallel, then one batched read of the subscriptions) and computes the effective entitlements.
+ */
+export async function loadUserAccess(db: Firestore, uid: string, now: Date): Promise<UserAccess> {
+  const [user, businesses] = await Promise.all([userStore(db).get(uid), businessStore(db).forMember(uid)]);
+  const subscriptions = businesses.length > 0 ? await subscriptionStore(db).getMany(businesses.map((business) => business.id)) : [];
+  const memberships: Membership[] = businesses.map((business, index) => ({
+    businessId: business.id,
+    name: business.name,
+    role: business.roles[uid] ?? "member",
+    subscription: subscriptions[index],
+  }));
+  const grants = effectiveEntitlements(
+    {
+      direct: user?.entitlements ?? [],
+      memberships: memberships.map(({ businessId, subscription }) => ({ businessId, subscription })),
+    },
+    now,
+  );
+  return { user, memberships, grants, keys: entitlementKeys(grants) };
+}
+
+/** What reads about a caller need: their access (entitlements, memberships) and activations. */
+export interface CallerData {
+  access: UserAccess;
+  activations: Activation[];
+}
+
+/**
+ * A caller's access and activations. Two round trips: the user document, the business query and
+ * the activations in parallel, then the subscriptions in one batched read.
+ */
+export async function loadCallerData(db: Firestore, uid: string, now: Date): Promise<CallerData> {
+  const [access, activations] = await Promise.all([loadUserAccess(db, uid, now), activationStore(db).list(uid)]);
+  return { access, activations };
+}

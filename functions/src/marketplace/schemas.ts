@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { MODULE_ID, semverVersion } from "../core/documents";
+import { pageQuery } from "../core/pagination";
+import { isoDateTime } from "../core/schemas";
+
+export const moduleIdSchema = z.string().regex(MODULE_ID, "Not a module id ('<publisherId>.<name>').");
+export const versionSchema = semverVersion.meta({ description: "A semver version, e.g. 1.2.3." });
+
+export const appVersion = semverVersion.meta({ description: "The desktop app's version: chooses the highest version compatible with it." });
+
+export const moduleListQuerySchema = z.strictObject({
+  ...pageQuery,
+  appVersion: appVersion.optional(),
+  category: z.string().min(1).max(40).optional(),
+  q: z.string().min(1).max(100).optional().meta({
+    description: "One word: matches a whole word or a word prefix of the id, name or summary, case-insensitively.",
+  }),
+});
+
+export const marketplaceModuleSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    summary: z.string(),
+    category: z.string().nullable(),
+    publisherId: z.string(),
+    latestVersion: z.string(),
+    entitlement: z.string().nullable().meta({ description: "Needed to use the module; null when it is free." }),
+    updatedAt: isoDateTime,
+    compatibleVersion: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "With ?appVersion: the highest version not yanked that is compatible with it, or null." }),
+    access: z
+      .object({ usable: z.boolean(), activated: z.boolean() })
+      .optional()
+      .meta({ description: "Present when the request carries an ID token." }),
+  })
+  .meta({ id: "MarketplaceModule" });
+
+export const moduleListSchema = z
+  .object({ items: z.array(marketplaceModuleSchema), nextCursor: z.string().nullable() })
+  .meta({ id: "MarketplaceModuleList" });
+
+export const downloadParamsSchema = z.strictObject({ id: moduleIdSchema });
+export const downloadQuerySchema = z.strictObject({ version: versionSchema.optional(), appVersion: appVersion.optional() });
+
+export const updatesBodySchema = z.strictObject({
+  appVersion,
+  installed: z.array(z.strictObject({ moduleId: moduleIdSchema, version: versionSchema })).min(1).max(200),
+});
+
+export const moduleUpdatesSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        moduleId: z.string(),
+        installedVersion: z.string(),
+        version: z.string().nullable().meta({ description: "The compatible version to move to; null when an installed yanked version has none." }),
+        usable: z.boolean(),
+        yanked: z.boolean().meta({ description: "Whether the installed version is yanked." }),
+      }),
+    ),
+  })
+  .meta({ id: "ModuleUpdates" });
+
+export const downloadSchema = z
+  .object({
+    moduleId: z.string(),
+    version: z.string(),
+    url: z.string().meta({ description: "V4 signed Cloud Storage URL, valid at most 15 minutes." }),
+    expiresAt: isoDateTime,
+    sha256: z.string(),
+    size: z.number().int(),
+    signature: z.string(),
+    keyId: z.string(),
+  })
+  .meta({ id: "ModuleDownload" });
+
+// Publishing: /developers/modules*
