@@ -17,8 +17,8 @@ module.exports = {
       testEnvironment: "node",
       transform,
       roots: ["<rootDir>/test"],
-      globalSetup: "<rootDir>/test/global-setup.ts",
-      globalTeardown: "<rootDir>/test/global-teardown.ts",
+      globalSetup: "<rootDir>/test/support/global-setup.ts",
+      globalTeardown: "<rootDir>/test/support/global-teardown.ts",
     },
   ],
   // One emulator stack is shared by every integration file; files run one after another so that

@@ -1,8 +1,8 @@
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader } from "jose";
 import request from "supertest";
 import { verifyActivationCertificate } from "../../docs/examples/verify-activation-certificate";
-import { countDocuments, daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";
-import { bearer, createDeveloper, createUser, expectProblem, otherInstanceApp, publishModule, resetEmulators, testApp, testDeps, type TestUser } from "./harness";
+import { countDocuments, daysFromNow, putBusiness, putSubscription, putUser } from "./support/fixtures";
+import { bearer, createDeveloper, createUser, expectProblem, otherInstanceApp, publishModule, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
 
 const DAY_SECONDS = 24 * 60 * 60;
 

@@ -6,9 +6,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import request from "supertest";
 import { main } from "../../tools/admin/main";
-import { countDocuments, putRelease, sha256Hex } from "./fixtures";
-import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, storedObjects, testApp, testDeps } from "./harness";
-import { signed, subscriptionEvent } from "./stripe-events";
+import { countDocuments, putRelease, sha256Hex } from "./support/fixtures";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, storedObjects, testApp, testDeps } from "./support/harness";
+import { signed, subscriptionEvent } from "./support/stripe-events";
 
 /** Runs the CLI in this process against the test emulators; returns its exit code and output. */
 async function runAdmin(argv: string[], options: { terminal?: boolean } = {}) {

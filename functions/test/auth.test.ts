@@ -1,5 +1,5 @@
 import request from "supertest";
-import { bearer, createUser, expectProblem, resetEmulators, signIn, testApp, testDeps } from "./harness";
+import { bearer, createUser, expectProblem, resetEmulators, signIn, testApp, testDeps } from "./support/harness";
 
 /** The authentication matrix, on a protected route. */
 describe("Bearer authentication (GET /users/me)", () => {

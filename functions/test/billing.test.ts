@@ -1,7 +1,7 @@
 import request from "supertest";
-import { countDocuments, putBusiness } from "./fixtures";
-import { bearer, createUser, expectProblem, resetEmulators, testApp, testDeps } from "./harness";
-import { nowSeconds, signed, subscriptionEvent } from "./stripe-events";
+import { countDocuments, putBusiness } from "./support/fixtures";
+import { bearer, createUser, expectProblem, resetEmulators, testApp, testDeps } from "./support/harness";
+import { nowSeconds, signed, subscriptionEvent } from "./support/stripe-events";
 
 const WEBHOOK = "/api/v1/billing/stripe/webhook";
 

@@ -1,7 +1,7 @@
 import request from "supertest";
 import { backendCallCounts } from "../src/core/deadline";
-import { putRelease } from "./fixtures";
-import { bearer, createUser, expectProblem, resetEmulators, testApp, type TestUser } from "./harness";
+import { putRelease } from "./support/fixtures";
+import { bearer, createUser, expectProblem, resetEmulators, testApp, type TestUser } from "./support/harness";
 
 /** API §1 "Caching": shared answers are validated and cacheable; anything caller-specific is not. */
 describe("HTTP caching", () => {
@@ -85,7 +85,7 @@ describe("the release catalog", () => {
   beforeAll(resetEmulators);
 
   it("follows the releases collection, so a yank leaves the list and the redirect of a warm instance at once", async () => {
-    const deps = await (await import("./harness")).testDeps();
+    const deps = await (await import("./support/harness")).testDeps();
     const { publishRelease, yankRelease } = await import("../src/releases/service");
     const { Readable } = await import("node:stream");
     for (const version of ["1.0.0", "1.1.0"]) {

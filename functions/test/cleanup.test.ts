@@ -1,8 +1,8 @@
 import request from "supertest";
 import { removeOrphanedObjects } from "../src/cleanup/service";
-import { putRelease } from "./fixtures";
-import { modulePackage } from "./packages";
-import { bearer, createDeveloper, resetEmulators, storedObjects, testApp, testBucket, testDeps } from "./harness";
+import { putRelease } from "./support/fixtures";
+import { modulePackage } from "./support/packages";
+import { bearer, createDeveloper, resetEmulators, storedObjects, testApp, testBucket, testDeps } from "./support/harness";
 
 const HOUR = 60 * 60 * 1000;
 

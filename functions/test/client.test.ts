@@ -3,7 +3,7 @@ import type { AddressInfo, Server } from "node:net";
 import request from "supertest";
 import { installModule } from "../../docs/examples/desktop-app";
 import { clientSchemaSource, CLIENT_SCHEMA } from "../../tools/generate-client";
-import { bearer, createDeveloper, createUser, publishModule, resetEmulators, testApp } from "./harness";
+import { bearer, createDeveloper, createUser, publishModule, resetEmulators, testApp } from "./support/harness";
 
 describe("the typed client (packages/client)", () => {
   it("is generated from exactly the document the API serves (npm run client)", async () => {

@@ -2,9 +2,9 @@ import request from "supertest";
 import type { Express } from "express";
 import { backendCallCounts } from "../src/core/deadline";
 import { drainDownloadCounters } from "../src/marketplace/download-counter";
-import { countDocuments } from "./fixtures";
-import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, resetEmulators, testApp, testDeps, type TestDeveloper } from "./harness";
+import { countDocuments } from "./support/fixtures";
+import { modulePackage } from "./support/packages";
+import { bearer, createDeveloper, createUser, resetEmulators, testApp, testDeps, type TestDeveloper } from "./support/harness";
 
 /** Contention is not an error: many calls on one document end in their contract answers, fast. */
 describe("contention", () => {

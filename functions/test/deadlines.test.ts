@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import request from "supertest";
 import type { Express } from "express";
-import { countDocuments } from "./fixtures";
-import { modulePackage } from "./packages";
-import { bearer, createDeveloper, expectProblem, resetEmulators, storedObjects, testApp, type TestDeveloper } from "./harness";
+import { countDocuments } from "./support/fixtures";
+import { modulePackage } from "./support/packages";
+import { bearer, createDeveloper, expectProblem, resetEmulators, storedObjects, testApp, type TestDeveloper } from "./support/harness";
 
 /**
  * With the Firestore emulator frozen (SIGSTOP of the process the test run started), requests

@@ -1,7 +1,7 @@
 import request from "supertest";
-import { countDocuments } from "./fixtures";
+import { countDocuments } from "./support/fixtures";
 import { developerSchema, sessionSchema } from "../src/developers/schemas";
-import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp, testDeps } from "./harness";
+import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp, testDeps } from "./support/harness";
 
 const register = async (body: object, token?: string) => {
   const call = request(await testApp()).post("/api/v1/developers/auth/register");

@@ -4,9 +4,9 @@ import request from "supertest";
 import { grantEntitlement, revokeEntitlement } from "../src/users/entitlements";
 import { backendCallCounts } from "../src/core/deadline";
 import { publishRelease, setRollout } from "../src/releases/service";
-import { daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";
-import { modulePackage } from "./packages";
-import { signed, subscriptionEvent } from "./stripe-events";
+import { daysFromNow, putBusiness, putSubscription, putUser } from "./support/fixtures";
+import { modulePackage } from "./support/packages";
+import { signed, subscriptionEvent } from "./support/stripe-events";
 import {
   bearer,
   createDeveloper,
@@ -19,7 +19,7 @@ import {
   testDeps,
   type TestDeveloper,
   type TestUser,
-} from "./harness";
+} from "./support/harness";
 
 /**
  * Contract §13 on two instances of the API (two Admin SDK apps, each with its own Firestore client

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureFunctionsLocalFiles, startFunctionsEmulator, type FunctionsEmulator } from "../../tools/functions-emulator";
 import { freePort } from "../../tools/local-stack";
-import { sha256Hex } from "./fixtures";
-import { createUser, projectId, resetEmulators } from "./harness";
-import { modulePackage } from "./packages";
-import { signed as signedStripeDelivery, subscriptionEvent } from "./stripe-events";
+import { sha256Hex } from "./support/fixtures";
+import { createUser, projectId, resetEmulators } from "./support/harness";
+import { modulePackage } from "./support/packages";
+import { signed as signedStripeDelivery, subscriptionEvent } from "./support/stripe-events";
 
 /**
  * What `firebase deploy` ships, run by the Functions emulator the way `npm run functions` runs

@@ -1,8 +1,8 @@
 import firebaseFunctionsTest from "firebase-functions-test";
 import type { RequestListener } from "node:http";
 import request from "supertest";
-import { modulePackage } from "./packages";
-import { bearer, createDeveloper, projectId, resetEmulators } from "./harness";
+import { modulePackage } from "./support/packages";
+import { bearer, createDeveloper, projectId, resetEmulators } from "./support/harness";
 
 /**
  * The exported Cloud Function itself (what `firebase deploy` ships), not only createApp: it

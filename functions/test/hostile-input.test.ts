@@ -3,8 +3,8 @@ import { connect, type AddressInfo } from "node:net";
 import request from "supertest";
 import { localServer } from "../src/local";
 import type { Express } from "express";
-import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, type TestDeveloper, type TestUser } from "./harness";
+import { modulePackage } from "./support/packages";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, type TestDeveloper, type TestUser } from "./support/harness";
 
 /** No input a client can send makes a 5xx: every error is problem+json with a contract code. */
 

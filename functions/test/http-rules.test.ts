@@ -5,8 +5,8 @@ import { tokenVerifier } from "../src/core/auth";
 import { problemErrorHandler } from "../src/core/error-handler";
 import type { Logger } from "../src/core/logger";
 import { defineRoute, mountRoutes } from "../src/core/routes";
-import { putRelease } from "./fixtures";
-import { bearer, createUser, expectProblem, resetEmulators, testApp, testDeps } from "./harness";
+import { putRelease } from "./support/fixtures";
+import { bearer, createUser, expectProblem, resetEmulators, testApp, testDeps } from "./support/harness";
 
 function capturingLogger() {
   const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
@@ -36,9 +36,22 @@ describe("cross-cutting HTTP rules", () => {
     expect((await request(app).delete("/api/v1/subscriptions/acme")).headers.allow).toBe("GET, HEAD");
   });
 
-  it("answers HEAD on GET routes", async () => {
-    const response = await request(await testApp()).head("/api/v1/health");
-    expect(response.status).toBe(200);
+  it("answers HEAD on GET routes with the GET's status and headers and no body", async () => {
+    const app = await testApp();
+    for (const path of ["/api/v1/health", "/api/v1/releases", "/api/v1/modules"]) {
+      const [get, head] = [await request(app).get(path), await request(app).head(path)];
+      expect({ path, status: head.status, type: head.headers["content-type"], etag: head.headers.etag, cache: head.headers["cache-control"], length: head.headers["content-length"], body: head.text ?? "" }).toEqual({
+        path,
+        status: 200,
+        type: get.headers["content-type"],
+        etag: get.headers.etag,
+        cache: get.headers["cache-control"],
+        length: get.headers["content-length"],
+        body: "",
+      });
+    }
+    const refused = await request(app).head("/api/v1/users/me");
+    expect([refused.status, refused.headers["content-type"], refused.headers["www-authenticate"], refused.text ?? ""]).toEqual([401, expect.stringMatching(/^application\/problem\+json/), expect.stringMatching(/^Bearer/), ""]);
   });
 
   it("echoes a sane X-Request-Id and replaces a missing or unsafe one, on success and on error", async () => {

@@ -3,9 +3,9 @@ import request from "supertest";
 import { drainDownloadCounters } from "../src/marketplace/download-counter";
 import { activationSchema } from "../src/activations/schemas";
 import { downloadSchema, moduleListSchema } from "../src/marketplace/schemas";
-import { countDocuments, daysFromNow, putBusiness, putSubscription, putUser, sha256Hex } from "./fixtures";
-import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, type TestDeveloper, type TestUser } from "./harness";
+import { countDocuments, daysFromNow, putBusiness, putSubscription, putUser, sha256Hex } from "./support/fixtures";
+import { modulePackage } from "./support/packages";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, type TestDeveloper, type TestUser } from "./support/harness";
 
 
 describe("marketplace", () => {

@@ -2,8 +2,8 @@ import { FieldValue } from "firebase-admin/firestore";
 import request from "supertest";
 import { rebuildVersionSummaries } from "../src/publishing/service";
 import type { Express } from "express";
-import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./harness";
+import { modulePackage } from "./support/packages";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
 /** Module versions, app compatibility and yanking (API §9). */
 describe("module versions", () => {

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import request from "supertest";
 import { freePort } from "../../tools/local-stack";
 import { drainDownloadCounters } from "../src/marketplace/download-counter";
-import { bearer, createUser, resetEmulators, testApp, type TestDeveloper } from "./harness";
+import { bearer, createUser, resetEmulators, testApp, type TestDeveloper } from "./support/harness";
 
 const ROOT = path.join(__dirname, "..", "..");
 const MPKG = path.join(ROOT, "node_modules", ".bin", "mpkg");

@@ -1,8 +1,8 @@
 import request from "supertest";
-import { countDocuments } from "./fixtures";
-import { lyingZip, type RawArchive, type RawEntry } from "./lying-zip";
-import { manifest } from "./packages";
-import { bearer, createDeveloper, expectProblem, resetEmulators, storedObjects, testApp, type TestDeveloper } from "./harness";
+import { countDocuments, sha256Hex } from "./support/fixtures";
+import { lyingZip, type RawArchive, type RawEntry } from "./support/lying-zip";
+import { manifest } from "./support/packages";
+import { bearer, createDeveloper, expectProblem, resetEmulators, storedObjects, testApp, testBucket, type TestDeveloper } from "./support/harness";
 
 /**
  * "One reading only": archives that some ZIP reader (Python's zipfile, unzip, Java's
@@ -55,6 +55,11 @@ describe("one reading of every package", () => {
     const bytes = lyingZip([manifestEntry(), code, { name: "assets/", content: "", method: 0 }, { name: "assets/logo.txt", content: "logo", method: 0, dataDescriptor: true }, { name: "caf\u00e9.txt", content: "ok" }]);
     const response = await sign(bytes);
     expect(response.status).toBe(201);
+    expect(response.body).toEqual(expect.objectContaining({ moduleId: "acme.charts", version: "1.0.0", sha256: sha256Hex(bytes), size: bytes.length, state: "signed" }));
+    const stored = await storedObjects("modules/");
+    expect(stored).toEqual([`modules/acme.charts/1.0.0/${sha256Hex(bytes)}.mpkg`]);
+    const [object] = await (await testBucket()).file(stored[0]).download();
+    expect(object.equals(bytes)).toBe(true);
   });
 
   it.each(cases)("refuses %s with 422 invalid_package, storing nothing", async (_name, entries, archive, reason) => {

@@ -1,7 +1,7 @@
 import request from "supertest";
 import { developerModulesSchema, publishedSchema } from "../src/publishing/schemas";
-import { modulePackage } from "./packages";
-import { bearer, createDeveloper, expectProblem, resetEmulators, testApp, type TestDeveloper } from "./harness";
+import { modulePackage } from "./support/packages";
+import { bearer, createDeveloper, expectProblem, resetEmulators, testApp, type TestDeveloper } from "./support/harness";
 
 describe("publishing", () => {
   let acme: TestDeveloper;

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import request from "supertest";
 import { drainDownloadCounters } from "../src/marketplace/download-counter";
-import { countDocuments } from "./fixtures";
-import { modulePackage } from "./packages";
-import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper } from "./harness";
+import { countDocuments } from "./support/fixtures";
+import { modulePackage } from "./support/packages";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper } from "./support/harness";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const asBearer = (token: string) => ({ Authorization: `Bearer ${token}` });

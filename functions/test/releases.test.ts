@@ -1,7 +1,7 @@
 import request from "supertest";
 import { releaseListSchema } from "../src/releases/schemas";
-import { putRelease, sha256Hex } from "./fixtures";
-import { expectProblem, resetEmulators, testApp, testDeps } from "./harness";
+import { putRelease, sha256Hex } from "./support/fixtures";
+import { expectProblem, resetEmulators, testApp, testDeps } from "./support/harness";
 
 describe("releases", () => {
   beforeAll(async () => {

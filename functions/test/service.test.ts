@@ -1,7 +1,7 @@
 import { compactVerify, createLocalJWKSet } from "jose";
 import request from "supertest";
 import { apiRoutes } from "../src/app";
-import { testApp, testDeps } from "./harness";
+import { testApp, testDeps } from "./support/harness";
 
 describe("service endpoints", () => {
   it("GET /health answers ok", async () => {

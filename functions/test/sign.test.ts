@@ -2,9 +2,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { compactVerify, createLocalJWKSet } from "jose";
 import request from "supertest";
 import { signedVersionSchema } from "../src/publishing/schemas";
-import { countDocuments, sha256Hex } from "./fixtures";
-import { declareUncompressedSize, modulePackage, renameEntry, zip } from "./packages";
-import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, storedObjects, testApp, testDeps, type TestDeveloper } from "./harness";
+import { countDocuments, sha256Hex } from "./support/fixtures";
+import { declareUncompressedSize, modulePackage, renameEntry, zip } from "./support/packages";
+import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, storedObjects, testApp, testDeps, type TestDeveloper } from "./support/harness";
 
 
 describe("POST /developers/modules/sign", () => {

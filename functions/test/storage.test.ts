@@ -1,5 +1,5 @@
 import { bucketStore, MIN_REMAINING_URL_LIFE_MS } from "../src/core/storage";
-import { testBucket } from "./harness";
+import { testBucket } from "./support/harness";
 
 describe("signed read URLs", () => {
   it("hands out the same URL for one object while it has ten minutes left, then signs a new one", async () => {

@@ -1,8 +1,8 @@
 import { Timestamp } from "firebase-admin/firestore";
 import request from "supertest";
 import { subscriptionStatusSchema } from "../src/subscriptions/schemas";
-import { daysFromNow, putBusiness, putSubscription } from "./fixtures";
-import { bearer, createUser, expectProblem, resetEmulators, testApp } from "./harness";
+import { daysFromNow, putBusiness, putSubscription } from "./support/fixtures";
+import { bearer, createUser, expectProblem, resetEmulators, testApp } from "./support/harness";
 
 describe("GET /subscriptions/:businessId", () => {
   beforeEach(resetEmulators);

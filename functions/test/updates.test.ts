@@ -9,7 +9,7 @@ import { LOCAL_PUBLIC_BASE_URL } from "../src/config";
 import { localServer } from "../src/local";
 import { cohortOf } from "../src/releases/rules";
 import { publishRelease, setRollout, yankRelease } from "../src/releases/service";
-import { expectProblem, resetEmulators, testApp, testDeps } from "./harness";
+import { expectProblem, resetEmulators, testApp, testDeps } from "./support/harness";
 import request from "supertest";
 
 /** The update feeds as stock updaters read them (API §8). */

@@ -2,8 +2,8 @@ import { Timestamp } from "firebase-admin/firestore";
 import request from "supertest";
 import { activationStore } from "../src/accounts/activation-store";
 import { userProfileSchema } from "../src/users/schemas";
-import { daysFromNow, putBusiness, putSubscription, putUser } from "./fixtures";
-import { bearer, createUser, resetEmulators, testApp, testDeps } from "./harness";
+import { daysFromNow, putBusiness, putSubscription, putUser } from "./support/fixtures";
+import { bearer, createUser, resetEmulators, testApp, testDeps } from "./support/harness";
 
 describe("GET /users/me", () => {
   beforeEach(resetEmulators);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { buildPackage } from "../../../tools/mpkg";
-import { lyingZip } from "../../test/lying-zip";
+import { lyingZip } from "../../test/support/lying-zip";
 import { inspectPackage } from "./package";
 
 const manifest = { id: "acme.charts", name: "Charts", version: "1.2.3", summary: "Bar charts." };

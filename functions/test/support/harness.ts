@@ -5,13 +5,13 @@
 import { deleteApp, getApp, getApps } from "firebase-admin/app";
 import { getStorage } from "firebase-admin/storage";
 import request, { type Response } from "supertest";
-import { createApp } from "../src/app";
-import { stopCatalogListeners } from "../src/core/catalog-changes";
-import type { Config } from "../src/config";
-import { silentLogger, type Logger } from "../src/core/logger";
-import type { Deps } from "../src/deps";
-import { localDeps } from "../src/local";
-import { stopReleaseWatches } from "../src/releases/service";
+import { createApp } from "../../src/app";
+import { stopCatalogListeners } from "../../src/core/catalog-changes";
+import type { Config } from "../../src/config";
+import { silentLogger, type Logger } from "../../src/core/logger";
+import type { Deps } from "../../src/deps";
+import { localDeps } from "../../src/local";
+import { stopReleaseWatches } from "../../src/releases/service";
 import { modulePackage } from "./packages";
 
 export const projectId = process.env.TEST_PROJECT_ID!;

@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { Timestamp } from "firebase-admin/firestore";
-import type { Release } from "../src/releases/schemas";
+import type { Release } from "../../src/releases/schemas";
 import { testBucket, testDeps } from "./harness";
 
 const DAY = 24 * 60 * 60 * 1000;

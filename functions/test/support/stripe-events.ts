@@ -1,6 +1,6 @@
 /** Stripe events as Stripe sends them, signed offline with the stripe package's own test signer. */
 import Stripe from "stripe";
-import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
+import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../../src/config";
 
 let counter = 0;
 

@@ -1,4 +1,4 @@
-import type { LocalStack } from "../../tools/local-stack";
+import type { LocalStack } from "../../../tools/local-stack";
 
 /** Stops the emulators, but never lets a stuck one hold the test run (and CI) open. */
 export default async function globalTeardown(): Promise<void> {

@@ -1,5 +1,5 @@
-import { freePort, startLocalStack } from "../../tools/local-stack";
-import { generateModuleSigningKeys, throwawayServiceAccount } from "../../tools/local-keys";
+import { freePort, startLocalStack } from "../../../tools/local-stack";
+import { generateModuleSigningKeys, throwawayServiceAccount } from "../../../tools/local-keys";
 
 /** The project the tests use: its own, so test runs never touch `npm start`'s demo data. */
 export const TEST_PROJECT_ID = "demo-marketplace-test";
