@@ -1,3 +1,4 @@
+import { STORED_PREFIXES } from "../core/storage-paths";
 import type { OperatorDeps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
 import { releaseStore } from "../releases/release-store";
@@ -8,7 +9,6 @@ import { releaseStore } from "../releases/release-store";
  * Objects younger than the grace period are kept: their document may still be on its way.
  */
 const ORPHAN_GRACE_MS = 60 * 60 * 1000;
-const PREFIXES = ["modules/", "releases/"];
 
 export async function removeOrphanedObjects({ db, store, clock }: Pick<OperatorDeps, "db" | "store" | "clock">, graceMs = ORPHAN_GRACE_MS) {
   const cutoff = clock().getTime() - graceMs;
@@ -16,7 +16,7 @@ export async function removeOrphanedObjects({ db, store, clock }: Pick<OperatorD
   const referenced = new Set([...packages, ...installers]);
   let checked = 0;
   const removed: string[] = [];
-  for (const prefix of PREFIXES) {
+  for (const prefix of STORED_PREFIXES) {
     for await (const object of store.list(prefix)) {
       checked += 1;
       if (referenced.has(object.path) || object.createdAt.getTime() > cutoff) continue;

@@ -97,6 +97,27 @@ export function bucketStore(bucket: Bucket, clock: () => Date): ObjectStore {
   };
 }
 
+/**
+ * Stores an object, then records it (writes what references it); when recording fails, the object
+ * is deleted again unless a record points at it after all (a write abandoned at its deadline may
+ * still have landed), and the recording's error is what the caller sees. An object whose deletion
+ * fails too is left to the scheduled clean-up (cleanup/), which removes what nothing references.
+ */
+export async function storeThenRecord<T>(
+  store: ObjectStore,
+  path: string,
+  steps: { store: () => Promise<void>; record: () => Promise<T>; recordedAnyway?: () => Promise<boolean> },
+): Promise<T> {
+  await steps.store();
+  try {
+    return await steps.record();
+  } catch (error) {
+    const kept = await (steps.recordedAnyway?.() ?? Promise.resolve(false)).catch(() => true);
+    if (!kept) await store.delete(path).catch(() => {});
+    throw error;
+  }
+}
+
 function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, "_");
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;

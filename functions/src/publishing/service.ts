@@ -3,6 +3,8 @@ import type { z } from "zod";
 import { assertInNamespace, assertMayChangeVersion, assertOwnsModule } from "../access/policy";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
 import { withinDeadline } from "../core/deadline";
+import { storeThenRecord } from "../core/storage";
+import { packagePath } from "../core/storage-paths";
 import { toIso } from "../core/documents";
 import { ApiError, unavailable } from "../core/errors";
 import type { Deps, OperatorDeps } from "../deps";
@@ -26,7 +28,6 @@ export interface Publisher {
   publisherId: string;
 }
 
-const packagePath = (moduleId: string, version: string, sha256: string) => `modules/${moduleId}/${version}/${sha256}.mpkg`;
 /** Rounds of optimistic publishing before contention is answered as 503: each loser re-reads once. */
 const PUBLISH_ATTEMPTS = 5;
 const FAILED_PRECONDITION = 9;
@@ -43,7 +44,6 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
   assertMayChangeVersion(target, current.module, current.version, publisher.id);
 
   const storagePath = packagePath(moduleId, version, sha256);
-  await store.write(storagePath, bytes, { contentType: "application/zip", metadata: { moduleId, version, sha256 } });
   const signedAt = clock();
   const record: VersionRecord = {
     moduleId,
@@ -62,23 +62,21 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
     yankReason: null,
     listing: listingOf(manifest),
   };
-  let replacedPath: string | undefined;
-  try {
-    replacedPath = await withinDeadline("Firestore (sign)", db.runTransaction(async (tx) => {
-      const { module, version: previous } = await modules.getModuleAndVersion(moduleId, version, tx);
-      assertMayChangeVersion(target, module, previous, publisher.id);
-      if (!module) modules.createModule(tx, newModule(moduleId, publisher, record.listing, signedAt));
-      // Until a first publish, the module shows the listing of its latest signed version.
-      else if (!module.listed) modules.setModule(tx, { ...withListing(module, record.listing), updatedAt: signedAt });
-      modules.setVersion(tx, record);
-      return previous?.storagePath;
-    }));
-  } catch (error) {
-    // The package is stored only if a version record points at it.
-    const stored = await modules.getVersion(moduleId, version);
-    if (stored?.storagePath !== storagePath) await store.delete(storagePath);
-    throw error;
-  }
+  // The package is stored only if a version record points at it.
+  const replacedPath = await storeThenRecord(store, storagePath, {
+    store: () => store.write(storagePath, bytes, { contentType: "application/zip", metadata: { moduleId, version, sha256 } }),
+    record: () =>
+      withinDeadline("Firestore (sign)", db.runTransaction(async (tx) => {
+        const { module, version: previous } = await modules.getModuleAndVersion(moduleId, version, tx);
+        assertMayChangeVersion(target, module, previous, publisher.id);
+        if (!module) modules.createModule(tx, newModule(moduleId, publisher, record.listing, signedAt));
+        // Until a first publish, the module shows the listing of its latest signed version.
+        else if (!module.listed) modules.setModule(tx, { ...withListing(module, record.listing), updatedAt: signedAt });
+        modules.setVersion(tx, record);
+        return previous?.storagePath;
+      })),
+    recordedAnyway: async () => (await modules.getVersion(moduleId, version))?.storagePath === storagePath,
+  });
   if (replacedPath && replacedPath !== storagePath) {
     await store.delete(replacedPath).catch((error: Error) =>
       logger.warn("could not delete a replaced package", { storagePath: replacedPath, error: error.message }),

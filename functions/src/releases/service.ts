@@ -1,10 +1,11 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { Transform, type Readable } from "node:stream";
 import type { Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { isAlreadyExists, toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
-import type { ObjectStore, SignedUrl } from "../core/storage";
+import { storeThenRecord, type ObjectStore, type SignedUrl } from "../core/storage";
+import { installerPath } from "../core/storage-paths";
 import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
 import { releaseStore, type Release as StoredRelease, type ReleaseFilter } from "./release-store";
@@ -139,7 +140,7 @@ export async function publishRelease({ db, store, clock }: OperatorDeps, input: 
     throw new ApiError("release_exists", `Release ${existing.id} exists (${fields.version} ${fields.platform} ${fields.arch} ${fields.channel}); pass --replace to overwrite it.`);
   }
   const id = existing?.id ?? `${fields.platform}-${fields.arch}-${fields.channel}-${fields.version}`;
-  const storagePath = `releases/${id}/${randomUUID()}/${fields.fileName}`;
+  const storagePath = installerPath(id, fields.fileName);
 
   const sha256 = createHash("sha256");
   const sha512 = createHash("sha512");
@@ -154,29 +155,29 @@ export async function publishRelease({ db, store, clock }: OperatorDeps, input: 
     },
   });
   upload.content.pipe(meter);
-  await store.writeStream(storagePath, meter, upload.size, { contentType: "application/octet-stream" });
-
-  const release: StoredRelease = {
-    id,
-    ...fields,
-    storagePath,
-    size,
-    sha256: sha256.digest("hex"),
-    sha512: sha512.digest("base64"),
-    notes: (notes ?? existing?.notes) || null,
-    publishedAt: clock(),
-    rolloutPercentage: rollout,
-    yankedAt: null,
-    yankReason: null,
-  };
-  try {
-    if (existing) await releases.replace(release);
-    else await releases.create(release);
-  } catch (error) {
-    await store.delete(storagePath);
-    if (isAlreadyExists(error)) throw new ApiError("release_exists", `Release ${id} was created meanwhile; pass --replace to overwrite it.`);
-    throw error;
-  }
+  const release = await storeThenRecord(store, storagePath, {
+    store: () => store.writeStream(storagePath, meter, upload.size, { contentType: "application/octet-stream" }),
+    // The hashes and size are known once the stream has been stored.
+    record: async () => {
+      const stored: StoredRelease = {
+        id,
+        ...fields,
+        storagePath,
+        size,
+        sha256: sha256.digest("hex"),
+        sha512: sha512.digest("base64"),
+        notes: (notes ?? existing?.notes) || null,
+        publishedAt: clock(),
+        rolloutPercentage: rollout,
+        yankedAt: null,
+        yankReason: null,
+      };
+      await (existing ? releases.replace(stored) : releases.create(stored));
+      return stored;
+    },
+  }).catch((error: unknown) => {
+    throw isAlreadyExists(error) ? new ApiError("release_exists", `Release ${id} was created meanwhile; pass --replace to overwrite it.`) : error;
+  });
   if (existing && existing.storagePath !== storagePath) await store.delete(existing.storagePath);
   return toReleaseView(release);
 }
