@@ -35,7 +35,7 @@ import { searchTerms } from "../functions/src/marketplace/search";
 import { publishRelease } from "../functions/src/releases/service";
 import { generateModuleSigningKeys, throwawayServiceAccount } from "./local-keys";
 import { freePort, startLocalStack } from "./local-stack";
-import { buildPackage } from "./mpkg";
+import { buildPackage } from "../packages/mpkg/src/archive";
 
 const PROJECT_ID = "demo-marketplace-bench";
 const ROOT = path.join(__dirname, "..");

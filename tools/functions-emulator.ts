@@ -10,11 +10,10 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { ServiceAccount } from "../functions/src/local";
-import { freePort, stopSupervisor } from "./local-stack";
+import { freePort, stopSupervisor, SUPERVISOR } from "./local-stack";
 
 const ROOT = path.join(__dirname, "..");
 const FUNCTIONS_DIR = path.join(ROOT, "functions");
-const SUPERVISOR = path.join(__dirname, "supervise.cjs");
 const SECRET_FILE = path.join(FUNCTIONS_DIR, ".secret.local");
 const PARAMS_FILE = path.join(FUNCTIONS_DIR, ".env.local");
 

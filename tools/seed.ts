@@ -17,7 +17,7 @@ import type { Release } from "../functions/src/releases/schemas";
 import { backfillSha512, listReleasesFor, publishRelease } from "../functions/src/releases/service";
 import { setSubscription } from "../functions/src/subscriptions/service";
 import { userStore } from "../functions/src/accounts/user-store";
-import { buildPackage } from "./mpkg";
+import { buildPackage } from "../packages/mpkg/src/archive";
 
 export const DEMO_PASSWORD = "marketplace-demo";
 

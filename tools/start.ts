@@ -17,13 +17,11 @@ import { drainDownloadCounters } from "../functions/src/marketplace/download-cou
 import { ensureFunctionsLocalFiles, functionsApiBase, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
+import { HOST, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./local-stack/addresses";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
 
-const LOCAL_PROJECT_ID = "demo-marketplace";
-const LOCAL_BUCKET = "demo-marketplace.appspot.com";
-const LOCAL_PORTS = { api: 5001, firestore: 8080, auth: 9099, storage: 9199 };
+const LOCAL_BUCKET = `${LOCAL_PROJECT_ID}.appspot.com`;
 type Ports = typeof LOCAL_PORTS;
-const HOST = "127.0.0.1";
 const ROOT = path.join(__dirname, "..");
 const LOCAL_DIR = path.join(ROOT, ".local");
 const HOSTING_DIR = path.join(ROOT, "hosting");

@@ -7,7 +7,7 @@ import { DAY_MS } from "./core/time";
  * Each setting is a Firebase param (so `firebase deploy` knows and prompts for it) whose value
  * reaches the function as an environment variable of the same name; `loadConfig` reads those
  * variables with the defaults below, so production, the dev server and the tests share one
- * reading. Local runs set the variables in code (tools/local-stack.ts) instead of .env files.
+ * reading. Local runs set the variables in code (tools/start.ts, the tests' global setup) instead of .env files.
  */
 export const DEFAULTS = {
   signedUrlTtlSeconds: 900,

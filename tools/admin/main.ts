@@ -27,6 +27,7 @@ import {
 import { setSubscription } from "../../functions/src/subscriptions/service";
 import { describeUser } from "../../functions/src/users/service";
 import { printResult, uploadProgress } from "./output";
+import { emulatorHostEnv, LOCAL_PORTS, LOCAL_PROJECT_ID } from "../local-stack/addresses";
 
 export interface Io {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -34,13 +35,8 @@ export interface Io {
   env: Record<string, string | undefined>;
 }
 
-/** Emulator addresses and project of the local stack. */
-const LOCAL = {
-  projectId: "demo-marketplace",
-  FIRESTORE_EMULATOR_HOST: "127.0.0.1:8080",
-  FIREBASE_AUTH_EMULATOR_HOST: "127.0.0.1:9099",
-  STORAGE_EMULATOR_HOST: "http://127.0.0.1:9199",
-};
+/** Emulator addresses and project of the local stack (firebase.json). */
+const LOCAL = { projectId: LOCAL_PROJECT_ID, ...emulatorHostEnv(LOCAL_PORTS) };
 
 interface GlobalOptions {
   emulators?: boolean;
@@ -58,7 +54,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   let exitCode = 0;
   const program = new Command("marketplace-admin")
     .description("Operator tool of the Marketplace API: installers, entitlements, businesses, subscriptions.")
-    .option("--emulators", "use the local emulators (127.0.0.1:8080/9099/9199, project demo-marketplace)")
+    .option("--emulators", `use the local emulators (${LOCAL.FIRESTORE_EMULATOR_HOST}, ${LOCAL.FIREBASE_AUTH_EMULATOR_HOST}, ${LOCAL.STORAGE_EMULATOR_HOST}; project ${LOCAL.projectId})`)
     .option("--project <id>", "Firebase project (with Application Default Credentials)")
     .option("--bucket <name>", "Storage bucket (default: STORAGE_BUCKET, else <project>.appspot.com)")
     .option("--json", "print JSON instead of tables")

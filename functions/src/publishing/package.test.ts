@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { buildPackage } from "../../../tools/mpkg";
+import { buildPackage } from "../../../packages/mpkg/src/archive";
 import { lyingZip } from "../../test/support/lying-zip";
 import { inspectPackage } from "./package";
 

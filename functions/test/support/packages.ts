@@ -1,7 +1,7 @@
 /** Real module packages for tests, well-formed and hostile. */
-import { buildPackage, type PackageEntry } from "../../../tools/mpkg";
+import { buildPackage, type PackageEntry } from "../../../packages/mpkg/src/archive";
 
-export { zip } from "../../../tools/mpkg";
+export { zip } from "../../../packages/mpkg/src/archive";
 
 export function manifest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { id: "acme.charts", name: "Charts", version: "1.0.0", summary: "Draw bar charts and pie charts.", ...overrides };

@@ -1,14 +1,13 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import ignore from "ignore";
-import yazl from "yazl";
 import { inspectPackage, PACKAGE_RULES, type InspectedPackage } from "../../../functions/src/publishing/package";
 import { ApiError } from "../../../functions/src/core/errors";
+import { zip, type PackageEntry } from "./archive";
 import { UsageError } from "./problems";
 
 /** What `mpkg pack` always leaves out, beyond `.mpkgignore`. */
 const ALWAYS_IGNORED = [".git/", ".mpkgignore", "*.mpkg", ".DS_Store", "node_modules/.cache/"];
-const FIXED_TIME = new Date("2026-01-01T00:00:00Z");
 export const DEFAULT_MAX_PACKAGE_BYTES = 25 * 1024 * 1024;
 
 export interface PackedModule extends InspectedPackage {
@@ -19,7 +18,7 @@ export interface PackedModule extends InspectedPackage {
 /**
  * Packs a module folder: every file but those `.mpkgignore` (gitignore syntax) and the defaults
  * leave out, in a ZIP with `module.json` at its root, then checks the archive with the service's
- * own package rules (functions/src/modules/package.ts), so what it refuses here the service would
+ * own package rules (functions/src/publishing/package.ts), so what it refuses here the service would
  * refuse too.
  */
 export async function packDirectory(dir: string, maxBytes = DEFAULT_MAX_PACKAGE_BYTES): Promise<PackedModule> {
@@ -30,7 +29,7 @@ export async function packDirectory(dir: string, maxBytes = DEFAULT_MAX_PACKAGE_
   if (ignoreFile !== null) rules.add(ignoreFile);
   const files = await walk(root, "", rules);
   if (!files.includes(PACKAGE_RULES.manifestName)) throw new UsageError(`No ${PACKAGE_RULES.manifestName} in '${dir}' (or .mpkgignore leaves it out).`);
-  const bytes = await zip(root, files);
+  const bytes = await zipFiles(root, files);
   if (bytes.length > maxBytes) {
     throw new UsageError(`The package is ${bytes.length} bytes, over the upload limit of ${maxBytes} (the service would answer 413); leave files out with .mpkgignore.`);
   }
@@ -60,18 +59,11 @@ async function walk(root: string, relative: string, rules: ReturnType<typeof ign
   return files;
 }
 
-function zip(root: string, files: string[]): Promise<Buffer> {
-  const archive = new yazl.ZipFile();
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    archive.outputStream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    archive.outputStream.on("end", () => resolve(Buffer.concat(chunks)));
-    archive.outputStream.on("error", reject);
-    (async () => {
-      for (const name of files) archive.addBuffer(await readFile(path.join(root, name)), name, { mtime: FIXED_TIME, compress: true });
-      archive.end();
-    })().catch(reject);
-  });
+/** The files, read one after another (a package may hold thousands), in the one deterministic archive layout. */
+async function zipFiles(root: string, files: string[]): Promise<Buffer> {
+  const entries: PackageEntry[] = [];
+  for (const name of files) entries.push({ name, content: await readFile(path.join(root, name)) });
+  return zip(entries);
 }
 
 export const packageFileName = (manifest: { id: string; version: string }) => `${manifest.id}-${manifest.version}.mpkg`;

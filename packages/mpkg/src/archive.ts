@@ -1,4 +1,7 @@
-/** Builds module packages (.mpkg: a ZIP with module.json at its root), for demo data and tests. */
+/**
+ * Module packages (.mpkg: a ZIP with module.json at its root) as bytes, always laid out the same
+ * way: `mpkg pack`, the demo data, the benchmark and the tests all write them here.
+ */
 import yazl from "yazl";
 
 export interface PackageEntry {

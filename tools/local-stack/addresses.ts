@@ -1,0 +1,82 @@
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+
+/**
+ * Where the local stack listens: the emulators block of firebase.json is the one source of the
+ * host, the ports and the project (.firebaserc), for `npm start`, the operator CLI's --emulators,
+ * and the official suite alike. The Functions port is the API's (contract §7).
+ */
+const ROOT = path.join(__dirname, "..", "..");
+const firebaseJson = JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8")) as {
+  emulators: Record<"auth" | "firestore" | "storage" | "functions", { host: string; port: number }>;
+};
+const emulators = firebaseJson.emulators;
+
+export const HOST = emulators.firestore.host;
+export const LOCAL_PROJECT_ID = (JSON.parse(readFileSync(path.join(ROOT, ".firebaserc"), "utf8")) as { projects: { default: string } }).projects.default;
+export const LOCAL_PORTS = { api: emulators.functions.port, firestore: emulators.firestore.port, auth: emulators.auth.port, storage: emulators.storage.port };
+
+/** The Admin SDK's host variables for emulators on these ports. */
+export function emulatorHostEnv(ports: { firestore: number; auth: number; storage: number }) {
+  return {
+    FIRESTORE_EMULATOR_HOST: `${HOST}:${ports.firestore}`,
+    FIREBASE_AUTH_EMULATOR_HOST: `${HOST}:${ports.auth}`,
+    STORAGE_EMULATOR_HOST: `http://${HOST}:${ports.storage}`,
+    FIREBASE_STORAGE_EMULATOR_HOST: `${HOST}:${ports.storage}`,
+    METADATA_SERVER_DETECTION: "none",
+  };
+}
+
+/** Ports another program holds: one line each, saying what to do. */
+export class PortsTakenError extends Error {
+  constructor(readonly lines: string[]) {
+    super(lines.join("\n"));
+  }
+}
+
+
+export interface PortUse {
+  port: number;
+  /** What would listen there, e.g. "the Auth emulator". */
+  what: string;
+  /** The setting that points the stack at an emulator already running there instead, e.g. "FIRESTORE_EMULATOR_HOST=127.0.0.1:8080". */
+  useExisting?: string;
+}
+
+/** Refuses to start anything while one of the ports is held by another program. */
+export async function assertPortsFree(uses: PortUse[]): Promise<void> {
+  const taken = (await Promise.all(uses.map(async (use) => ((await isPortFree(use.port)) ? null : use)))).filter(
+    (use): use is PortUse => use !== null,
+  );
+  if (taken.length === 0) return;
+  throw new PortsTakenError(
+    taken.map(
+      ({ port, what, useExisting }) =>
+        `Port ${port} (${what}) on ${HOST} is in use by another program (another \`npm start\`?): stop it` +
+        (useExisting ? `, or set ${useExisting} to use the emulator that is there.` : "."),
+    ),
+  );
+}
+
+function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, HOST, () => probe.close(() => resolve(true)));
+  });
+}
+
+
+/** A TCP port free on 127.0.0.1 right now, for emulators that must not collide with others. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on("error", reject);
+    probe.listen(0, HOST, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,115 @@
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { HOST } from "./addresses";
+import { EXPORT, firebaseToolsVersion } from "./export";
+
+export interface InProcessEmulators {
+  importData(dir: string): Promise<void>;
+  exportData(dir: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * firebase-tools has no public entry point that starts one emulator in a process (the CLI's
+ * `emulators:start` insists on downloading the Storage rules engine, which cannot happen offline),
+ * so these are its internals, pinned by the lock file. Everything relied on is checked here, by
+ * name, before use: an upgrade that moves any of it fails with this message, at start and in
+ * the unit test beside this file, instead of somewhere deep in an emulator.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+export function firebaseToolsInternals(): { EmulatorRegistry: any; AuthEmulator: any; StorageEmulator: any; exegesisExpress: any } {
+  const loaded = {
+    exegesisExpress: require("exegesis-express"),
+    EmulatorRegistry: require("firebase-tools/lib/emulator/registry").EmulatorRegistry,
+    AuthEmulator: require("firebase-tools/lib/emulator/auth").AuthEmulator,
+    StorageEmulator: require("firebase-tools/lib/emulator/storage").StorageEmulator,
+  };
+  const storage = typeof loaded.StorageEmulator === "function" ? new loaded.StorageEmulator({ projectId: "probe", host: HOST, port: 0, auto_download: false }) : undefined;
+  const expected: [string, unknown][] = [
+    ["exegesis-express middleware()", loaded.exegesisExpress?.middleware],
+    ["EmulatorRegistry.start()", loaded.EmulatorRegistry?.start],
+    ["EmulatorRegistry.stopAll()", loaded.EmulatorRegistry?.stopAll],
+    ["AuthEmulator", loaded.AuthEmulator],
+    ["AuthEmulator#importData()", loaded.AuthEmulator?.prototype?.importData],
+    ["StorageEmulator", loaded.StorageEmulator],
+    ["StorageEmulator#_persistence.reset()", storage?._persistence?.reset],
+    ["StorageEmulator#_rulesRuntime", storage?._rulesRuntime],
+    ["StorageEmulator#storageLayer.import()", storage?.storageLayer?.import],
+    ["StorageEmulator#storageLayer.export()", storage?.storageLayer?.export],
+  ];
+  const missing = expected.filter(([, value]) => value === undefined || value === null).map(([name]) => name);
+  if (missing.length > 0) {
+    throw new Error(`firebase-tools ${firebaseToolsVersion()} no longer has what the local stack uses: ${missing.join(", ")}. Pin the earlier version, or adapt tools/local-stack/firebase-tools-emulators.ts.`);
+  }
+  return loaded;
+}
+/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+
+/**
+ * firebase-tools' Auth and Storage emulators, in this process. Storage runs without its Java
+ * rules engine: the service is the only client, and rules deny clients anyway. The Auth emulator
+ * compiles the validators of its whole OpenAPI spec at start (~15 s of CPU); asking exegesis to
+ * compile them on first use keeps validation and starts in ~1 s.
+ */
+export async function startInProcessEmulators(projectId: string, ports: { auth?: number; storage?: number }): Promise<InProcessEmulators> {
+  const { exegesisExpress, EmulatorRegistry, AuthEmulator, StorageEmulator } = firebaseToolsInternals();
+  if (!exegesisExpress.__lazySchemas) {
+    const middleware = exegesisExpress.middleware;
+    exegesisExpress.middleware = (spec: unknown, options: object) =>
+      middleware(spec, { ...options, lazyCompileValidationSchemas: true });
+    exegesisExpress.__lazySchemas = true;
+  }
+  const imports: ((dir: string) => Promise<void>)[] = [];
+  const exports: ((dir: string) => Promise<void>)[] = [];
+  if (ports.auth !== undefined) {
+    const auth = new AuthEmulator({ projectId, host: HOST, port: ports.auth });
+    await EmulatorRegistry.start(auth);
+    const authUrl = `http://${HOST}:${ports.auth}`;
+    imports.push(async (dir) => {
+      if (existsSync(path.join(dir, EXPORT.auth))) await auth.importData(path.join(dir, EXPORT.auth), projectId, { initiatedBy: "start" });
+    });
+    exports.push(async (dir) => {
+      const target = path.join(dir, EXPORT.auth);
+      mkdirSync(target, { recursive: true });
+      const owner = { headers: { Authorization: "Bearer owner" } };
+      const [accounts, config] = await Promise.all([
+        fetch(`${authUrl}/identitytoolkit.googleapis.com/v1/projects/${projectId}/accounts:batchGet?maxResults=-1`, owner),
+        fetch(`${authUrl}/emulator/v1/projects/${projectId}/config`, owner),
+      ]);
+      if (!accounts.ok || !config.ok) throw new Error(`Auth export answered ${accounts.status}/${config.status}.`);
+      writeFileSync(path.join(target, "accounts.json"), await accounts.text());
+      writeFileSync(path.join(target, "config.json"), await config.text());
+    });
+  }
+  if (ports.storage !== undefined) {
+    const storage = new StorageEmulator({ projectId, host: HOST, port: ports.storage, auto_download: false });
+    // Its blobs go to one fixed folder under the system temp dir, which a second emulator on
+    // the machine (npm test beside npm start, two CI runs) would wipe; give each its own.
+    storage._persistence.reset(mkdtempSync(path.join(tmpdir(), "marketplace-storage-")));
+    storage._rulesRuntime.start = async () => {};
+    storage._rulesRuntime.stop = async () => {};
+    const allowAll = { verify: async () => ({ permitted: true, issues: { exist: () => false, all: [] } }) };
+    storage._rulesManager = { start: async () => {}, stop: async () => {}, getRuleset: () => allowAll };
+    await EmulatorRegistry.start(storage);
+    imports.push(async (dir) => {
+      if (existsSync(path.join(dir, EXPORT.storage, "buckets.json"))) {
+        storage.storageLayer.import(path.join(dir, EXPORT.storage), { initiatedBy: "start" });
+      }
+    });
+    exports.push(async (dir) => {
+      const target = path.join(dir, EXPORT.storage);
+      mkdirSync(target, { recursive: true });
+      await storage.storageLayer.export(target, { initiatedBy: "export" });
+    });
+  }
+  return {
+    importData: async (dir) => {
+      for (const load of imports) await load(dir);
+    },
+    exportData: async (dir) => {
+      await Promise.all(exports.map((write) => write(dir)));
+    },
+    stop: () => EmulatorRegistry.stopAll(),
+  };
+}
