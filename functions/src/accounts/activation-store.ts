@@ -20,14 +20,14 @@ const activationDocument = z.object({
   devices: z.record(z.string(), deviceEntry).optional(),
 });
 
-export interface DeviceActivation {
+export interface DeviceActivationRecord {
   deviceId: string;
   activatedAt: Date;
   lastSeenAt: Date;
   version: string;
 }
 
-export interface Activation {
+export interface ActivationRecord {
   moduleId: string;
   version: string;
   /** The device of the latest confirmation that named one. */
@@ -35,7 +35,7 @@ export interface Activation {
   activatedAt: Date;
   updatedAt: Date;
   /** Oldest first. */
-  devices: DeviceActivation[];
+  devices: DeviceActivationRecord[];
 }
 
 /** Transactions on one activation from several instances at once retry this often before giving up. */
@@ -49,7 +49,7 @@ export function activationStore(db: Firestore) {
   if (!turnsByClient.has(db)) turnsByClient.set(db, keyedQueue());
   const turns = turnsByClient.get(db)!;
   const collection = (uid: string) => db.collection("users").doc(uid).collection("activations");
-  const read = (snapshot: DocumentSnapshot): Activation | null => {
+  const read = (snapshot: DocumentSnapshot): ActivationRecord | null => {
     const stored = readDocument(activationDocument, snapshot);
     return (
       stored && {
@@ -69,7 +69,7 @@ export function activationStore(db: Firestore) {
       }
     );
   };
-  const toDocument = (activation: Activation) => ({
+  const toDocument = (activation: ActivationRecord) => ({
     moduleId: activation.moduleId,
     version: activation.version,
     ...(activation.deviceId ? { deviceId: activation.deviceId } : {}),
@@ -83,19 +83,19 @@ export function activationStore(db: Firestore) {
     ),
   });
   return withDeadlines("Firestore", {
-    async get(uid: string, moduleId: string): Promise<Activation | null> {
+    async get(uid: string, moduleId: string): Promise<ActivationRecord | null> {
       return read(await collection(uid).doc(moduleId).get());
     },
     /** Every activation of a user, oldest first. */
-    async list(uid: string): Promise<Activation[]> {
+    async list(uid: string): Promise<ActivationRecord[]> {
       return (await collection(uid).orderBy("activatedAt").get()).docs.map((snapshot) => read(snapshot)!);
     },
     /** Creates the first activation; rejects (ALREADY_EXISTS) when there is one. */
-    async create(uid: string, activation: Activation): Promise<void> {
+    async create(uid: string, activation: ActivationRecord): Promise<void> {
       await collection(uid).doc(activation.moduleId).create(toDocument(activation));
     },
     /** A repeat confirmation without a device: the version and time move; the rest stays. */
-    async refresh(uid: string, activation: Pick<Activation, "moduleId" | "version" | "updatedAt">): Promise<void> {
+    async refresh(uid: string, activation: Pick<ActivationRecord, "moduleId" | "version" | "updatedAt">): Promise<void> {
       await collection(uid)
         .doc(activation.moduleId)
         .update({ version: activation.version, updatedAt: Timestamp.fromDate(activation.updatedAt) });
@@ -105,7 +105,7 @@ export function activationStore(db: Firestore) {
      * decisions over the whole device list (the device limit) hold under concurrent requests.
      * `change` may throw to write nothing.
      */
-    async change(uid: string, moduleId: string, change: (current: Activation | null) => Activation): Promise<Activation> {
+    async change(uid: string, moduleId: string, change: (current: ActivationRecord | null) => ActivationRecord): Promise<ActivationRecord> {
       const ref = collection(uid).doc(moduleId);
       return turns(ref.path, () =>
         db.runTransaction(

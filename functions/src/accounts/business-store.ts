@@ -13,7 +13,7 @@ const businessDocument = z.object({
   roles: z.record(z.string(), z.enum(BUSINESS_ROLES)).optional(),
 });
 
-export interface Business {
+export interface BusinessRecord {
   id: string;
   name: string;
   memberIds: string[];
@@ -22,7 +22,7 @@ export interface Business {
 
 export function businessStore(db: Firestore) {
   const collection = db.collection("businesses");
-  const read = (snapshot: DocumentSnapshot): Business | null => {
+  const read = (snapshot: DocumentSnapshot): BusinessRecord | null => {
     const stored = readDocument(businessDocument, snapshot);
     return stored && { id: snapshot.id, name: stored.name, memberIds: stored.memberIds, roles: stored.roles ?? {} };
   };
@@ -30,7 +30,7 @@ export function businessStore(db: Firestore) {
     ref: (businessId: string) => collection.doc(businessId),
     read,
     /** The businesses a user is a member of: one query. */
-    async forMember(uid: string): Promise<Business[]> {
+    async forMember(uid: string): Promise<BusinessRecord[]> {
       const snapshot = await collection.where("memberIds", "array-contains", uid).get();
       return snapshot.docs.map((doc) => read(doc)!);
     },

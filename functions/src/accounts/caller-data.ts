@@ -1,8 +1,8 @@
 import type { Firestore } from "firebase-admin/firestore";
 import { effectiveEntitlements, entitlementKeys, type BusinessRole, type EntitlementGrant } from "../access/rules";
-import { activationStore, type Activation } from "./activation-store";
+import { activationStore, type ActivationRecord } from "./activation-store";
 import { businessStore } from "./business-store";
-import { subscriptionStore, type Subscription } from "./subscription-store";
+import { subscriptionStore, type SubscriptionRecord } from "./subscription-store";
 import { userStore, type UserRecord } from "./user-store";
 
 /**
@@ -14,7 +14,7 @@ export interface Membership {
   businessId: string;
   name: string;
   role: BusinessRole;
-  subscription: Subscription | null;
+  subscription: SubscriptionRecord | null;
 }
 
 /** What a user may use, with where it comes from. */
@@ -51,7 +51,7 @@ export async function loadUserAccess(db: Firestore, uid: string, now: Date): Pro
 /** What reads about a caller need: their access (entitlements, memberships) and activations. */
 export interface CallerData {
   access: UserAccess;
-  activations: Activation[];
+  activations: ActivationRecord[];
 }
 
 /**

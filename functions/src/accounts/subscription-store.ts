@@ -18,7 +18,7 @@ const subscriptionDocument = z.object({
   stripeEventCreated: timestamp.optional(),
 });
 
-export interface Subscription {
+export interface SubscriptionRecord {
   status: SubscriptionStatus;
   plan: string;
   seats: number | null;
@@ -31,7 +31,7 @@ export interface Subscription {
 
 export function subscriptionStore(db: Firestore) {
   const collection = db.collection("subscriptions");
-  const read = (snapshot: DocumentSnapshot): Subscription | null => {
+  const read = (snapshot: DocumentSnapshot): SubscriptionRecord | null => {
     const stored = readDocument(subscriptionDocument, snapshot);
     return (
       stored && {
@@ -48,7 +48,7 @@ export function subscriptionStore(db: Firestore) {
       }
     );
   };
-  const toDocument = (subscription: Subscription) => ({
+  const toDocument = (subscription: SubscriptionRecord) => ({
     status: subscription.status,
     plan: subscription.plan,
     ...(subscription.seats !== null ? { seats: subscription.seats } : {}),
@@ -63,14 +63,14 @@ export function subscriptionStore(db: Firestore) {
     ref: (businessId: string) => collection.doc(businessId),
     read,
     /** One batched read of several businesses' subscriptions, in their order. */
-    async getMany(businessIds: string[]): Promise<(Subscription | null)[]> {
+    async getMany(businessIds: string[]): Promise<(SubscriptionRecord | null)[]> {
       if (businessIds.length === 0) return [];
       return (await db.getAll(...businessIds.map((id) => collection.doc(id)))).map(read);
     },
-    async set(businessId: string, subscription: Subscription): Promise<void> {
+    async set(businessId: string, subscription: SubscriptionRecord): Promise<void> {
       await collection.doc(businessId).set(toDocument(subscription));
     },
-    setIn(tx: Transaction, businessId: string, subscription: Subscription): void {
+    setIn(tx: Transaction, businessId: string, subscription: SubscriptionRecord): void {
       tx.set(collection.doc(businessId), toDocument(subscription));
     },
   });

@@ -1,5 +1,5 @@
 import { ApiError } from "../core/errors";
-import type { Activation } from "../accounts/activation-store";
+import type { ActivationRecord } from "../accounts/activation-store";
 import { certificateExpiry, confirmOnDevice, DEVICE_ID, releaseDevice } from "./rules";
 
 const DAY = 24 * 60 * 60;
@@ -34,7 +34,7 @@ describe("certificateExpiry", () => {
 describe("devices", () => {
   const now = at("2026-06-01T00:00:00Z");
   const later = at("2026-06-02T00:00:00Z");
-  const confirm = (current: Activation | null, deviceId: string, when = now, limit = 3) =>
+  const confirm = (current: ActivationRecord | null, deviceId: string, when = now, limit = 3) =>
     confirmOnDevice(current, { moduleId: "acme.maps", version: "1.0.0", deviceId, now: when }, limit);
   const codeOf = (run: () => unknown) => {
     try {
@@ -46,7 +46,7 @@ describe("devices", () => {
   };
 
   it("adds devices up to the limit, refuses the next, and always takes a known one", () => {
-    const three = ["a", "b", "c"].reduce<Activation | null>((activation, id) => confirm(activation, id), null)!;
+    const three = ["a", "b", "c"].reduce<ActivationRecord | null>((activation, id) => confirm(activation, id), null)!;
     expect(three.devices.map((device) => device.deviceId)).toEqual(["a", "b", "c"]);
     expect(codeOf(() => confirm(three, "d"))).toBe("device_limit_reached");
     const again = confirm(three, "b", later);

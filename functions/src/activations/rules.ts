@@ -1,6 +1,6 @@
 import { GRACE_PERIOD_MS, type EntitlementGrant, type SubscriptionTerms } from "../access/rules";
 import { ApiError } from "../core/errors";
-import type { Activation } from "../accounts/activation-store";
+import type { ActivationRecord } from "../accounts/activation-store";
 
 /** The device and certificate rules of the contract (§10), as pure functions of their inputs. */
 
@@ -13,10 +13,10 @@ export const DEVICE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * devices hold them all.
  */
 export function confirmOnDevice(
-  current: Activation | null,
+  current: ActivationRecord | null,
   confirmation: { moduleId: string; version: string; deviceId: string; now: Date },
   limit: number,
-): Activation {
+): ActivationRecord {
   const { moduleId, version, deviceId, now } = confirmation;
   const devices = current?.devices ?? [];
   const known = devices.some((device) => device.deviceId === deviceId);
@@ -39,7 +39,7 @@ export function confirmOnDevice(
 }
 
 /** The activation without `deviceId`, whose slot is free again. */
-export function releaseDevice(current: Activation | null, moduleId: string, deviceId: string, now: Date): Activation {
+export function releaseDevice(current: ActivationRecord | null, moduleId: string, deviceId: string, now: Date): ActivationRecord {
   if (!current?.devices.some((device) => device.deviceId === deviceId)) {
     throw new ApiError("device_not_found", `Module '${moduleId}' is not active on a device '${deviceId}'.`);
   }

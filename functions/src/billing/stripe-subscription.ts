@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ENTITLEMENT_KEY } from "../core/documents";
 import { documentId } from "../core/schemas";
-import type { Subscription } from "../accounts/subscription-store";
+import type { SubscriptionRecord } from "../accounts/subscription-store";
 import { grantsEntitlements, type SubscriptionStatus } from "../access/rules";
 
 /**
@@ -61,7 +61,7 @@ const STATUS: Record<string, SubscriptionStatus | "not_written"> = {
 };
 
 export type SubscriptionFromStripe =
-  | { kind: "write"; businessId: string; businessName: string; subscription: Omit<Subscription, "stripe">; droppedEntitlements: string[] }
+  | { kind: "write"; businessId: string; businessName: string; subscription: Omit<SubscriptionRecord, "stripe">; droppedEntitlements: string[] }
   | { kind: "skip"; reason: string };
 
 /** The subscription document a Stripe subscription maps to, or why it writes none. */
@@ -107,7 +107,7 @@ function entitlementsOf(price: z.output<typeof stripePrice>): { valid: string[];
  * - else `applied`.
  */
 export function stripeWriteDecision(
-  stored: Pick<Subscription, "status" | "stripe"> | null,
+  stored: Pick<SubscriptionRecord, "status" | "stripe"> | null,
   incoming: { subscriptionId: string; status: SubscriptionStatus; eventCreated: Date },
 ): "applied" | "stale" | "superseded" {
   if (!stored?.stripe) return "applied";

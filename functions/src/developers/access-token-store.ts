@@ -17,7 +17,7 @@ const accessTokenDocument = z.object({
   lastUsedAt: timestamp.optional(),
 });
 
-export interface AccessToken {
+export interface AccessTokenRecord {
   /** The public id, as listed and revoked. */
   id: string;
   developerId: string;
@@ -29,7 +29,7 @@ export interface AccessToken {
 
 export function accessTokenStore(db: Firestore) {
   const collection = db.collection("accessTokens");
-  const read = (snapshot: DocumentSnapshot): AccessToken | null => {
+  const read = (snapshot: DocumentSnapshot): AccessTokenRecord | null => {
     const stored = readDocument(accessTokenDocument, snapshot);
     return (
       stored && {
@@ -44,7 +44,7 @@ export function accessTokenStore(db: Firestore) {
   };
   const byId = (developerId: string, id: string) => collection.where("developerId", "==", developerId).where("id", "==", id).limit(1);
   return withDeadlines("Firestore", {
-    async create(hash: string, token: Omit<AccessToken, "lastUsedAt">): Promise<void> {
+    async create(hash: string, token: Omit<AccessTokenRecord, "lastUsedAt">): Promise<void> {
       await collection.doc(hash).create({
         id: token.id,
         developerId: token.developerId,
@@ -53,11 +53,11 @@ export function accessTokenStore(db: Firestore) {
         expiresAt: Timestamp.fromDate(token.expiresAt),
       });
     },
-    async findByHash(hash: string): Promise<AccessToken | null> {
+    async findByHash(hash: string): Promise<AccessTokenRecord | null> {
       return read(await collection.doc(hash).get());
     },
     /** A developer's tokens, newest first. */
-    async list(developerId: string): Promise<AccessToken[]> {
+    async list(developerId: string): Promise<AccessTokenRecord[]> {
       const snapshot = await collection.where("developerId", "==", developerId).get();
       return snapshot.docs.map((doc) => read(doc)!).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     },

@@ -6,7 +6,7 @@ import { toIso } from "../core/documents";
 import { ApiError, invalidRequest, tokenError } from "../core/errors";
 import { DAY_MS } from "../core/time";
 import type { Deps } from "../deps";
-import { accessTokenStore, type AccessToken } from "./access-token-store";
+import { accessTokenStore, type AccessTokenRecord } from "./access-token-store";
 import { developerStore } from "./developer-store";
 import type { accessTokenSchema, createAccessTokenSchema } from "./schemas";
 
@@ -29,7 +29,7 @@ const hashOf = (token: string) => createHash("sha256").update(token).digest("hex
 
 type TokenView = z.output<typeof accessTokenSchema>;
 
-const view = (token: AccessToken): TokenView => ({
+const view = (token: AccessTokenRecord): TokenView => ({
   id: token.id,
   name: token.name,
   createdAt: toIso(token.createdAt),

@@ -1,8 +1,8 @@
 import { parse } from "yaml";
-import type { Release } from "./release-store";
+import type { ReleaseRecord } from "./release-store";
 import { electronFeed, feedChannel, FEED_FILES, jsonUpdate } from "./feeds";
 
-const release: Release & { sha512: string } = {
+const release: ReleaseRecord & { sha512: string } = {
   id: "win32-x64-stable-1.2.0",
   version: "1.2.0",
   platform: "win32",

@@ -1,6 +1,6 @@
 import semver from "semver";
 import { stringify } from "yaml";
-import type { Release as StoredRelease } from "./release-store";
+import type { ReleaseRecord } from "./release-store";
 
 /**
  * What update clients read (API §8): electron-updater's generic-provider channel files, and the
@@ -24,7 +24,7 @@ export function feedChannel(file: FeedFile, platform: keyof typeof SUFFIX): "sta
  * `releaseNotes`), with `stagingPercentage` when the release is staged and the caller sent no
  * staging id, so electron-updater applies it itself.
  */
-export function electronFeed(release: StoredRelease & { sha512: string }, downloadUrl: string, staged: boolean): string {
+export function electronFeed(release: ReleaseRecord & { sha512: string }, downloadUrl: string, staged: boolean): string {
   return stringify({
     version: release.version,
     files: [{ url: downloadUrl, sha512: release.sha512, size: release.size }],
@@ -37,7 +37,7 @@ export function electronFeed(release: StoredRelease & { sha512: string }, downlo
 }
 
 /** The JSON update check: null (204) unless the offered release is newer than what the caller runs. */
-export function jsonUpdate(release: StoredRelease, currentVersion: string, downloadUrl: string) {
+export function jsonUpdate(release: ReleaseRecord, currentVersion: string, downloadUrl: string) {
   if (!semver.gt(release.version, currentVersion)) return null;
   return {
     version: release.version,

@@ -29,7 +29,7 @@ const releaseDocument = z.object({
   yankReason: z.string().optional(),
 });
 
-export interface Release {
+export interface ReleaseRecord {
   id: string;
   version: string;
   platform: Platform;
@@ -56,7 +56,7 @@ export interface ReleaseFilter {
 
 export function releaseStore(db: Firestore) {
   const collection = db.collection("releases");
-  const read = (snapshot: DocumentSnapshot): Release | null => {
+  const read = (snapshot: DocumentSnapshot): ReleaseRecord | null => {
     const stored = readDocument(releaseDocument, snapshot);
     if (!stored) return null;
     return {
@@ -70,7 +70,7 @@ export function releaseStore(db: Firestore) {
       yankReason: stored.yankReason ?? null,
     };
   };
-  const toDocument = ({ id: _id, sha512, notes, publishedAt, yankedAt, yankReason, ...release }: Release) =>
+  const toDocument = ({ id: _id, sha512, notes, publishedAt, yankedAt, yankReason, ...release }: ReleaseRecord) =>
     releaseDocument.parse({
       ...release,
       ...(sha512 ? { sha512 } : {}),
@@ -81,11 +81,11 @@ export function releaseStore(db: Firestore) {
     });
   return withDeadlines("Firestore", {
     read,
-    async get(releaseId: string): Promise<Release | null> {
+    async get(releaseId: string): Promise<ReleaseRecord | null> {
       return read(await collection.doc(releaseId).get());
     },
     /** Every release matching the filter (equality on each given field), in no particular order. */
-    async find(filter: ReleaseFilter): Promise<Release[]> {
+    async find(filter: ReleaseFilter): Promise<ReleaseRecord[]> {
       let query: Query = collection;
       for (const field of ["platform", "channel", "arch", "version"] as const) {
         if (filter[field]) query = query.where(field, "==", filter[field]);
@@ -93,7 +93,7 @@ export function releaseStore(db: Firestore) {
       return (await query.get()).docs.map((snapshot) => read(snapshot)!);
     },
     /** Follows the whole collection (a Firestore listener); a malformed document ends it, as an error. */
-    watch(onChange: (releases: Release[]) => void, onError: (error: Error) => void): () => void {
+    watch(onChange: (releases: ReleaseRecord[]) => void, onError: (error: Error) => void): () => void {
       const stop = collection.onSnapshot((snapshot) => {
         try {
           onChange(snapshot.docs.map((doc) => read(doc)!));
@@ -105,10 +105,10 @@ export function releaseStore(db: Firestore) {
       return stop;
     },
     /** Writes a new release; rejects (ALREADY_EXISTS) when its id is taken. */
-    async create(release: Release): Promise<void> {
+    async create(release: ReleaseRecord): Promise<void> {
       await collection.doc(release.id).create(toDocument(release));
     },
-    async replace(release: Release): Promise<void> {
+    async replace(release: ReleaseRecord): Promise<void> {
       await collection.doc(release.id).set(toDocument(release));
     },
     /** Where every release's installer is stored: one query of that field only. */

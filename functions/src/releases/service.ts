@@ -8,7 +8,7 @@ import { storeThenRecord, type ObjectStore, type SignedUrl } from "../core/stora
 import { installerPath } from "../core/storage-paths";
 import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
-import { releaseStore, type Release as StoredRelease, type ReleaseFilter } from "./release-store";
+import { releaseStore, type ReleaseRecord, type ReleaseFilter } from "./release-store";
 import { compareBySemverDescending, offeredRelease } from "./rules";
 import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, rolloutInput, yankInput, type Release } from "./schemas";
 
@@ -20,7 +20,7 @@ import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, rolloutInp
  * reads the collection (concurrent calls share one read). With `ttlMs` 0 every call reads.
  */
 export interface ReleaseCatalog {
-  all(): Promise<StoredRelease[]>;
+  all(): Promise<ReleaseRecord[]>;
 }
 
 const watches = new Set<() => void>();
@@ -37,10 +37,10 @@ const RESTART_DELAY_MS = 1_000;
 export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
   // Built on first use: declaring the routes touches no backend.
   const releases = () => releaseStore(db);
-  let current: StoredRelease[] | null = null;
+  let current: ReleaseRecord[] | null = null;
   let watching = false;
   let watchAgainAt = 0;
-  let reading: Promise<StoredRelease[]> | null = null;
+  let reading: Promise<ReleaseRecord[]> | null = null;
   const readThrough = () => {
     reading ??= releases()
       .find({})
@@ -68,7 +68,7 @@ export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
   };
 }
 
-const matching = (filter: ReleaseFilter) => (release: StoredRelease) =>
+const matching = (filter: ReleaseFilter) => (release: ReleaseRecord) =>
   (["platform", "channel", "arch", "version"] as const).every((field) => !filter[field] || release[field] === filter[field]);
 
 /** Published releases matching the filter that are not yanked, highest semver first. */
@@ -102,8 +102,8 @@ export async function offeredUpdate(
   db: Firestore,
   target: Required<Pick<ReleaseFilter, "platform" | "arch" | "channel">>,
   stagingId: string | undefined,
-): Promise<StoredRelease & { sha512: string }> {
-  const candidates = (await releaseStore(db).find(target)).filter((release): release is StoredRelease & { sha512: string } => release.sha512 !== null);
+): Promise<ReleaseRecord & { sha512: string }> {
+  const candidates = (await releaseStore(db).find(target)).filter((release): release is ReleaseRecord & { sha512: string } => release.sha512 !== null);
   const offered = offeredRelease(candidates, stagingId);
   if (!offered) throw new ApiError("release_not_found", `No ${target.channel} release for ${target.platform} ${target.arch} is offered.`);
   return offered;
@@ -159,7 +159,7 @@ export async function publishRelease({ db, store, clock }: OperatorDeps, input: 
     store: () => store.writeStream(storagePath, meter, upload.size, { contentType: "application/octet-stream" }),
     // The hashes and size are known once the stream has been stored.
     record: async () => {
-      const stored: StoredRelease = {
+      const stored: ReleaseRecord = {
         id,
         ...fields,
         storagePath,
@@ -193,7 +193,7 @@ export async function removeRelease({ db, store }: OperatorDeps, input: z.input<
   return { id: releaseId, version: release.version, platform: release.platform, arch: release.arch, channel: release.channel };
 }
 
-function toReleaseView(release: StoredRelease): Release {
+function toReleaseView(release: ReleaseRecord): Release {
   return {
     id: release.id,
     version: release.version,
@@ -210,7 +210,7 @@ function toReleaseView(release: StoredRelease): Release {
   };
 }
 
-async function existingRelease(db: Firestore, releaseId: string): Promise<StoredRelease> {
+async function existingRelease(db: Firestore, releaseId: string): Promise<ReleaseRecord> {
   const release = await releaseStore(db).get(releaseId);
   if (!release) throw new ApiError("release_not_found", `No release '${releaseId}'.`);
   return release;

@@ -7,7 +7,7 @@ import { ApiError } from "../core/errors";
 import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
 import { subscriptionInput, type SubscriptionStatusView } from "./schemas";
-import { subscriptionStore, type Subscription } from "../accounts/subscription-store";
+import { subscriptionStore, type SubscriptionRecord } from "../accounts/subscription-store";
 import { withinDeadline } from "../core/deadline";
 
 /**
@@ -39,7 +39,7 @@ export async function setSubscription({ db, clock }: OperatorDeps, input: z.inpu
   const subscriptions = subscriptionStore(db);
   // A manual fix of a Stripe-managed subscription keeps its Stripe fields, so events stay in order.
   const { stripe } = (await subscriptions.getMany([businessId]))[0] ?? { stripe: null };
-  const subscription: Subscription = { ...terms, currentPeriodEnd: periodEnd, seats: terms.seats ?? null, entitlements: [...new Set(terms.entitlements)], stripe };
+  const subscription: SubscriptionRecord = { ...terms, currentPeriodEnd: periodEnd, seats: terms.seats ?? null, entitlements: [...new Set(terms.entitlements)], stripe };
   await subscriptions.set(businessId, subscription);
   return {
     businessId,
@@ -55,7 +55,7 @@ export async function setSubscription({ db, clock }: OperatorDeps, input: z.inpu
   };
 }
 
-function view(subscription: Subscription) {
+function view(subscription: SubscriptionRecord) {
   return {
     plan: subscription.plan,
     seats: subscription.seats,

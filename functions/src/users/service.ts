@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { loadUserAccess, type CallerData } from "../accounts/caller-data";
-import { activationStore, type Activation, type DeviceActivation } from "../accounts/activation-store";
+import { activationStore, type ActivationRecord, type DeviceActivationRecord } from "../accounts/activation-store";
 import { effectiveSubscriptionStatus } from "../access/rules";
 import type { Caller } from "../core/auth";
 import { toIso } from "../core/documents";
@@ -21,7 +21,7 @@ export function getProfile(caller: Caller, { access, activations }: CallerData):
   };
 }
 
-function activationView(activation: Activation) {
+function activationView(activation: ActivationRecord) {
   return {
     moduleId: activation.moduleId,
     version: activation.version,
@@ -30,7 +30,7 @@ function activationView(activation: Activation) {
   };
 }
 
-function deviceView(device: DeviceActivation) {
+function deviceView(device: DeviceActivationRecord) {
   return { deviceId: device.deviceId, activatedAt: toIso(device.activatedAt), lastSeenAt: toIso(device.lastSeenAt) };
 }
 
