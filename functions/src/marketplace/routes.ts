@@ -68,7 +68,7 @@ export const moduleRoutes = (deps: Deps) => {
       auth: "user",
       body: updatesBodySchema,
       responses: { 200: { description: "One item per module to update; others are left out.", schema: moduleUpdatesSchema } },
-      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps.db, await callerAccess(caller.uid), body) }),
+      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps, await callerAccess(caller.uid), body) }),
     }),
   ];
 };

@@ -139,7 +139,7 @@ export async function usableVersion(
  * installed version is yanked: what to move to. One batched read of the module documents (their
  * version summaries decide); unknown modules are left out.
  */
-export async function checkModuleUpdates(db: Deps["db"], access: UserAccess, input: { appVersion: string; installed: { moduleId: string; version: string }[] }) {
+export async function checkModuleUpdates({ db }: Deps, access: UserAccess, input: { appVersion: string; installed: { moduleId: string; version: string }[] }) {
   const ids = [...new Set(input.installed.map((item) => item.moduleId))];
   const modules = new Map((await moduleStore(db).getModules(ids)).map((module, index) => [ids[index], module]));
   const items = input.installed.flatMap(({ moduleId, version: installedVersion }) => {

@@ -33,7 +33,8 @@ function stagingIdOf(req: Request, fromQuery: string | undefined): string | unde
 const varyByStaging = (stagingId: string | undefined): Record<string, string> =>
   stagingId === undefined ? { Vary: "X-User-Staging-Id" } : { Vary: "X-User-Staging-Id", "Cache-Control": NO_STORE };
 
-export const releaseRoutes = ({ db, store, config }: Deps) => {
+export const releaseRoutes = (deps: Deps) => {
+  const { db, store, config } = deps;
   /** The release's stable download address, absolute, from PUBLIC_BASE_URL (never the request's Host). */
   const downloadUrl = (releaseId: string) => `${config.publicBaseUrl}/releases/${encodeURIComponent(releaseId)}/download`;
   const catalog = releaseCatalog(db, config.memoryCacheMs);
@@ -105,7 +106,7 @@ export const releaseRoutes = ({ db, store, config }: Deps) => {
       },
       problems: ["release_not_found", "release_yanked"],
       handle: async ({ params }) => {
-        const { url } = await releaseInstallerUrl(db, store, params.releaseId, config.signedUrlTtlSeconds);
+        const { url } = await releaseInstallerUrl(deps, params.releaseId);
         return { status: 302, headers: { Location: url, "Cache-Control": "no-store" } };
       },
     }),

@@ -7,7 +7,7 @@ import { ApiError } from "../core/errors";
 import { storeThenRecord, type ObjectStore, type SignedUrl } from "../core/storage";
 import { installerPath } from "../core/storage-paths";
 import { parseInput } from "../core/validation";
-import type { OperatorDeps } from "../deps";
+import type { Deps, OperatorDeps } from "../deps";
 import { releaseStore, type ReleaseRecord, type ReleaseFilter } from "./release-store";
 import { compareBySemverDescending, offeredRelease } from "./rules";
 import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, rolloutInput, yankInput, type Release } from "./schemas";
@@ -113,11 +113,11 @@ export async function offeredUpdate(
  * A signed URL of one release's installer: the stable address feeds point at, read afresh so a
  * yank takes effect on the next request.
  */
-export async function releaseInstallerUrl(db: Firestore, store: ObjectStore, releaseId: string, ttlSeconds: number): Promise<SignedUrl> {
+export async function releaseInstallerUrl({ db, store, config }: Deps, releaseId: string): Promise<SignedUrl> {
   const release = await releaseStore(db).get(releaseId);
   if (!release) throw new ApiError("release_not_found", `No release '${releaseId}'.`);
   if (release.yankedAt) throw new ApiError("release_yanked", `Release '${releaseId}' was withdrawn${release.yankReason ? `: ${release.yankReason}` : "."}`);
-  return store.signedReadUrl(release.storagePath, { ttlSeconds, fileName: release.fileName });
+  return store.signedReadUrl(release.storagePath, { ttlSeconds: config.signedUrlTtlSeconds, fileName: release.fileName });
 }
 
 export interface InstallerUpload {

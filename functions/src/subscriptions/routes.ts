@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import { subscriptionParamsSchema, subscriptionStatusSchema } from "./schemas";
 import { getSubscriptionStatus } from "./service";
 
-export const subscriptionRoutes = ({ db, clock }: Deps) => [
+export const subscriptionRoutes = (deps: Deps) => [
   defineRoute({
     method: "get",
     path: "/subscriptions/:businessId",
@@ -16,7 +16,7 @@ export const subscriptionRoutes = ({ db, clock }: Deps) => [
     problems: ["business_not_found"],
     handle: async ({ caller, params }) => ({
       status: 200,
-      body: await getSubscriptionStatus(db, caller.uid, params.businessId, clock()),
+      body: await getSubscriptionStatus(deps, caller.uid, params.businessId),
     }),
   }),
 ];

@@ -1,11 +1,10 @@
-import type { Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { effectiveSubscriptionStatus } from "../access/rules";
 import { businessStore } from "../accounts/business-store";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { parseInput } from "../core/validation";
-import type { OperatorDeps } from "../deps";
+import type { Deps, OperatorDeps } from "../deps";
 import { subscriptionInput, type SubscriptionStatusView } from "./schemas";
 import { subscriptionStore, type SubscriptionRecord } from "../accounts/subscription-store";
 import { withinDeadline } from "../core/deadline";
@@ -14,7 +13,7 @@ import { withinDeadline } from "../core/deadline";
  * A business's subscription with its effective status, for a member of that business. A caller
  * who is not a member learns nothing, not even that the business exists.
  */
-export async function getSubscriptionStatus(db: Firestore, uid: string, businessId: string, now: Date): Promise<SubscriptionStatusView> {
+export async function getSubscriptionStatus({ db, clock }: Deps, uid: string, businessId: string): Promise<SubscriptionStatusView> {
   const businesses = businessStore(db);
   const subscriptions = subscriptionStore(db);
   const [businessSnapshot, subscriptionSnapshot] = await withinDeadline("Firestore", db.getAll(businesses.ref(businessId), subscriptions.ref(businessId)));
@@ -26,7 +25,7 @@ export async function getSubscriptionStatus(db: Firestore, uid: string, business
   if (!subscription) {
     return { businessId, status: "none", plan: null, seats: null, currentPeriodEnd: null, cancelAtPeriodEnd: false, entitlements: [] };
   }
-  return { businessId, ...view(subscription), status: effectiveSubscriptionStatus(subscription, now) };
+  return { businessId, ...view(subscription), status: effectiveSubscriptionStatus(subscription, clock()) };
 }
 
 /** Operators: writes a business's whole subscription document (what billing would write). */
