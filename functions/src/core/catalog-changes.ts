@@ -1,4 +1,5 @@
 import { FieldValue, Timestamp, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { keptListener } from "./listeners";
 import { memo } from "./memo";
 import { DAY_MS } from "./time";
 
@@ -24,8 +25,6 @@ const COLLECTION = "catalogChanges";
 const ENTRY_LIFETIME_MS = DAY_MS;
 /** Entries written this long before a listener starts are still read, for clocks that differ. */
 const CLOCK_MARGIN_MS = 60_000;
-/** After a listener fails, the next is tried this much later (reads go to Firestore meanwhile). */
-const RESTART_DELAY_MS = 1_000;
 const MAX_TRACKED_TOPICS = 10_000;
 
 export interface CatalogChanges {
@@ -41,13 +40,6 @@ export interface CatalogChanges {
 }
 
 const feeds = new WeakMap<Firestore, CatalogChanges>();
-const listeners = new Set<() => void>();
-
-/** Stops every catalog listener of this process (tests end them before their Firestore client). */
-export function stopCatalogListeners(): void {
-  for (const stop of listeners) stop();
-  listeners.clear();
-}
 
 /**
  * The change feed of one Firestore client: one listener for the whole instance, however many apps
@@ -69,8 +61,6 @@ function followedFeed(db: Firestore): CatalogChanges {
   // Every stamp is at least this: moving it forgets everything kept (a restart may have missed changes).
   let floor = 0;
   let live = false;
-  let following = false;
-  let retryAt = 0;
 
   const move = (topics: Iterable<string>) => {
     sequence += 1;
@@ -81,11 +71,9 @@ function followedFeed(db: Firestore): CatalogChanges {
     for (const topic of topics) stamps.set(topic, sequence);
   };
 
-  const follow = () => {
-    following = true;
-    const since = Timestamp.fromMillis(Date.now() - CLOCK_MARGIN_MS);
-    const stop = collection.where("at", ">", since).onSnapshot(
-      (snapshot) => {
+  const listener = keptListener(
+    (failed) =>
+      collection.where("at", ">", Timestamp.fromMillis(Date.now() - CLOCK_MARGIN_MS)).onSnapshot((snapshot) => {
         const changed = snapshot.docChanges().filter((change) => change.type !== "removed");
         move(changed.flatMap((change) => topicsOf(change.doc.get("topics"))));
         if (!live) {
@@ -93,16 +81,9 @@ function followedFeed(db: Firestore): CatalogChanges {
           floor = ++sequence;
           live = true;
         }
-      },
-      () => {
-        listeners.delete(stop);
-        live = false;
-        following = false;
-        retryAt = Date.now() + RESTART_DELAY_MS;
-      },
-    );
-    listeners.add(stop);
-  };
+      }, failed),
+    () => (live = false),
+  );
 
   return {
     record(writer, topics) {
@@ -116,7 +97,7 @@ function followedFeed(db: Firestore): CatalogChanges {
       move(topics);
     },
     stamp(topic) {
-      if (!following && Date.now() >= retryAt) follow();
+      listener.ensure();
       if (!live) return null;
       return Math.max(stamps.get(topic) ?? 0, floor);
     },

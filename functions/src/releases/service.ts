@@ -3,6 +3,7 @@ import { Transform, type Readable } from "node:stream";
 import type { Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { isAlreadyExists, toIso } from "../core/documents";
+import { keptListener } from "../core/listeners";
 import { ApiError } from "../core/errors";
 import { storeThenRecord, type ObjectStore, type SignedUrl } from "../core/storage";
 import { installerPath } from "../core/storage-paths";
@@ -23,23 +24,14 @@ export interface ReleaseCatalog {
   all(): Promise<ReleaseRecord[]>;
 }
 
-const watches = new Set<() => void>();
-
-/** Stops every release listener of this process (tests end them before their Firestore client). */
-export function stopReleaseWatches(): void {
-  for (const stop of watches) stop();
-  watches.clear();
-}
-
-/** After a listener fails, the next is tried this much later. */
-const RESTART_DELAY_MS = 1_000;
-
 export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
   // Built on first use: declaring the routes touches no backend.
   const releases = () => releaseStore(db);
   let current: ReleaseRecord[] | null = null;
-  let watching = false;
-  let watchAgainAt = 0;
+  const listener = keptListener(
+    (failed) => releases().watch((latest) => (current = latest), failed),
+    () => (current = null),
+  );
   let reading: Promise<ReleaseRecord[]> | null = null;
   const readThrough = () => {
     reading ??= releases()
@@ -50,19 +42,7 @@ export function releaseCatalog(db: Firestore, ttlMs: number): ReleaseCatalog {
   return {
     all: () => {
       if (ttlMs <= 0) return releases().find({});
-      if (!watching && Date.now() >= watchAgainAt) {
-        watching = true;
-        const stop = releases().watch(
-          (latest) => (current = latest),
-          () => {
-            watches.delete(stop);
-            current = null;
-            watching = false;
-            watchAgainAt = Date.now() + RESTART_DELAY_MS;
-          },
-        );
-        watches.add(stop);
-      }
+      listener.ensure();
       return current ? Promise.resolve(current) : readThrough();
     },
   };

@@ -6,12 +6,11 @@ import { deleteApp, getApp, getApps } from "firebase-admin/app";
 import { getStorage } from "firebase-admin/storage";
 import request, { type Response } from "supertest";
 import { createApp } from "../../src/app";
-import { stopCatalogListeners } from "../../src/core/catalog-changes";
+import { stopListeners } from "../../src/core/listeners";
 import type { Config } from "../../src/config";
 import { silentLogger, type Logger } from "../../src/core/logger";
 import type { Deps } from "../../src/deps";
 import { localDeps } from "../../src/local";
-import { stopReleaseWatches } from "../../src/releases/service";
 import { modulePackage } from "./packages";
 
 export const projectId = process.env.TEST_PROJECT_ID!;
@@ -32,8 +31,7 @@ export function testDeps(): Promise<Deps> {
 
 afterAll(async () => {
   // Listeners first, while this file's modules are still loaded: their streams end cleanly.
-  stopReleaseWatches();
-  stopCatalogListeners();
+  stopListeners();
   await new Promise((resolve) => setTimeout(resolve, 200));
   await Promise.all(getApps().map((app) => deleteApp(app)));
 });

@@ -1,0 +1,32 @@
+import { keptListener, stopListeners } from "./listeners";
+
+describe("keptListener", () => {
+  afterEach(() => jest.useRealTimers());
+
+  it("starts once, starts again a second after a failure (not before), and stops with stopListeners", () => {
+    jest.useFakeTimers({ now: 0 });
+    const fail: (() => void)[] = [];
+    const stopped: number[] = [];
+    const failures = jest.fn();
+    let started = 0;
+    const listener = keptListener((failed) => {
+      const id = ++started;
+      fail.push(failed);
+      return () => stopped.push(id);
+    }, failures);
+    listener.ensure();
+    listener.ensure();
+    expect(started).toBe(1);
+    fail[0]();
+    expect(failures).toHaveBeenCalledTimes(1);
+    jest.setSystemTime(999);
+    listener.ensure();
+    expect(started).toBe(1);
+    jest.setSystemTime(1_000);
+    listener.ensure();
+    expect(started).toBe(2);
+    stopListeners();
+    // The failed listener is not stopped again; the running one is.
+    expect(stopped).toEqual([2]);
+  });
+});
