@@ -6,8 +6,6 @@
  */
 export interface Memo<V> {
   get(key: string, load: () => Promise<V>, stamp?: number): Promise<V>;
-  /** Drops a key, so that the next get loads it. */
-  forget(key: string): void;
 }
 
 export function memo<V>(options: { ttlMs: number; maxEntries: number; clock?: () => number }): Memo<V> {
@@ -31,9 +29,6 @@ export function memo<V>(options: { ttlMs: number; maxEntries: number; clock?: ()
         if (entries.get(key) === entry) entries.delete(key);
       });
       return value;
-    },
-    forget(key) {
-      entries.delete(key);
     },
   };
 }
