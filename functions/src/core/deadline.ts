@@ -78,8 +78,8 @@ export function withinDeadline<T>(what: string, work: Promise<T>): Promise<T> {
   const expired = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(unavailable(`${what} did not answer in time; retry later.`, RETRY_AFTER_SECONDS)), ms);
   });
-  // A call abandoned at its deadline may still fail later; nobody is waiting for it then.
-  work.catch(() => {});
+  // Marks the round trip's end; it also handles a late failure of a call abandoned at its
+  // deadline, which nobody is waiting for then.
   work.then(settled, settled);
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
