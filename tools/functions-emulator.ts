@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { ServiceAccount } from "../functions/src/local";
 import { freePort, stopSupervisor, SUPERVISOR } from "./local-stack";
+import { HOST } from "./local-stack/addresses";
 
 const ROOT = path.join(__dirname, "..");
 const FUNCTIONS_DIR = path.join(ROOT, "functions");
@@ -94,11 +95,11 @@ export async function startFunctionsEmulator(options: {
     JSON.stringify({
       functions: [{ source: path.relative(options.workDir, FUNCTIONS_DIR), codebase: "default", runtime: deployRuntime() }],
       emulators: {
-        functions: { host: "127.0.0.1", port: options.port },
-        hub: { host: "127.0.0.1", port: hub },
-        logging: { host: "127.0.0.1", port: logging },
-        eventarc: { host: "127.0.0.1", port: eventarc },
-        tasks: { host: "127.0.0.1", port: tasks },
+        functions: { host: HOST, port: options.port },
+        hub: { host: HOST, port: hub },
+        logging: { host: HOST, port: logging },
+        eventarc: { host: HOST, port: eventarc },
+        tasks: { host: HOST, port: tasks },
         ui: { enabled: false },
       },
     }),
@@ -140,4 +141,4 @@ export async function startFunctionsEmulator(options: {
 }
 
 /** Where the Functions emulator serves the api function's /api/v1. */
-export const functionsApiBase = (projectId: string, port: number) => `http://127.0.0.1:${port}/${projectId}/us-central1/api/api/v1`;
+export const functionsApiBase = (projectId: string, port: number) => `http://${HOST}:${port}/${projectId}/us-central1/api/api/v1`;
