@@ -24,6 +24,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { systemActor } from "../functions/src/core/audit-log";
 import { silentLogger } from "../functions/src/core/logger";
 import type { Deps } from "../functions/src/deps";
 import { createDeveloperAccount } from "../functions/src/developers/accounts";
@@ -210,8 +211,9 @@ async function seed(deps: Deps) {
   const developerUser = await deps.auth.createUser({ email: "bench@example.test", password: "bench-password" });
   const developer = await createDeveloperAccount(deps.db, { id: developerUser.uid, email: "bench@example.test", displayName: "Bench", publisherId: "bench" }, new Date());
   const moduleId = "bench.popular";
-  await signPackage(deps, developer, await buildPackage({ id: moduleId, name: "Popular", version: "1.0.0", summary: "Downloaded a lot." }, [{ name: "a.bin", content: randomBytes(64 * 1024) }]));
-  await publishVersion(deps, developer, moduleId, "1.0.0");
+  const publisher = { ...developer, actor: systemActor("bench") };
+  await signPackage(deps, publisher, await buildPackage({ id: moduleId, name: "Popular", version: "1.0.0", summary: "Downloaded a lot." }, [{ name: "a.bin", content: randomBytes(64 * 1024) }]));
+  await publishVersion(deps, publisher, moduleId, "1.0.0");
   const now = Date.now();
   for (let chunk = 0; chunk < 3; chunk += 1) {
     const batch = deps.db.batch();
@@ -228,8 +230,9 @@ async function seed(deps: Deps) {
         updatedAt: new Date(now - i * 1000),
         listed: true,
         searchTerms: searchTerms(id, listing.name, listing.summary),
-        versionSummary: [{ version: "1.0.0", minAppVersion: null, maxAppVersion: null, yanked: false }],
+        versionSummary: [{ version: "1.0.0", minAppVersion: null, maxAppVersion: null, yanked: false, revoked: false }],
         highestPublishedVersion: "1.0.0",
+        revocation: null,
       });
     }
     await batch.commit();
@@ -267,7 +270,7 @@ async function signCost(deps: Deps) {
     await deps.store.write(`bench/raw-${i}.bin`, bytes, { contentType: "application/octet-stream" });
     rawTimes.push(Number(process.hrtime.bigint() - started) / 1e6);
     started = process.hrtime.bigint();
-    await signPackage(deps, developer, bytes);
+    await signPackage(deps, { ...developer, actor: systemActor("bench") }, bytes);
     signTimes.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   const ratio = median(rawTimes) / median(signTimes);

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { grantEntitlement } from "../functions/src/users/entitlements";
 import { addMember, createBusiness } from "../functions/src/businesses/service";
+import { systemActor } from "../functions/src/core/audit-log";
 import { ApiError } from "../functions/src/core/errors";
 import { DAY_MS } from "../functions/src/core/time";
 import type { Deps } from "../functions/src/deps";
@@ -124,8 +125,9 @@ async function seedDemoModules(deps: Deps): Promise<void> {
       { name: "dist/index.js", content: `export function activate() { return ${JSON.stringify(`${manifest.id}@${manifest.version}`)}; }\n` },
       { name: "README.md", content: `# ${manifest.name}\n\n${manifest.summary}\n` },
     ]);
-    await signPackage(deps, developer, bytes);
-    await publishVersion(deps, developer, manifest.id, manifest.version);
+    const publisher = { ...developer, actor: systemActor("seed") };
+    await signPackage(deps, publisher, bytes);
+    await publishVersion(deps, publisher, manifest.id, manifest.version);
   }
   // Demo modules kept from before version summaries existed get theirs.
   await rebuildVersionSummaries(deps);

@@ -15,6 +15,8 @@ import { developerRoutes } from "./developers/routes";
 import { authenticateAccessToken } from "./developers/access-tokens";
 import { requireDeveloper } from "./developers/accounts";
 import { publishingRoutes } from "./publishing/routes";
+import { auditRoutes } from "./audit/routes";
+import { revocationRoutes } from "./revocations/routes";
 import { moduleRoutes } from "./marketplace/routes";
 import { releaseRoutes } from "./releases/routes";
 import { serviceRoutes } from "./system/routes";
@@ -36,6 +38,8 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...releaseRoutes(deps),
     ...developerRoutes(deps),
     ...publishingRoutes(deps),
+    ...auditRoutes(deps),
+    ...revocationRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
   ];
   return routes;

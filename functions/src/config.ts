@@ -28,6 +28,7 @@ export const DEFAULTS = {
   requestDeadlineSeconds: 30,
   deviceLimit: 3,
   certificateLifetimeDays: 30,
+  revocationListLifetimeHours: 72,
 } as const;
 
 /** The Stripe webhook secret of local runs (contract §7); production has a Firebase secret. */
@@ -35,6 +36,9 @@ export const LOCAL_STRIPE_WEBHOOK_SECRET = "whsec_marketplace_local";
 
 /** No request is held open longer than this, whatever is configured. */
 export const MAX_REQUEST_DEADLINE_SECONDS = 30;
+
+/** A signed revocation list never lives longer than the contract's 7 days, whatever is configured. */
+export const MAX_REVOCATION_LIST_LIFETIME_HOURS = 7 * 24;
 
 /** Signed URLs never live longer than the contract's 15 minutes, whatever is configured. */
 export const MAX_SIGNED_URL_TTL_SECONDS = 900;
@@ -128,6 +132,10 @@ export const params = {
     default: DEFAULTS.certificateLifetimeDays,
     description: "Longest life of an activation certificate, in days (a subscription's period end + 3 days may end it sooner).",
   }),
+  revocationListLifetimeHours: defineInt("REVOCATION_LIST_LIFETIME_HOURS", {
+    default: DEFAULTS.revocationListLifetimeHours,
+    description: "Life of a signed revocation list (GET /revocations), in hours (at most 168); it is re-signed every hour.",
+  }),
   moduleSigningKeys: defineSecret("MODULE_SIGNING_KEYS"),
   stripeWebhookSecret: defineSecret("STRIPE_WEBHOOK_SECRET"),
 };
@@ -161,6 +169,8 @@ export interface Config {
   identityToolkit: { apiKey: string; emulatorHost?: string };
   /** Devices per user and module, and the longest certificate life (activations/). */
   activations: { deviceLimit: number; certificateLifetimeSeconds: number };
+  /** How long a signed revocation list (revocations/) is valid, in milliseconds. */
+  revocationListLifetimeMs: number;
   /** JSON of the module-signing key set (see core/signing.ts). */
   moduleSigningKeys: string;
   /** Verifies Stripe's webhook signatures (billing/); empty refuses every event. */
@@ -215,6 +225,8 @@ export function loadConfig(env: Env = process.env): Config {
       deviceLimit: positiveInt(env, "DEVICE_LIMIT", DEFAULTS.deviceLimit),
       certificateLifetimeSeconds: (positiveInt(env, "CERTIFICATE_LIFETIME_DAYS", DEFAULTS.certificateLifetimeDays) * DAY_MS) / 1000,
     },
+    revocationListLifetimeMs:
+      Math.min(positiveInt(env, "REVOCATION_LIST_LIFETIME_HOURS", DEFAULTS.revocationListLifetimeHours), MAX_REVOCATION_LIST_LIFETIME_HOURS) * 3_600_000,
     moduleSigningKeys: env.MODULE_SIGNING_KEYS ?? "",
     // Only emulated runs fall back to the well-known local secret; a deployed function without
     // the secret refuses every event rather than trusting one anybody could sign.

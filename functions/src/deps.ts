@@ -3,6 +3,7 @@ import { getAuth, type Auth } from "firebase-admin/auth";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
 import type { Config } from "./config";
+import type { Actor } from "./core/audit-log";
 import { identityToolkit, type IdentityToolkit } from "./core/identity-toolkit";
 import type { Logger } from "./core/logger";
 import { cursorCodec, type CursorCodec } from "./core/pagination";
@@ -27,7 +28,10 @@ export interface Deps {
  * What operator operations (the CLI, the seed) use: no signing keys, identity or config, so they
  * run against any project with Application Default Credentials.
  */
-export type OperatorDeps = Pick<Deps, "db" | "auth" | "store" | "clock">;
+export type OperatorDeps = Pick<Deps, "db" | "auth" | "store" | "clock"> & {
+  /** Who runs the operation, for the audit log (the CLI's operator); absent: the system. */
+  actor?: Actor;
+};
 
 /** The dependencies on one initialised Admin SDK app, as production and local runs share them. */
 export async function buildDeps(app: App, config: Config, logger: Logger): Promise<Deps> {

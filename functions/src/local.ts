@@ -49,6 +49,8 @@ export interface AdminContext extends OperatorDeps {
  * emulator host variables point it at emulators (they need none).
  */
 export function adminContext(options: {
+  /** The operator, as the audit log names them. */
+  actor: string;
   projectId: string;
   storageBucket: string;
   credentials: "application-default" | "none";
@@ -69,6 +71,7 @@ export function adminContext(options: {
     auth: getAuth(app),
     store: bucketStore(getStorage(app).bucket(options.storageBucket), clock),
     clock,
+    actor: { kind: "operator", id: options.actor },
     close: () => deleteApp(app),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
+import { userInfo } from "node:os";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { grantEntitlement, revokeEntitlement } from "../../functions/src/users/entitlements";
@@ -14,6 +15,10 @@ import { BUSINESS_ROLES, SUBSCRIPTION_STATUSES } from "../../functions/src/acces
 import { ApiError, exitCodeFor } from "../../functions/src/core/errors";
 import { adminContext, type AdminContext } from "../../functions/src/local";
 import { rebuildVersionSummaries } from "../../functions/src/publishing/service";
+import { approveVersion, listQuarantined, rejectVersion } from "../../functions/src/publishing/review";
+import { addToBlocklist, listBlocklist, removeFromBlocklist } from "../../functions/src/checks/blocklist";
+import { listRevocations, revokeModule, unrevokeModule } from "../../functions/src/revocations/service";
+import { listAudit } from "../../functions/src/audit/service";
 import { ARCHES, CHANNELS, PLATFORMS } from "../../functions/src/releases/rules";
 import {
   backfillSha512,
@@ -39,6 +44,7 @@ export interface Io {
 const LOCAL = { projectId: LOCAL_PROJECT_ID, ...emulatorHostEnv(LOCAL_PORTS) };
 
 interface GlobalOptions {
+  actor?: string;
   emulators?: boolean;
   project?: string;
   bucket?: string;
@@ -58,6 +64,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option("--project <id>", "Firebase project (with Application Default Credentials)")
     .option("--bucket <name>", "Storage bucket (default: STORAGE_BUCKET, else <project>.appspot.com)")
     .option("--json", "print JSON instead of tables")
+    .option("--actor <name>", "who you are in the audit log (default: MARKETPLACE_OPERATOR, else your login name)")
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .showHelpAfterError("(add --help for usage)");
@@ -138,12 +145,73 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .argument("<releaseId>")
     .action(action((ctx, releaseId: string) => removeRelease(ctx, { releaseId })));
 
-  program
-    .command("module")
-    .description("modules")
+  const module = program.command("module").description("modules");
+  module
     .command("rebuild-summaries")
-    .description("recompute every module's summary of published versions (modules published before it existed; idempotent)")
+    .description("recompute every module's summary of published versions and file published names for the look-alike check (idempotent)")
     .action(action((ctx) => rebuildVersionSummaries(ctx)));
+  module
+    .command("revoke")
+    .description("revoke a version (or, without --version, every version): never downloaded or confirmed again, refused by the app even offline")
+    .argument("<moduleId>")
+    .option("--version <semver>")
+    .requiredOption("--reason <text>", "shown to the publisher and in the signed revocation list")
+    .action(action((ctx, moduleId: string, options: { version?: string; reason: string }) => revokeModule(ctx, { moduleId, ...options })));
+  module
+    .command("unrevoke")
+    .description("lift a version's revocation (or, without --version, the module's and every version's)")
+    .argument("<moduleId>")
+    .option("--version <semver>")
+    .action(action((ctx, moduleId: string, options: { version?: string }) => unrevokeModule(ctx, { moduleId, ...options })));
+  module
+    .command("revocations")
+    .description("the revocation list as it stands, with its serial")
+    .action(action((ctx) => listRevocations(ctx)));
+
+  const review = program.command("review").description("versions quarantined by the package checks (look-alike names)");
+  review
+    .command("list")
+    .description("quarantined versions with their findings, oldest first")
+    .action(action((ctx) => listQuarantined(ctx)));
+  review
+    .command("approve")
+    .description("let the publisher publish a quarantined version")
+    .argument("<moduleId>")
+    .argument("<version>")
+    .option("--note <text>")
+    .action(action((ctx, moduleId: string, version: string, options: { note?: string }) => approveVersion(ctx, { moduleId, version, ...options })));
+  review
+    .command("reject")
+    .description("reject a quarantined version: its package is deleted and the publisher sees the reason")
+    .argument("<moduleId>")
+    .argument("<version>")
+    .requiredOption("--reason <text>")
+    .action(action((ctx, moduleId: string, version: string, options: { reason: string }) => rejectVersion(ctx, { moduleId, version, ...options })));
+
+  const blocklist = program.command("blocklist").description("SHA-256s of files and packages refused at sign");
+  blocklist
+    .command("add")
+    .description("refuse a file or package by its SHA-256; published packages with it are revoked")
+    .argument("<sha256>")
+    .requiredOption("--reason <text>")
+    .action(action((ctx, sha256: string, options: { reason: string }) => addToBlocklist(ctx, { sha256, ...options })));
+  blocklist
+    .command("remove")
+    .argument("<sha256>")
+    .action(action((ctx, sha256: string) => removeFromBlocklist(ctx, { sha256 })));
+  blocklist
+    .command("list")
+    .action(action((ctx) => listBlocklist(ctx)));
+
+  program
+    .command("audit")
+    .description("the audit log")
+    .command("list")
+    .description("newest entries first")
+    .option("--target <id>", "a module (its versions' entries included), moduleId@version, release id, uid or SHA-256")
+    .option("--since <date>", "RFC 3339 date or date-time")
+    .option("--limit <n>", "at most this many (default 100)")
+    .action(action((ctx, options: { target?: string; since?: string; limit?: string }) => listAudit(ctx, options)));
 
   const entitlement = program.command("entitlement").description("direct entitlement grants");
   entitlement
@@ -263,6 +331,7 @@ function openTarget(options: GlobalOptions, io: Io): AdminContext {
   if (!projectId) throw new UsageError("Pass --project <id> (with Application Default Credentials), or --emulators.");
   openCount += 1;
   return adminContext({
+    actor: options.actor ?? env.MARKETPLACE_OPERATOR ?? userInfo().username,
     projectId,
     storageBucket: options.bucket ?? env.STORAGE_BUCKET ?? `${projectId}.appspot.com`,
     credentials: emulated ? "none" : "application-default",

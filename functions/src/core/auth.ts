@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Auth, DecodedIdToken } from "firebase-admin/auth";
 import type { Request } from "express";
+import type { Actor } from "./audit-log";
 import { tokenError, unauthenticated } from "./errors";
 import { withinDeadline } from "./deadline";
 import { memo } from "./memo";
@@ -21,7 +22,13 @@ export interface Caller {
   name: string | null;
   /** The caller's developer account, on routes that require one. */
   developer?: DeveloperAccount;
+  /** The id of the publisher access token the caller came with, instead of an ID token. */
+  accessTokenId?: string;
 }
+
+/** Who a caller is in the audit log: the access token when they came with one, else their account. */
+export const actorOf = (caller: Caller, requestId: string): Actor =>
+  caller.accessTokenId ? { kind: "token", id: caller.accessTokenId, requestId } : { kind: "developer", id: caller.uid, requestId };
 
 /** Publisher access tokens start so (developers/access-tokens.ts); an ID token (a JWT) never does. */
 export const ACCESS_TOKEN_PREFIX = "mpt_";

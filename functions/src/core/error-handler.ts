@@ -35,6 +35,7 @@ function problemBody(problem: ApiError, requestId: string): string {
     detail: problem.detail,
     requestId,
     ...(problem.errors ? { errors: problem.errors } : {}),
+    ...problem.extensions,
   });
 }
 

@@ -37,15 +37,20 @@ export const PROBLEM_STATUS = {
   version_already_published: 409,
   version_not_newer: 409,
   device_limit_reached: 409,
+  under_review: 409,
+  /** Operator operations: a review decision on a version that is not quarantined. */
+  not_under_review: 409,
   /** Operator operations: the release or business exists already. */
   release_exists: 409,
   business_exists: 409,
   release_yanked: 410,
+  module_revoked: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   /** Beyond the contract's table: request headers over Node's limit (local server only). */
   headers_too_large: 431,
   invalid_package: 422,
+  package_rejected: 422,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
@@ -65,6 +70,8 @@ export interface FieldError {
 interface ApiErrorOptions {
   errors?: FieldError[];
   headers?: Record<string, string>;
+  /** Members the problem carries beyond the standard ones, e.g. a refused package's `findings`. */
+  extensions?: Record<string, unknown>;
 }
 
 /**
@@ -76,6 +83,7 @@ export class ApiError extends Error {
   readonly status: number;
   readonly errors?: FieldError[];
   readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
 
   constructor(
     readonly code: ProblemCode,
@@ -87,6 +95,7 @@ export class ApiError extends Error {
     this.status = PROBLEM_STATUS[code];
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
   }
 
   get title(): string {

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
-import { ACCESS_TOKEN_PREFIX, bearerToken, idTokenCaller, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
+import type { Actor } from "./audit-log";
+import { ACCESS_TOKEN_PREFIX, actorOf, bearerToken, idTokenCaller, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
 import { readJsonBody } from "./body";
 import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type TextBody } from "./http-cache";
 import { methodNotAllowed, tokenError, unsupportedMediaType, type ProblemCode } from "./errors";
@@ -34,6 +35,8 @@ export interface RouteContext<P, Q, B, A extends AuthMode> {
   query: Q;
   body: B;
   caller: CallerFor<A>;
+  /** Who acts, as the audit log names them; null on public routes and for anonymous callers. */
+  actor: A extends "none" ? null : A extends "optional" ? Actor | null : Actor;
   req: Request;
 }
 
@@ -138,7 +141,8 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
       if (route.rawBody && !route.rawBody.contentTypes.some((type) => req.is(type))) {
         throw unsupportedMediaType(route.rawBody.contentTypes.join(" or "));
       }
-      const reply = await route.handle({ params, query, body, caller: req.caller ?? null, req });
+      const caller = req.caller ?? null;
+      const reply = await route.handle({ params, query, body, caller, actor: caller && actorOf(caller, req.requestId), req });
       if (reply.headers) res.set(reply.headers);
       if (reply.body !== undefined || reply.text) {
         return sendBody(req, res, reply.status, reply.body, route.cache, middleware.cachePolicy, reply.text);

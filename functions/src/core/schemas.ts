@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { packageFindingSchema } from "./findings";
 
 /** Building blocks shared by the resources' schemas. */
 
@@ -25,5 +26,6 @@ export const problemSchema = z
     detail: z.string().optional(),
     requestId: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    findings: z.array(packageFindingSchema).optional().meta({ description: "package_rejected: what the package checks found." }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details." });

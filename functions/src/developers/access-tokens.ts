@@ -84,5 +84,5 @@ export async function authenticateAccessToken({ db, auth, clock }: Deps, bearer:
       throw error.code === NOT_FOUND ? refused("not valid (unknown or revoked)") : error;
     });
   }
-  return { uid: developer.id, email: developer.email, name: developer.displayName, developer };
+  return { uid: developer.id, email: developer.email, name: developer.displayName, developer, accessTokenId: token.id };
 }

@@ -11,11 +11,19 @@ import {
 } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
+import { ACTOR_KINDS, type Actor } from "../core/audit-log";
 import { readDocument, timestamp } from "../core/documents";
+import { packageFindingSchema, type PackageFinding } from "../core/findings";
 import type { VersionSummary } from "./versions";
 
 /** A version is signed first, then published. */
 export const VERSION_STATES = ["signed", "published"] as const;
+
+/**
+ * The package checks' verdict on a version (contract §14): passed, or quarantined until an
+ * operator approves it (then publishable) or rejects it (its package deleted).
+ */
+export const REVIEW_STATES = ["passed", "quarantined", "approved", "rejected"] as const;
 
 /**
  * `modules/{moduleId}` and `modules/{moduleId}/versions/{version}`: modules and their signed and
@@ -29,6 +37,19 @@ const moduleListing = z.object({
   description: z.string().optional(),
   category: z.string().optional(),
   entitlement: z.string().optional(),
+});
+
+const revocationFields = z.object({ reason: z.string(), revokedAt: timestamp });
+
+const decidedBy = z.object({ kind: z.enum(ACTOR_KINDS), id: z.string() });
+
+const reviewFields = z.object({
+  state: z.enum(REVIEW_STATES),
+  findings: z.array(packageFindingSchema),
+  reason: z.string().optional(),
+  note: z.string().optional(),
+  decidedAt: timestamp.optional(),
+  decidedBy: decidedBy.optional(),
 });
 
 const moduleDocument = moduleListing.extend({
@@ -46,10 +67,20 @@ const moduleDocument = moduleListing.extend({
   searchTerms: z.array(z.string()),
   /** The published versions, highest first, at most MAX_SUMMARISED_VERSIONS (versions.ts); absent on modules from before it. */
   versions: z
-    .array(z.object({ version: z.string(), minAppVersion: z.string().nullable(), maxAppVersion: z.string().nullable(), yanked: z.boolean() }))
+    .array(
+      z.object({
+        version: z.string(),
+        minAppVersion: z.string().nullable(),
+        maxAppVersion: z.string().nullable(),
+        yanked: z.boolean(),
+        revoked: z.boolean().optional(),
+      }),
+    )
     .optional(),
   /** The highest version ever published, yanked or not: a new one must be greater. */
   highestPublishedVersion: z.string().nullable().optional(),
+  /** Every version, published or not yet, is revoked (an operator's `module revoke` without --version). */
+  revocation: revocationFields.optional(),
 });
 
 const versionDocument = z.object({
@@ -67,6 +98,9 @@ const versionDocument = z.object({
   yankReason: z.string().optional(),
   /** The manifest's listing fields, copied to the module when this version is published. */
   listing: moduleListing,
+  /** Absent on versions signed before the package checks: they passed. */
+  review: reviewFields.optional(),
+  revocation: revocationFields.optional(),
 });
 
 export type ModuleListing = z.output<typeof moduleListing>;
@@ -82,6 +116,21 @@ export interface ModuleRecord extends ModuleListing {
   searchTerms: string[];
   versionSummary: VersionSummary[];
   highestPublishedVersion: string | null;
+  revocation: Revocation | null;
+}
+
+export interface Revocation {
+  reason: string;
+  revokedAt: Date;
+}
+
+export interface Review {
+  state: (typeof REVIEW_STATES)[number];
+  findings: PackageFinding[];
+  reason?: string;
+  note?: string;
+  decidedAt?: Date;
+  decidedBy?: { kind: Actor["kind"]; id: string };
 }
 
 export interface VersionRecord {
@@ -100,6 +149,8 @@ export interface VersionRecord {
   yankedAt: Date | null;
   yankReason: string | null;
   listing: ModuleListing;
+  review: Review;
+  revocation: Revocation | null;
 }
 
 export interface ListingPageQuery {
@@ -153,14 +204,17 @@ export function moduleStore(db: Firestore) {
   const readModule = (snapshot: DocumentSnapshot): ModuleRecord | null => {
     const stored = readDocument(moduleDocument, snapshot);
     if (!stored) return null;
-    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, ...fields } = stored;
+    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, revocation, ...fields } = stored;
     return {
       id: snapshot.id,
       ...fields,
       createdAt: createdAt.toDate(),
       updatedAt: updatedAt.toDate(),
-      versionSummary: versions ?? (fields.latestVersion ? [{ version: fields.latestVersion, minAppVersion: null, maxAppVersion: null, yanked: false }] : []),
+      versionSummary: (versions ?? (fields.latestVersion ? [{ version: fields.latestVersion, minAppVersion: null, maxAppVersion: null, yanked: false }] : [])).map(
+        (entry) => ({ ...entry, revoked: entry.revoked ?? false }),
+      ),
       highestPublishedVersion: highestPublishedVersion ?? fields.latestVersion,
+      revocation: revocation ? { reason: revocation.reason, revokedAt: revocation.revokedAt.toDate() } : null,
     };
   };
   const readVersion = (snapshot: DocumentSnapshot): VersionRecord | null => {
@@ -176,9 +230,19 @@ export function moduleStore(db: Firestore) {
         maxAppVersion: stored.maxAppVersion ?? null,
         yankedAt: stored.yankedAt?.toDate() ?? null,
         yankReason: stored.yankReason ?? null,
+        review: stored.review
+          ? { ...stored.review, decidedAt: stored.review.decidedAt?.toDate() }
+          : { state: "passed" as const, findings: [] },
+        revocation: stored.revocation ? { reason: stored.revocation.reason, revokedAt: stored.revocation.revokedAt.toDate() } : null,
       }
     );
   };
+  const revocationData = (revocation: Revocation) => ({ reason: revocation.reason, revokedAt: Timestamp.fromDate(revocation.revokedAt) });
+  // Findings are plain JSON (no undefined members, which Firestore refuses).
+  const reviewData = ({ decidedAt, ...review }: Review) => ({
+    ...(JSON.parse(JSON.stringify(review)) as Record<string, unknown>),
+    ...(decidedAt ? { decidedAt: Timestamp.fromDate(decidedAt) } : {}),
+  });
   const moduleData = (module: ModuleRecord) => ({
     ...listingOf(module),
     publisherId: module.publisherId,
@@ -190,6 +254,7 @@ export function moduleStore(db: Firestore) {
     searchTerms: module.searchTerms,
     versions: module.versionSummary,
     highestPublishedVersion: module.highestPublishedVersion,
+    ...(module.revocation ? { revocation: revocationData(module.revocation) } : {}),
   });
   const versionData = (record: VersionRecord) => ({
     state: record.state,
@@ -205,11 +270,27 @@ export function moduleStore(db: Firestore) {
     ...(record.yankedAt ? { yankedAt: Timestamp.fromDate(record.yankedAt) } : {}),
     ...(record.yankReason ? { yankReason: record.yankReason } : {}),
     listing: listingOf(record.listing),
+    review: reviewData(record.review),
+    ...(record.revocation ? { revocation: revocationData(record.revocation) } : {}),
   });
 
   return withDeadlines("Firestore", {
     readModule,
     readVersion,
+    moduleRef,
+    versionRef,
+    /** Every version of a module, read in a transaction. */
+    async versionsIn(tx: Transaction, moduleId: string): Promise<VersionRecord[]> {
+      return (await tx.get(moduleRef(moduleId).collection("versions"))).docs.map((doc) => readVersion(doc)!);
+    },
+    /** Versions of any module in one review state (a collection-group query of that field). */
+    async versionsInReview(state: Review["state"]): Promise<VersionRecord[]> {
+      return (await db.collectionGroup("versions").where("review.state", "==", state).get()).docs.map((doc) => readVersion(doc)!);
+    },
+    /** Versions of any module stored with this package hash (a collection-group query of that field). */
+    async versionsWithSha256(sha256: string): Promise<VersionRecord[]> {
+      return (await db.collectionGroup("versions").where("sha256", "==", sha256).get()).docs.map((doc) => readVersion(doc)!);
+    },
     async getModule(moduleId: string): Promise<ModuleRecord | null> {
       return readModule(await moduleRef(moduleId).get());
     },
@@ -260,11 +341,11 @@ export function moduleStore(db: Firestore) {
     },
     /** Writes the whole module; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setModule(writer: Transaction | WriteBatch, module: ModuleRecord, precondition?: Precondition): void {
-      writeWhole(writer, moduleRef(module.id), moduleData(module), ["description", "category", "entitlement"], precondition);
+      writeWhole(writer, moduleRef(module.id), moduleData(module), ["description", "category", "entitlement", "revocation"], precondition);
     },
     /** Writes the whole version; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setVersion(writer: Transaction | WriteBatch, record: VersionRecord, precondition?: Precondition): void {
-      writeWhole(writer, versionRef(record.moduleId, record.version), versionData(record), ["publishedAt", "minAppVersion", "maxAppVersion", "yankedAt", "yankReason"], precondition);
+      writeWhole(writer, versionRef(record.moduleId, record.version), versionData(record), ["publishedAt", "minAppVersion", "maxAppVersion", "yankedAt", "yankReason", "revocation"], precondition);
     },
     /** Where every version's package is stored: one collection-group query of that field only. */
     async storagePaths(): Promise<Set<string>> {

@@ -53,7 +53,7 @@ export const moduleRoutes = (deps: Deps) => {
       params: downloadParamsSchema,
       query: downloadQuerySchema,
       responses: { 200: { description: "Where to download, and how to verify it.", schema: downloadSchema } },
-      problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version"],
+      problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version", "module_revoked"],
       handle: async ({ params, query, caller }) => ({
         status: 200,
         body: await downloadModule(deps, { lookup, downloads, access: await callerAccess(caller.uid) }, params.id, query),
@@ -63,7 +63,7 @@ export const moduleRoutes = (deps: Deps) => {
       method: "post",
       path: "/modules/updates",
       operationId: "checkModuleUpdates",
-      summary: "For the installed modules: which have a newer compatible version, and which installed versions are yanked.",
+      summary: "For the installed modules: which have a newer compatible version, and which installed versions are yanked or revoked.",
       tag: "Marketplace",
       auth: "user",
       body: updatesBodySchema,

@@ -57,9 +57,10 @@ export const moduleUpdatesSchema = z
       z.object({
         moduleId: z.string(),
         installedVersion: z.string(),
-        version: z.string().nullable().meta({ description: "The compatible version to move to; null when an installed yanked version has none." }),
+        version: z.string().nullable().meta({ description: "The compatible version to move to; null when an installed yanked or revoked version has none." }),
         usable: z.boolean(),
         yanked: z.boolean().meta({ description: "Whether the installed version is yanked." }),
+        revoked: z.boolean().meta({ description: "Whether the installed version is revoked: the app must stop using it." }),
       }),
     ),
   })

@@ -120,6 +120,7 @@ export async function usableVersion(
     lookup.module(moduleId),
     requestedVersion ? lookup.version(moduleId, requestedVersion) : Promise.resolve(null),
   ]);
+  if (module && revokedWhole(module)) throw moduleRevoked(moduleId, module.revocation?.reason);
   const available = requestedVersion ? module?.highestPublishedVersion : module?.listed && module.latestVersion;
   if (!module || !available) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
   let version = requestedVersion ?? module.latestVersion!;
@@ -130,13 +131,20 @@ export async function usableVersion(
   }
   const record = requestedVersion ? requested : await lookup.version(moduleId, version);
   if (record?.state !== "published") throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${version}'.`);
+  if (record.revocation) throw moduleRevoked(`${moduleId}@${version}`, record.revocation.reason);
   assertMayUseModule(moduleId, module, keys);
   return { module, version, record };
 }
 
+/** Revoked as a whole, or every published version revoked: nothing of it may be downloaded. */
+const revokedWhole = (module: ModuleRecord) => module.revocation !== null || (module.versionSummary.length > 0 && module.versionSummary.every((entry) => entry.revoked));
+
+const moduleRevoked = (what: string, reason: string | undefined) =>
+  new ApiError("module_revoked", `${what} was revoked by the marketplace${reason ? `: ${reason}` : ""}. It must not be installed or used.`);
+
 /**
  * For each installed module with a compatible version greater than the installed one, or whose
- * installed version is yanked: what to move to. One batched read of the module documents (their
+ * installed version is yanked or revoked: what to move to. One batched read of the module documents (their
  * version summaries decide); unknown modules are left out.
  */
 export async function checkModuleUpdates({ db }: Deps, access: UserAccess, input: { appVersion: string; installed: { moduleId: string; version: string }[] }) {
@@ -145,11 +153,13 @@ export async function checkModuleUpdates({ db }: Deps, access: UserAccess, input
   const items = input.installed.flatMap(({ moduleId, version: installedVersion }) => {
     const module = modules.get(moduleId);
     if (!module) return [];
-    const compatible = chooseVersion(module.versionSummary, input.appVersion);
-    const yanked = module.versionSummary.some((entry) => entry.version === installedVersion && entry.yanked);
+    const compatible = module.revocation ? null : chooseVersion(module.versionSummary, input.appVersion);
+    const installed = module.versionSummary.find((entry) => entry.version === installedVersion);
+    const yanked = installed?.yanked ?? false;
+    const revoked = module.revocation !== null || (installed?.revoked ?? false);
     const newer = compatible !== null && semver.gt(compatible, installedVersion);
-    if (!newer && !yanked) return [];
-    return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, access.keys), yanked }];
+    if (!newer && !yanked && !revoked) return [];
+    return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, access.keys), yanked, revoked }];
   });
   return { items };
 }

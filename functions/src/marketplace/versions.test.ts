@@ -1,10 +1,11 @@
 import { chooseVersion, isCompatible, withEntry, type VersionSummary } from "./versions";
 
-const entry = (version: string, minAppVersion: string | null = null, maxAppVersion: string | null = null, yanked = false): VersionSummary => ({
+const entry = (version: string, minAppVersion: string | null = null, maxAppVersion: string | null = null, yanked = false, revoked = false): VersionSummary => ({
   version,
   minAppVersion,
   maxAppVersion,
   yanked,
+  revoked,
 });
 
 describe("module version choice", () => {
@@ -23,6 +24,13 @@ describe("module version choice", () => {
     expect(chooseVersion(summary, "1.0.0")).toBe("1.0.0");
     expect(chooseVersion([entry("1.0.0", null, null, true)])).toBeNull();
     expect(chooseVersion([entry("2.0.0", "5.0.0")], "1.0.0")).toBeNull();
+  });
+
+  it("never chooses a revoked version", () => {
+    const summary = [entry("3.0.0", null, null, false, true), entry("2.0.0")];
+    expect(chooseVersion(summary)).toBe("2.0.0");
+    expect(chooseVersion(summary, "1.0.0")).toBe("2.0.0");
+    expect(chooseVersion([entry("1.0.0", null, null, false, true)])).toBeNull();
   });
 
   it("keeps the summary ordered and replaces an entry of the same version", () => {

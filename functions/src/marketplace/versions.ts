@@ -10,6 +10,8 @@ export interface VersionSummary {
   minAppVersion: string | null;
   maxAppVersion: string | null;
   yanked: boolean;
+  /** Revoked by an operator (contract §14): like yanked, and never downloaded either. */
+  revoked: boolean;
 }
 
 /** At most this many published versions are summarised on a module (the highest ones). */
@@ -22,9 +24,9 @@ export function isCompatible(entry: Pick<VersionSummary, "minAppVersion" | "maxA
   return true;
 }
 
-/** The highest version not yanked (and, given an app version, compatible with it), or null. */
+/** The highest version neither yanked nor revoked (and, given an app version, compatible with it), or null. */
 export function chooseVersion(summary: VersionSummary[], appVersion?: string): string | null {
-  const candidates = summary.filter((entry) => !entry.yanked && (appVersion === undefined || isCompatible(entry, appVersion)));
+  const candidates = summary.filter((entry) => !entry.yanked && !entry.revoked && (appVersion === undefined || isCompatible(entry, appVersion)));
   return candidates.reduce<string | null>((best, entry) => (!best || semver.gt(entry.version, best) ? entry.version : best), null);
 }
 
@@ -34,3 +36,27 @@ export function withEntry(summary: VersionSummary[], entry: VersionSummary): Ver
     .sort((a, b) => semver.rcompare(a.version, b.version))
     .slice(0, MAX_SUMMARISED_VERSIONS);
 }
+
+/** A published version as its module's summary holds it. */
+export const summaryOf = (record: {
+  version: string;
+  minAppVersion: string | null;
+  maxAppVersion: string | null;
+  yankedAt: Date | null;
+  revocation: object | null;
+}): VersionSummary => ({
+  version: record.version,
+  minAppVersion: record.minAppVersion,
+  maxAppVersion: record.maxAppVersion,
+  yanked: record.yankedAt !== null,
+  revoked: record.revocation !== null,
+});
+
+/**
+ * The latest version (highest neither yanked nor revoked) of a summary, and whether the module is
+ * listed at all: a module revoked as a whole has no latest version.
+ */
+export const latestOf = (summary: VersionSummary[], moduleRevocation: object | null) => {
+  const latestVersion = moduleRevocation ? null : chooseVersion(summary);
+  return { versionSummary: summary, latestVersion, listed: latestVersion !== null };
+};

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ENTITLEMENT_KEY, MODULE_ID, semverVersion } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { readZipDirectory, verifyEntry, ZipFormatError } from "../core/zip";
+import type { PackageEntryContent } from "../checks/service";
 
 /** The rules of a module package (contract §5), beyond the upload size limit. */
 export const PACKAGE_RULES = {
@@ -42,27 +43,37 @@ export interface InspectedPackage {
 
 const invalidPackage = (detail: string) => new ApiError("invalid_package", detail);
 
+export interface InspectOptions {
+  /** Called with every entry once it is verified, in archive order. */
+  visit?: (entry: PackageEntryContent) => Promise<void> | void;
+  /** Entries up to this size reach `visit` with their bytes. */
+  keepBytesUpTo?: number;
+}
+
 /**
  * Checks that `bytes` are a module package: a ZIP archive that every reader reads the same way
  * (core/zip.ts), within the entry and size limits, whose entries all inflate to their declared
- * sizes and CRC-32, with a valid `module.json` at its root.
+ * sizes and CRC-32, with a valid `module.json` at its root. Entries are inflated one at a time,
+ * so memory holds one small entry at most beside the package.
  */
-export async function inspectPackage(bytes: Buffer): Promise<InspectedPackage> {
+export async function inspectPackage(bytes: Buffer, options: InspectOptions = {}): Promise<InspectedPackage> {
+  const keepUpTo = Math.max(options.keepBytesUpTo ?? 0, PACKAGE_RULES.maxManifestBytes);
   let manifestBytes: Buffer | undefined;
   try {
     for (const entry of readZipDirectory(bytes, PACKAGE_RULES)) {
-      if (entry.name !== PACKAGE_RULES.manifestName) {
-        await verifyEntry(bytes, entry);
-        continue;
-      }
+      const hash = createHash("sha256");
+      const keep = entry.uncompressedSize <= keepUpTo;
       const chunks: Buffer[] = [];
-      let kept = 0;
       await verifyEntry(bytes, entry, (chunk) => {
-        if (kept > PACKAGE_RULES.maxManifestBytes) return;
-        chunks.push(chunk);
-        kept += chunk.length;
+        hash.update(chunk);
+        if (keep) chunks.push(chunk);
       });
-      manifestBytes = Buffer.concat(chunks);
+      const content = keep ? Buffer.concat(chunks) : null;
+      if (entry.name === PACKAGE_RULES.manifestName) {
+        if (!content) throw invalidPackage(`${PACKAGE_RULES.manifestName} is larger than ${PACKAGE_RULES.maxManifestBytes} bytes.`);
+        manifestBytes = content;
+      }
+      await options.visit?.({ name: entry.name, sha256: hash.digest("hex"), bytes: content && content.length <= (options.keepBytesUpTo ?? 0) ? content : null });
     }
   } catch (error) {
     if (error instanceof ZipFormatError) throw invalidPackage(error.message);

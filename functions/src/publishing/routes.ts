@@ -26,16 +26,16 @@ export const publishingRoutes = (deps: Deps) => {
       method: "post",
       path: "/developers/modules/sign",
       operationId: "signModulePackage",
-      summary: "Validates, stores and signs a module package (.mpkg), sent as raw bytes.",
+      summary: "Validates, checks (secrets, blocklist, look-alike names), stores and signs a module package (.mpkg), sent as raw bytes.",
       tag: "Developers",
       auth: "developer",
       accessTokens: true,
       rawBody: { contentTypes: PACKAGE_CONTENT_TYPES, description: "The .mpkg file (a ZIP with module.json at its root)." },
       responses: { 201: { description: "The signed version.", schema: signedVersionSchema } },
-      problems: ["namespace_mismatch", "not_owner", "version_already_published", "invalid_package", "unavailable"],
-      handle: async ({ caller, req }) => ({
+      problems: ["namespace_mismatch", "not_owner", "version_already_published", "invalid_package", "package_rejected", "unavailable"],
+      handle: async ({ caller, actor, req }) => ({
         status: 201,
-        body: await signs.run(async () => signPackage(deps, caller.developer, await readBodyBytes(req, deps.config.maxPackageBytes)), deps.config.deadlines.requestMs),
+        body: await signs.run(async () => signPackage(deps, { ...caller.developer, actor }, await readBodyBytes(req, deps.config.maxPackageBytes)), deps.config.deadlines.requestMs),
       }),
     }),
     defineRoute({
@@ -48,10 +48,10 @@ export const publishingRoutes = (deps: Deps) => {
       accessTokens: true,
       body: publishBodySchema,
       responses: { 200: { description: "The module and the published version.", schema: publishedSchema } },
-      problems: ["not_owner", "version_not_found", "version_already_published", "version_not_newer"],
-      handle: async ({ caller, body }) => ({
+      problems: ["not_owner", "version_not_found", "version_already_published", "version_not_newer", "under_review"],
+      handle: async ({ caller, actor, body }) => ({
         status: 200,
-        body: await publishVersion(deps, caller.developer, body.moduleId, body.version),
+        body: await publishVersion(deps, { ...caller.developer, actor }, body.moduleId, body.version),
       }),
     }),
     defineRoute({
@@ -63,7 +63,7 @@ export const publishingRoutes = (deps: Deps) => {
       auth: "developer",
       accessTokens: true,
       responses: { 200: { description: "The modules.", schema: developerModulesSchema } },
-      handle: async ({ caller }) => ({ status: 200, body: await listDeveloperModules(deps, caller.developer) }),
+      handle: async ({ caller, actor }) => ({ status: 200, body: await listDeveloperModules(deps, { ...caller.developer, actor }) }),
     }),
     defineRoute({
       method: "post",
@@ -76,9 +76,9 @@ export const publishingRoutes = (deps: Deps) => {
       body: yankBodySchema,
       responses: { 200: { description: "The yanked version.", schema: yankedSchema } },
       problems: ["not_owner", "version_not_found"],
-      handle: async ({ caller, body }) => ({
+      handle: async ({ caller, actor, body }) => ({
         status: 200,
-        body: await setYanked(deps, caller.developer, body.moduleId, body.version, { reason: body.reason }),
+        body: await setYanked(deps, { ...caller.developer, actor }, body.moduleId, body.version, { reason: body.reason }),
       }),
     }),
     defineRoute({
@@ -92,7 +92,7 @@ export const publishingRoutes = (deps: Deps) => {
       body: unyankBodySchema,
       responses: { 200: { description: "The version, no longer yanked.", schema: yankedSchema } },
       problems: ["not_owner", "version_not_found"],
-      handle: async ({ caller, body }) => ({ status: 200, body: await setYanked(deps, caller.developer, body.moduleId, body.version, null) }),
+      handle: async ({ caller, actor, body }) => ({ status: 200, body: await setYanked(deps, { ...caller.developer, actor }, body.moduleId, body.version, null) }),
     }),
     defineRoute({
       method: "get",

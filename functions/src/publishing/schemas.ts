@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { packageFindingSchema } from "../core/findings";
 import { isoDateTime } from "../core/schemas";
-import { VERSION_STATES } from "../marketplace/module-store";
+import { REVIEW_STATES, VERSION_STATES } from "../marketplace/module-store";
 import { moduleIdSchema, versionSchema } from "../marketplace/schemas";
 
 export const yankBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema, reason: z.string().trim().min(1).max(500).optional() });
@@ -12,6 +13,19 @@ export const yankedSchema = z
 
 export const publishBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema });
 
+export const reviewSchema = z
+  .object({
+    state: z.enum(REVIEW_STATES).meta({ description: "passed, or quarantined until an operator approves (then publishable) or rejects it." }),
+    findings: z.array(packageFindingSchema),
+    reason: z.string().optional().meta({ description: "Why an operator rejected the version." }),
+    note: z.string().optional().meta({ description: "An operator's note on approval." }),
+  })
+  .meta({ id: "Review" });
+
+export const revocationSchema = z
+  .object({ reason: z.string(), revokedAt: isoDateTime })
+  .meta({ id: "Revocation", description: "An operator revoked the version (or the whole module): it is never downloaded or confirmed." });
+
 export const signedVersionSchema = z
   .object({
     moduleId: z.string(),
@@ -22,6 +36,7 @@ export const signedVersionSchema = z
     keyId: z.string(),
     signedAt: isoDateTime,
     state: z.literal("signed"),
+    review: reviewSchema.extend({ state: z.enum(["passed", "quarantined"]) }),
   })
   .meta({ id: "SignedVersion" });
 
@@ -63,7 +78,9 @@ export const developerModulesSchema = z
         name: z.string(),
         latestVersion: z.string().nullable(),
         downloads: z.number().int(),
-        versions: z.array(versionViewSchema.omit({ minAppVersion: true }).extend({ yankedAt: isoDateTime.nullable() })),
+        versions: z.array(
+          versionViewSchema.omit({ minAppVersion: true }).extend({ yankedAt: isoDateTime.nullable(), review: reviewSchema, revocation: revocationSchema.nullable() }),
+        ),
       }),
     ),
   })

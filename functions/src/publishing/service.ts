@@ -1,6 +1,10 @@
+import type { WriteBatch } from "firebase-admin/firestore";
 import semver from "semver";
 import type { z } from "zod";
 import { assertInNamespace, assertMayChangeVersion, assertOwnsModule } from "../access/policy";
+import { packageChecks, MAX_SCANNED_ENTRY_BYTES } from "../checks/service";
+import { nameIndexStore } from "../checks/name-index-store";
+import { auditLog, type Actor, type AuditEvent } from "../core/audit-log";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
 import { withinDeadline } from "../core/deadline";
 import { storeThenRecord } from "../core/storage";
@@ -9,23 +13,24 @@ import { toIso } from "../core/documents";
 import { ApiError, unavailable } from "../core/errors";
 import type { Deps, OperatorDeps } from "../deps";
 import { downloadStore } from "../marketplace/download-store";
-import { listingOf, moduleStore, type ModuleListing, type ModuleRecord, type VersionRecord } from "../marketplace/module-store";
+import { listingOf, moduleStore, type ModuleListing, type ModuleRecord, type Revocation, type Review, type VersionRecord } from "../marketplace/module-store";
 import { inspectPackage } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
 import { searchTerms } from "../marketplace/search";
 import { signaturePayload } from "./signature";
 import { dailyStats, statsRange } from "./stats";
-import { chooseVersion, withEntry, type VersionSummary } from "../marketplace/versions";
+import { latestOf, summaryOf, withEntry, type VersionSummary } from "../marketplace/versions";
 
 /**
  * The path of a module from package to marketplace: sign (validate, store, sign, record as
  * "signed"), then publish (make that version the module's latest).
  */
 
-/** Who signs and publishes: a developer account, as far as modules need to know it. */
+/** Who signs and publishes: a developer account, as far as modules need to know it, and who acts for it. */
 export interface Publisher {
   id: string;
   publisherId: string;
+  actor: Actor;
 }
 
 /** Rounds of optimistic publishing before contention is answered as 503: each loser re-reads once. */
@@ -35,13 +40,15 @@ const FAILED_PRECONDITION = 9;
 export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffer) {
   const { store, signingKeys, db, clock, logger } = deps;
   const modules = moduleStore(db);
-  const { manifest, sha256, size } = await inspectPackage(bytes);
+  const checks = packageChecks(db);
+  const { manifest, sha256, size } = await inspectPackage(bytes, { visit: checks.visit, keepBytesUpTo: MAX_SCANNED_ENTRY_BYTES });
   const { id: moduleId, version } = manifest;
   const target = { moduleId, version };
   assertInNamespace(moduleId, publisher.publisherId);
   // Refused early, before anything is stored, what the transaction below would refuse anyway.
   const current = await modules.getModuleAndVersion(moduleId, version);
   assertMayChangeVersion(target, current.module, current.version, publisher.id);
+  const verdict = await checks.verdict({ moduleId, name: manifest.name, sha256, publisherId: publisher.publisherId });
 
   const storagePath = packagePath(moduleId, version, sha256);
   const signedAt = clock();
@@ -61,6 +68,8 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
     yankedAt: null,
     yankReason: null,
     listing: listingOf(manifest),
+    review: { state: verdict.state, findings: verdict.findings },
+    revocation: null,
   };
   // The package is stored only if a version record points at it.
   const replacedPath = await storeThenRecord(store, storagePath, {
@@ -72,7 +81,9 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
         if (!module) modules.createModule(tx, newModule(moduleId, publisher, record.listing, signedAt));
         // Until a first publish, the module shows the listing of its latest signed version.
         else if (!module.listed) modules.setModule(tx, { ...withListing(module, record.listing), updatedAt: signedAt });
-        modules.setVersion(tx, record);
+        // A revocation stays with the version whatever is signed under its number again.
+        modules.setVersion(tx, { ...record, revocation: previous?.revocation ?? null });
+        auditLog(db).record(tx, publisher.actor, { action: "module.sign", target: `${moduleId}@${version}`, details: { sha256, size, review: verdict } }, signedAt);
         return previous?.storagePath;
       })),
     recordedAnyway: async () => (await modules.getVersion(moduleId, version))?.storagePath === storagePath,
@@ -82,7 +93,17 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
       logger.warn("could not delete a replaced package", { storagePath: replacedPath, error: error.message }),
     );
   }
-  return { moduleId, version, sha256, size, signature: record.signature, keyId: record.keyId, signedAt: toIso(signedAt), state: "signed" as const };
+  return {
+    moduleId,
+    version,
+    sha256,
+    size,
+    signature: record.signature,
+    keyId: record.keyId,
+    signedAt: toIso(signedAt),
+    state: "signed" as const,
+    review: { state: verdict.state, findings: verdict.findings },
+  };
 }
 
 /**
@@ -91,17 +112,22 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
  * publishes of one version exactly one succeeds, the others see it published).
  */
 export async function publishVersion({ db, clock, config }: Deps, publisher: Publisher, moduleId: string, version: string) {
-  return changeVersion(db, publisher, moduleId, version, (module, signed) => {
+  const now = clock();
+  return changeVersion(db, publisher, moduleId, version, now, (module, signed) => {
     assertMayChangeVersion({ moduleId, version }, module, signed, publisher.id);
+    assertReviewed(moduleId, signed);
     if (module.highestPublishedVersion && !semver.gt(version, module.highestPublishedVersion)) {
       throw new ApiError("version_not_newer", `${version} is not greater than ${module.highestPublishedVersion}, the highest version published so far.`);
     }
-    const now = clock();
     const published: VersionRecord = { ...signed, state: "published", publishedAt: now };
     const summary = withEntry(module.versionSummary, summaryOf(published));
+    const named = module.highestPublishedVersion === null || module.name !== signed.listing.name;
     return {
       version: published,
-      module: { ...withListing(module, signed.listing), ...latestOf(summary), highestPublishedVersion: version, updatedAt: now },
+      module: { ...withListing(module, signed.listing), ...latestOf(summary, module.revocation), highestPublishedVersion: version, updatedAt: now },
+      audit: { action: "module.publish", target: `${moduleId}@${version}`, details: { sha256: signed.sha256 } },
+      // A first publish, or one under a new name, files the name against look-alikes of other publishers.
+      alsoWrite: named ? (batch) => nameIndexStore(db).add(batch, { moduleId, publisherId: module.publisherId, name: signed.listing.name }) : undefined,
     };
   }).then(async ({ module, version: published }) => ({
     module: toModuleView(module, await downloadStore(db, config.downloadShards).total(moduleId)),
@@ -115,13 +141,26 @@ export async function publishVersion({ db, clock, config }: Deps, publisher: Pub
  * and a module with none leaves the listing. An explicit download of the version still works.
  */
 export async function setYanked({ db, clock }: Deps, publisher: Publisher, moduleId: string, version: string, yank: { reason?: string } | null) {
-  const { version: record } = await changeVersion(db, publisher, moduleId, version, (module, current) => {
+  const now = clock();
+  const { version: record } = await changeVersion(db, publisher, moduleId, version, now, (module, current) => {
     if (current.state !== "published") throw new ApiError("version_not_found", `${moduleId}@${version} is not published.`);
-    const changed: VersionRecord = { ...current, yankedAt: yank ? (current.yankedAt ?? clock()) : null, yankReason: yank ? (yank.reason ?? current.yankReason) : null };
+    const changed: VersionRecord = { ...current, yankedAt: yank ? (current.yankedAt ?? now) : null, yankReason: yank ? (yank.reason ?? current.yankReason) : null };
     const summary = withEntry(module.versionSummary, summaryOf(changed));
-    return { version: changed, module: { ...module, ...latestOf(summary) } };
+    return {
+      version: changed,
+      module: { ...module, ...latestOf(summary, module.revocation) },
+      audit: { action: yank ? "module.yank" : "module.unyank", target: `${moduleId}@${version}`, details: yank?.reason ? { reason: yank.reason } : {} },
+    };
   });
   return { moduleId, version, yankedAt: record.yankedAt ? toIso(record.yankedAt) : null };
+}
+
+interface VersionChange {
+  module: ModuleRecord;
+  version: VersionRecord;
+  audit: AuditEvent;
+  /** Other writes that belong to the change, in the same batch. */
+  alsoWrite?: (batch: WriteBatch) => void;
 }
 
 /**
@@ -136,7 +175,8 @@ async function changeVersion(
   publisher: Publisher,
   moduleId: string,
   version: string,
-  change: (module: ModuleRecord, record: VersionRecord) => { module: ModuleRecord; version: VersionRecord },
+  at: Date,
+  change: (module: ModuleRecord, record: VersionRecord) => VersionChange,
 ): Promise<{ module: ModuleRecord; version: VersionRecord }> {
   const modules = moduleStore(db);
   const changes = catalogChanges(db);
@@ -149,6 +189,8 @@ async function changeVersion(
     modules.setVersion(batch, changed.version, { lastUpdateTime: current.versionSnapshot.updateTime! });
     modules.setModule(batch, changed.module, { lastUpdateTime: current.moduleSnapshot.updateTime! });
     changes.record(batch, moduleChange(moduleId));
+    auditLog(db).record(batch, publisher.actor, changed.audit, at);
+    changed.alsoWrite?.(batch);
     try {
       await withinDeadline("Firestore (publish)", batch.commit());
       changes.applied(moduleChange(moduleId));
@@ -162,7 +204,8 @@ async function changeVersion(
 
 /**
  * Operators: recomputes every module's version summary, latest and highest published version from
- * its versions (for modules published before the summary existed). Idempotent.
+ * its versions (for modules published before the summary existed), and files published modules'
+ * names in the look-alike index (for modules published before the package checks). Idempotent.
  */
 export async function rebuildVersionSummaries({ db }: Pick<OperatorDeps, "db">) {
   const modules = moduleStore(db);
@@ -172,26 +215,28 @@ export async function rebuildVersionSummaries({ db }: Pick<OperatorDeps, "db">) 
     const summary = published.reduce<VersionSummary[]>((entries, record) => withEntry(entries, summaryOf(record)), []);
     const highest = published.reduce<string | null>((best, record) => (!best || semver.gt(record.version, best) ? record.version : best), null);
     const batch = db.batch();
-    modules.setModule(batch, { ...module, ...latestOf(summary), highestPublishedVersion: highest });
+    modules.setModule(batch, { ...module, ...latestOf(summary, module.revocation), highestPublishedVersion: highest });
     catalogChanges(db).record(batch, moduleChange(module.id));
+    if (highest) nameIndexStore(db).add(batch, { moduleId: module.id, publisherId: module.publisherId, name: module.name });
     await batch.commit();
     rebuilt.push(module.id);
   }
   return { rebuilt };
 }
 
-const summaryOf = (record: VersionRecord): VersionSummary => ({
-  version: record.version,
-  minAppVersion: record.minAppVersion,
-  maxAppVersion: record.maxAppVersion,
-  yanked: record.yankedAt !== null,
-});
+/** A quarantined or rejected version waits for (or failed) an operator's review. */
+function assertReviewed(moduleId: string, record: VersionRecord): void {
+  const { state, reason } = record.review;
+  if (state === "quarantined") {
+    throw new ApiError("under_review", `${moduleId}@${record.version} is quarantined until an operator reviews it: its name resembles ${similarTo(record.review)}.`);
+  }
+  if (state === "rejected") {
+    throw new ApiError("under_review", `${moduleId}@${record.version} was rejected in review${reason ? `: ${reason}` : ""}. Sign a new package to try again.`);
+  }
+}
 
-/** The latest version (highest not yanked) of a summary, and whether the module is listed at all. */
-const latestOf = (summary: VersionSummary[]) => {
-  const latestVersion = chooseVersion(summary);
-  return { versionSummary: summary, latestVersion, listed: latestVersion !== null };
-};
+const similarTo = (review: Review) =>
+  review.findings.flatMap((finding) => (finding.similarTo ? [`'${finding.similarTo}'`] : [])).join(", ") || "another publisher's module";
 
 /** A module's downloads per day and version, for its owner: every day of the range, zeros included. */
 export async function moduleDownloadStats({ db, config, clock }: Deps, developerId: string, moduleId: string, query: { from?: string; to?: string }) {
@@ -217,7 +262,12 @@ export async function listDeveloperModules({ db, config }: Deps, publisher: Publ
         .sort((a, b) => semver.rcompare(a.version, b.version))
         .map((record) => {
           const { minAppVersion: _minAppVersion, ...view } = toVersionView(record);
-          return { ...view, yankedAt: record.yankedAt ? toIso(record.yankedAt) : null };
+          return {
+            ...view,
+            yankedAt: record.yankedAt ? toIso(record.yankedAt) : null,
+            review: reviewView(record.review),
+            revocation: record.revocation ?? module.revocation ? revocationView((record.revocation ?? module.revocation)!) : null,
+          };
         }),
     })),
   );
@@ -258,6 +308,16 @@ function withListing(module: ModuleRecord, listing: ModuleListing): ModuleRecord
   return { ...rest, ...listingOf(listing), searchTerms: searchTerms(module.id, listing.name, listing.summary) };
 }
 
+/** A version's review as its publisher sees it: the state, what was found, and the operator's reason. */
+export const reviewView = (review: Review) => ({
+  state: review.state,
+  findings: review.findings,
+  ...(review.reason ? { reason: review.reason } : {}),
+  ...(review.note ? { note: review.note } : {}),
+});
+
+const revocationView = (revocation: Revocation) => ({ reason: revocation.reason, revokedAt: toIso(revocation.revokedAt) });
+
 function newModule(moduleId: string, publisher: Publisher, listing: ModuleListing, now: Date): ModuleRecord {
   return {
     id: moduleId,
@@ -271,5 +331,6 @@ function newModule(moduleId: string, publisher: Publisher, listing: ModuleListin
     searchTerms: searchTerms(moduleId, listing.name, listing.summary),
     versionSummary: [],
     highestPublishedVersion: null,
+    revocation: null,
   };
 }

@@ -1,0 +1,102 @@
+import type { Firestore } from "firebase-admin/firestore";
+import { ApiError } from "../core/errors";
+import type { PackageFinding } from "../core/findings";
+import { blocklistStore } from "./blocklist-store";
+import { nameIndexStore } from "./name-index-store";
+import { areAlike, foldedNamesOf, indexKeysOf } from "./names";
+import { findSecrets, type SecretFinding } from "./secrets";
+
+/** One entry of a package: its name, SHA-256, and its bytes when it is small enough to scan. */
+export interface PackageEntryContent {
+  name: string;
+  sha256: string;
+  bytes: Buffer | null;
+}
+
+/**
+ * The package checks of contract §14, run in the sign request after the package's format is
+ * checked (§5) and before anything is stored: secrets in text entries and blocklisted files refuse
+ * the package (422 package_rejected, nothing stored); a name like another publisher's module
+ * quarantines it (signed and stored, not publishable until an operator approves it).
+ */
+
+/** Text entries up to this size are scanned for secrets; larger ones are left to their hash. */
+export const MAX_SCANNED_ENTRY_BYTES = 1024 * 1024;
+/** A refusal lists at most this many findings (the count says how many there were). */
+const MAX_LISTED_FINDINGS = 100;
+
+export interface ReviewVerdict {
+  state: "passed" | "quarantined";
+  findings: PackageFinding[];
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function textOf(bytes: Buffer): string | null {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** Collects what the checks need while the package is read, entry by entry, then decides. */
+export function packageChecks(db: Firestore) {
+  const entryHashes: { name: string; sha256: string }[] = [];
+  const secrets: SecretFinding[] = [];
+  return {
+    async visit(entry: PackageEntryContent): Promise<void> {
+      entryHashes.push({ name: entry.name, sha256: entry.sha256 });
+      if (!entry.bytes || entry.bytes.length > MAX_SCANNED_ENTRY_BYTES) return;
+      const text = textOf(entry.bytes);
+      if (text !== null) secrets.push(...(await findSecrets(entry.name, text)));
+    },
+
+    /** Refuses the package, or says whether it passes or waits for review. */
+    async verdict(pkg: { moduleId: string; name: string; sha256: string; publisherId: string }): Promise<ReviewVerdict> {
+      const blocked = await blocklistStore(db).find([pkg.sha256, ...entryHashes.map((entry) => entry.sha256)]);
+      const blockedHashes = new Set(blocked.map((record) => record.sha256));
+      const refusals: PackageFinding[] = [
+        ...secrets,
+        ...(blockedHashes.has(pkg.sha256) ? [{ check: "blocklist" as const, rule: "blocklist", path: null, sha256: pkg.sha256 }] : []),
+        ...entryHashes
+          .filter((entry) => blockedHashes.has(entry.sha256))
+          .map((entry) => ({ check: "blocklist" as const, rule: "blocklist", path: entry.name, sha256: entry.sha256 })),
+      ];
+      if (refusals.length > 0) {
+        const listed = refusals.slice(0, MAX_LISTED_FINDINGS);
+        const more = refusals.length > listed.length ? ` (the first ${listed.length} of ${refusals.length} are listed)` : "";
+        throw new ApiError(
+          "package_rejected",
+          `The package was refused: ${describe(refusals)}${more}. Remove them, then sign again; nothing was stored.`,
+          { extensions: { findings: listed } },
+        );
+      }
+      const similar = await similarModules(db, pkg);
+      return similar.length > 0
+        ? { state: "quarantined", findings: similar.map((moduleId) => ({ check: "similar_name", similarTo: moduleId })) }
+        : { state: "passed", findings: [] };
+    },
+  };
+}
+
+function describe(findings: PackageFinding[]): string {
+  const secretCount = findings.filter((finding) => finding.check === "secret").length;
+  const blockedCount = findings.length - secretCount;
+  return [
+    secretCount ? `${secretCount} secret${secretCount > 1 ? "s" : ""} found` : "",
+    blockedCount ? `${blockedCount} blocklisted file${blockedCount > 1 ? "s" : ""}` : "",
+  ]
+    .filter(Boolean)
+    .join(" and ");
+}
+
+/** Published modules of other publishers whose names this package's names resemble, by id. */
+async function similarModules(db: Firestore, pkg: { moduleId: string; name: string; publisherId: string }): Promise<string[]> {
+  const folded = foldedNamesOf(pkg.moduleId, pkg.name);
+  const candidates = await nameIndexStore(db).candidates(folded.flatMap(indexKeysOf));
+  const alike = candidates.filter(
+    (candidate) => candidate.publisherId !== pkg.publisherId && candidate.moduleId !== pkg.moduleId && folded.some((name) => areAlike(name, candidate.folded)),
+  );
+  return [...new Set(alike.map((candidate) => candidate.moduleId))].sort();
+}

@@ -1,0 +1,113 @@
+import { FieldPath, Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { z } from "zod";
+import { withDeadlines } from "./deadline";
+import { readDocument, timestamp } from "./documents";
+
+/**
+ * `auditLog/{autoId}`: who did what to what (contract §14), append-only. Every security-relevant
+ * change adds its entry in the same batch or transaction as the change itself, so there is never
+ * a change without its entry nor an entry for a change that did not happen. Clients never read the
+ * collection (rules deny all); operators read it with `audit list`, owners their modules' entries.
+ */
+
+export const ACTOR_KINDS = ["developer", "token", "operator", "billing", "system"] as const;
+
+/** Who acted: a developer (uid), an access or OIDC token (its id), an operator, billing (the event), the system. */
+export interface Actor {
+  kind: (typeof ACTOR_KINDS)[number];
+  id: string;
+  /** The API request it came in, when it came in one. */
+  requestId?: string;
+}
+
+/** The service itself, or a tool of it (the seed, the bench), acting on its own. */
+export const systemActor = (id: string): Actor => ({ kind: "system", id });
+
+/** The operator of an operator operation: the CLI names them; other callers (seed, tests) are the system. */
+export const operatorOf = (deps: { actor?: Actor }): Actor => deps.actor ?? systemActor("service");
+
+export interface AuditEvent {
+  /** e.g. "module.sign", "release.rollout", "entitlement.grant". */
+  action: string;
+  /** What it acted on: a module id, `moduleId@version`, a release id, a uid, a SHA-256. */
+  target: string;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditRecord extends Required<AuditEvent> {
+  id: string;
+  at: Date;
+  actor: { kind: Actor["kind"]; id: string };
+  requestId: string | null;
+}
+
+const auditDocument = z.object({
+  at: timestamp,
+  actor: z.object({ kind: z.enum(ACTOR_KINDS), id: z.string() }),
+  action: z.string(),
+  target: z.string(),
+  /** The target and what contains it (a version's module), for `--target` and owners' lists. */
+  subjects: z.array(z.string()),
+  requestId: z.string().optional(),
+  details: z.record(z.string(), z.unknown()),
+});
+
+/** A version's entries are found by its module too. */
+const subjectsOf = (target: string) => [...new Set([target, target.split("@")[0]])];
+
+export interface AuditQuery {
+  subject?: string;
+  since?: Date;
+  after?: { at: Timestamp; id: string };
+  limit: number;
+}
+
+export function auditLog(db: Firestore) {
+  const collection = db.collection("auditLog");
+  const read = (snapshot: DocumentSnapshot): AuditRecord => {
+    const stored = readDocument(auditDocument, snapshot)!;
+    return {
+      id: snapshot.id,
+      at: stored.at.toDate(),
+      actor: stored.actor,
+      action: stored.action,
+      target: stored.target,
+      requestId: stored.requestId ?? null,
+      details: stored.details,
+    };
+  };
+  const data = (actor: Actor, event: AuditEvent, at: Date) => ({
+    at: Timestamp.fromDate(at),
+    actor: { kind: actor.kind, id: actor.id },
+    action: event.action,
+    target: event.target,
+    subjects: subjectsOf(event.target),
+    ...(actor.requestId ? { requestId: actor.requestId } : {}),
+    // Plain JSON values only: no undefined (Firestore refuses it), dates as strings.
+    details: JSON.parse(JSON.stringify(event.details ?? {})) as Record<string, unknown>,
+  });
+  return {
+    /** Adds an entry to a batch or transaction, to commit with the change it records. */
+    record(writer: WriteBatch | Transaction, actor: Actor, event: AuditEvent, at: Date): void {
+      (writer as WriteBatch).create(collection.doc(), data(actor, event, at));
+    },
+    ...withDeadlines("Firestore", {
+      /** One page of entries, newest first. */
+      async page(query: AuditQuery): Promise<{ entries: AuditRecord[]; more: boolean; last: { at: Timestamp; id: string } | null }> {
+        let selected: Query = collection;
+        if (query.subject !== undefined) selected = selected.where("subjects", "array-contains", query.subject);
+        if (query.since) selected = selected.where("at", ">=", Timestamp.fromDate(query.since));
+        selected = selected.orderBy("at", "desc").orderBy(FieldPath.documentId(), "desc");
+        if (query.after) selected = selected.startAfter(query.after.at, query.after.id);
+        const snapshot = await selected.limit(query.limit + 1).get();
+        const docs = snapshot.docs.slice(0, query.limit);
+        const last = docs.at(-1);
+        return {
+          entries: docs.map(read),
+          more: snapshot.docs.length > query.limit,
+          last: last ? { at: last.get("at") as Timestamp, id: last.id } : null,
+        };
+      },
+    }),
+  };
+}

@@ -1,0 +1,68 @@
+import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { z } from "zod";
+import { withDeadlines } from "../core/deadline";
+import { readDocument, timestamp } from "../core/documents";
+
+/**
+ * `registry/revocations`: the revocation list (contract §14) in one document, so that a change and
+ * its serial move together in one transaction and the list is read in one read. Each entry is a
+ * revoked version, or a whole module (`version: "*"`, `sha256: null`). Revocations are rare and
+ * small; one document holds thousands of them.
+ */
+
+const entry = z.object({
+  moduleId: z.string(),
+  version: z.string(),
+  sha256: z.string().nullable(),
+  reason: z.string(),
+  revokedAt: timestamp,
+});
+const listDocument = z.object({ serial: z.number().int().nonnegative(), updatedAt: timestamp, entries: z.array(entry) });
+
+export interface RevocationEntry {
+  moduleId: string;
+  /** A version, or "*" for every version of the module. */
+  version: string;
+  sha256: string | null;
+  reason: string;
+  revokedAt: Date;
+}
+
+export interface RevocationList {
+  /** Grows by one at every change; 0 before the first. */
+  serial: number;
+  entries: RevocationEntry[];
+}
+
+export const ALL_VERSIONS = "*";
+
+export function revocationListStore(db: Firestore) {
+  const ref = db.collection("registry").doc("revocations");
+  const read = (snapshot: DocumentSnapshot): RevocationList => {
+    const stored = readDocument(listDocument, snapshot);
+    return {
+      serial: stored?.serial ?? 0,
+      entries: (stored?.entries ?? []).map((item) => ({ ...item, revokedAt: item.revokedAt.toDate() })),
+    };
+  };
+  return {
+    async readIn(tx: Transaction): Promise<RevocationList> {
+      return read(await tx.get(ref));
+    },
+    /** Writes the list with its serial moved on by one. */
+    write(tx: Transaction, list: RevocationList, at: Date): number {
+      const serial = list.serial + 1;
+      tx.set(ref, {
+        serial,
+        updatedAt: Timestamp.fromDate(at),
+        entries: list.entries.map((item) => ({ ...item, revokedAt: Timestamp.fromDate(item.revokedAt) })),
+      });
+      return serial;
+    },
+    ...withDeadlines("Firestore", {
+      async get(): Promise<RevocationList> {
+        return read(await ref.get());
+      },
+    }),
+  };
+}
