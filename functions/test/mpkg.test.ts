@@ -7,7 +7,8 @@ import { promisify } from "node:util";
 import request from "supertest";
 import { freePort } from "../../tools/local-stack";
 import { drainDownloadCounters } from "../src/marketplace/download-counter";
-import { bearer, createUser, resetEmulators, testApp, type TestDeveloper } from "./support/harness";
+import { revokeModule, unrevokeModule } from "../src/revocations/service";
+import { bearer, createUser, resetEmulators, testApp, testDeps, type TestDeveloper } from "./support/harness";
 
 const ROOT = path.join(__dirname, "..", "..");
 const MPKG = path.join(ROOT, "node_modules", ".bin", "mpkg");
@@ -125,11 +126,21 @@ describe("npx mpkg (§12)", () => {
     const file = path.join(work, "downloaded.mpkg");
     writeFileSync(file, Buffer.from(await (await fetch(download.body.url)).arrayBuffer()));
     const verified = await json(["verify", file, "--signature", download.body.signature]);
-    expect(verified).toEqual({ valid: true, moduleId: "acme.maps", version: "1.2.0", publisherId: "acme", sha256: published.sha256, size: published.size });
+    expect(verified).toEqual({ valid: true, moduleId: "acme.maps", version: "1.2.0", publisherId: "acme", sha256: published.sha256, size: published.size, revocationSerial: 0 });
     const jwks = path.join(work, "jwks.json");
     writeFileSync(jwks, JSON.stringify((await request(await testApp()).get("/api/v1/signing-keys")).body));
     writeFileSync(path.join(work, "signature.jws"), download.body.signature);
-    expect((await mpkg(["verify", file, "--signature", "@signature.jws", "--jwks", jwks], { env: { MPKG_API: "http://127.0.0.1:9/offline" } })).code).toBe(0);
+    const offline = { env: { MPKG_API: "http://127.0.0.1:9/offline" } };
+    expect((await mpkg(["verify", file, "--signature", "@signature.jws", "--jwks", jwks], offline)).code).toBe(0);
+
+    // Revoked (§14): refused online, and offline with a saved list; lifted: accepted again.
+    await revokeModule(await testDeps(), { moduleId: "acme.maps", version: "1.2.0", reason: "Exfiltrates documents." });
+    expect(await mpkg(["verify", file, "--signature", download.body.signature])).toMatchObject({ code: 1, stderr: expect.stringContaining("revoked by the marketplace: Exfiltrates documents.") });
+    const revocations = path.join(work, "revocations.json");
+    writeFileSync(revocations, JSON.stringify((await request(await testApp()).get("/api/v1/revocations")).body));
+    expect(await mpkg(["verify", file, "--signature", "@signature.jws", "--jwks", jwks, "--revocations", revocations], offline)).toMatchObject({ code: 1, stderr: expect.stringContaining("revoked") });
+    await unrevokeModule(await testDeps(), { moduleId: "acme.maps", version: "1.2.0" });
+    expect((await json(["verify", file, "--signature", download.body.signature])).revocationSerial).toBe(2);
 
     const tampered = path.join(work, "tampered.mpkg");
     const bytes = readFileSync(file);

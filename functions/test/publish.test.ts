@@ -118,6 +118,8 @@ describe("publishing", () => {
       signedAt: expect.any(String),
       publishedAt: expect.any(String),
       yankedAt: null,
+      review: { state: "passed", findings: [] },
+      revocation: null,
     });
     expect(response.body.items[1]).toMatchObject({ id: "acme.maps", latestVersion: null });
   });

@@ -104,7 +104,7 @@ describe("publisher toolkit (§12)", () => {
           }
         }
       }
-      expect(accepted).toBe(6);
+      expect(accepted).toBe(7);
       expect(refused).toBeGreaterThanOrEqual(10);
     });
 

@@ -48,7 +48,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** For the installed modules: which have a newer compatible version, and which installed versions are yanked. */
+        /** For the installed modules: which have a newer compatible version, and which installed versions are yanked or revoked. */
         post: operations["checkModuleUpdates"];
         delete?: never;
         options?: never;
@@ -347,7 +347,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Validates, stores and signs a module package (.mpkg), sent as raw bytes. */
+        /** Validates, checks (secrets, blocklist, look-alike names), stores and signs a module package (.mpkg), sent as raw bytes. */
         post: operations["signModulePackage"];
         delete?: never;
         options?: never;
@@ -440,6 +440,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/developers/modules/{id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log of one of the caller's modules and its versions, newest first. */
+        get: operations["listModuleAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/revocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed list of revoked module versions; its serial grows at every change and it expires within 7 days. */
+        get: operations["getRevocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -508,6 +542,22 @@ export interface components {
                 path: string;
                 message: string;
             }[];
+            /** @description package_rejected: what the package checks found. */
+            findings?: components["schemas"]["PackageFinding"][];
+        };
+        PackageFinding: {
+            /** @enum {string} */
+            check: "secret" | "blocklist" | "similar_name";
+            /** @description The rule that matched (secrets), or 'blocklist'. */
+            rule?: string;
+            /** @description The entry of the package; null for the package as a whole. */
+            path?: string | null;
+            line?: number;
+            /** @description At most the first 4 characters of the secret, then '…'. */
+            excerpt?: string;
+            sha256?: string;
+            /** @description The other publisher's module whose name this one resembles. */
+            similarTo?: string;
         };
         MarketplaceModuleList: {
             items: components["schemas"]["MarketplaceModule"][];
@@ -554,11 +604,13 @@ export interface components {
             items: {
                 moduleId: string;
                 installedVersion: string;
-                /** @description The compatible version to move to; null when an installed yanked version has none. */
+                /** @description The compatible version to move to; null when an installed yanked or revoked version has none. */
                 version: string | null;
                 usable: boolean;
                 /** @description Whether the installed version is yanked. */
                 yanked: boolean;
+                /** @description Whether the installed version is revoked: the app must stop using it. */
+                revoked: boolean;
             }[];
         };
         Activation: {
@@ -759,6 +811,15 @@ export interface components {
             signedAt: string;
             /** @constant */
             state: "signed";
+            review: {
+                /** @enum {string} */
+                state: "passed" | "quarantined";
+                findings: components["schemas"]["PackageFinding"][];
+                /** @description Why an operator rejected the version. */
+                reason?: string;
+                /** @description An operator's note on approval. */
+                note?: string;
+            };
         };
         Published: {
             module: components["schemas"]["Module"];
@@ -818,8 +879,31 @@ export interface components {
                     signedAt: string;
                     publishedAt: string | null;
                     yankedAt: string | null;
+                    review: components["schemas"]["Review"];
+                    revocation: components["schemas"]["Revocation"] | null;
                 }[];
             }[];
+        };
+        Review: {
+            /**
+             * @description passed, or quarantined until an operator approves (then publishable) or rejects it.
+             * @enum {string}
+             */
+            state: "passed" | "quarantined" | "approved" | "rejected";
+            findings: components["schemas"]["PackageFinding"][];
+            /** @description Why an operator rejected the version. */
+            reason?: string;
+            /** @description An operator's note on approval. */
+            note?: string;
+        };
+        /** @description An operator revoked the version (or the whole module): it is never downloaded or confirmed. */
+        Revocation: {
+            reason: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            revokedAt: string;
         };
         YankedVersion: {
             moduleId: string;
@@ -840,6 +924,35 @@ export interface components {
                     [key: string]: number;
                 };
             }[];
+        };
+        AuditPage: {
+            items: components["schemas"]["AuditEntry"][];
+            nextCursor: string | null;
+        };
+        AuditEntry: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            at: string;
+            actor: {
+                /** @enum {string} */
+                kind: "developer" | "token" | "operator" | "billing" | "system";
+                id: string;
+            };
+            /** @description e.g. module.sign, module.publish, module.yank, review.approve, module.revoke. */
+            action: string;
+            /** @description The module, or `moduleId@version`. */
+            target: string;
+            requestId: string | null;
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        RevocationList: {
+            /** @description Compact JWS (EdDSA, typ revocations+jwt, kid in GET /signing-keys) over { serial, iat, exp, entries: [ { moduleId, version ('*' for all), sha256 (null for '*'), reason, revokedAt } ] }. */
+            list: string;
         };
         Health: {
             /** @constant */
@@ -992,6 +1105,15 @@ export interface operations {
             };
             /** @description Problem: module_not_found, version_not_found, no_compatible_version. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_revoked. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1191,6 +1313,15 @@ export interface operations {
             };
             /** @description Problem: device_limit_reached. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_revoked. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2575,7 +2706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: invalid_package. */
+            /** @description Problem: invalid_package, package_rejected. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2675,7 +2806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: version_already_published, version_not_newer. */
+            /** @description Problem: version_already_published, version_not_newer, under_review. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3072,6 +3203,141 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listModuleAudit: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer, not_owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRevocations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list, as a compact JWS. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevocationList"];
                 };
             };
             /** @description Problem: rate_limited. */

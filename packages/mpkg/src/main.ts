@@ -8,7 +8,7 @@ import { inspectPackageBytes, packageFileName, packDirectory } from "./pack";
 import { ProblemError, unwrap, UsageError } from "./problems";
 import { anonymousClient, DEFAULT_API, forgetLogin, publisherClient, saveLogin, type Env } from "./session";
 import { uploadPackage } from "./upload";
-import { VerificationError, verifyPackage } from "./verify";
+import { assertNotRevoked, VerificationError, verifyPackage } from "./verify";
 
 export interface Io {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -78,11 +78,12 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
 
   program
     .command("verify")
-    .description("check a downloaded package against its signature, offline with --jwks, else with GET /signing-keys")
+    .description("check a downloaded package against its signature and the revocation list; offline with --jwks (and --revocations), else with the API")
     .argument("<file>", "the package")
     .requiredOption("--signature <jws>", "the signature (as GET /modules/download answers it), or @file holding it")
     .option("--jwks <file>", "a saved GET /signing-keys answer (no network)")
-    .action(async (file: string, options: { signature: string; jwks?: string }, command: Command) => {
+    .option("--revocations <file>", "a saved GET /revocations answer (with --jwks; without it, an offline check skips revocations and says so)")
+    .action(async (file: string, options: { signature: string; jwks?: string; revocations?: string }, command: Command) => {
       const bytes = await readFile(file).catch(() => {
         throw new UsageError(`Cannot read '${file}'.`);
       });
@@ -91,7 +92,21 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
         ? (JSON.parse(await readFile(options.jwks, "utf8")) as JSONWebKeySet)
         : (unwrap(await anonymousClient(apiOf(command)).GET("/signing-keys")) as JSONWebKeySet);
       const signed = await verifyPackage(bytes, signature, jwks);
-      print(command, { valid: true, moduleId: signed.moduleId, version: signed.version, publisherId: signed.publisherId, sha256: signed.sha256, size: signed.size });
+      const revocations = options.revocations
+        ? (JSON.parse(await readFile(options.revocations, "utf8")) as { list: string })
+        : options.jwks
+          ? null
+          : (unwrap(await anonymousClient(apiOf(command)).GET("/revocations")) as { list: string });
+      const checked = revocations ? await assertNotRevoked(signed, revocations.list, jwks) : null;
+      print(command, {
+        valid: true,
+        moduleId: signed.moduleId,
+        version: signed.version,
+        publisherId: signed.publisherId,
+        sha256: signed.sha256,
+        size: signed.size,
+        revocationSerial: checked ? checked.serial : "not checked (offline without --revocations)",
+      });
     });
 
   for (const [name, yanked] of [

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from "jose";
+import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import type { SignaturePayload } from "../../../functions/src/publishing/signature";
 
 /** Why a package does not verify; exit 1. */
@@ -30,4 +30,30 @@ export async function verifyPackage(bytes: Buffer, signature: string, jwks: JSON
     throw new VerificationError(`The file is not the signed package: its sha256 is ${sha256}, the signature names ${payload.sha256}.`);
   }
   return payload;
+}
+
+interface RevocationEntry {
+  moduleId: string;
+  version: string;
+  sha256: string | null;
+  reason: string;
+}
+
+/**
+ * Refuses a package that the marketplace revoked: the list (a `GET /revocations` answer's `list`)
+ * must verify with the same keys, be of type `revocations+jwt` and not be expired.
+ */
+export async function assertNotRevoked(signed: SignaturePayload, list: string, jwks: JSONWebKeySet): Promise<{ serial: number }> {
+  let payload: { serial: number; entries: RevocationEntry[] };
+  try {
+    const verified = await jwtVerify(list, createLocalJWKSet(jwks), { typ: "revocations+jwt", algorithms: ["EdDSA"], requiredClaims: ["iat", "exp"] });
+    payload = verified.payload as unknown as typeof payload;
+  } catch (error) {
+    throw new VerificationError(`The revocation list does not verify (${(error as Error).message}).`);
+  }
+  const entry = payload.entries.find(
+    (item) => item.moduleId === signed.moduleId && (item.version === "*" || item.version === signed.version || item.sha256 === signed.sha256),
+  );
+  if (entry) throw new VerificationError(`${signed.moduleId}@${signed.version} is revoked by the marketplace: ${entry.reason}`);
+  return { serial: payload.serial };
 }
