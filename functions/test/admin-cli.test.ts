@@ -5,30 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import request from "supertest";
-import { main } from "../../tools/admin/main";
+import { admin, json, runAdmin } from "./support/admin";
 import { countDocuments, putRelease, sha256Hex } from "./support/fixtures";
 import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, storedObjects, testApp, testDeps } from "./support/harness";
 import { signed, subscriptionEvent } from "./support/stripe-events";
-
-/** Runs the CLI in this process against the test emulators; returns its exit code and output. */
-async function runAdmin(argv: string[], options: { terminal?: boolean } = {}) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text), isTTY: options.terminal ?? false, columns: 120 } as { write(text: string): unknown; isTTY: boolean },
-    env: process.env,
-  });
-  return { code, stdout, stderr };
-}
-
-const admin = (...argv: string[]) => runAdmin(argv);
-
-const json = async (...argv: string[]) => {
-  const result = await admin("--json", ...argv);
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
-  return JSON.parse(result.stdout);
-};
 
 const dir = mkdtempSync(path.join(tmpdir(), "admin-cli-"));
 function installer(name: string, content: string): { file: string; sha256: string } {

@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
@@ -67,11 +67,8 @@ export function subscriptionStore(db: Firestore) {
       if (businessIds.length === 0) return [];
       return (await db.getAll(...businessIds.map((id) => collection.doc(id)))).map(read);
     },
-    async set(businessId: string, subscription: SubscriptionRecord): Promise<void> {
-      await collection.doc(businessId).set(toDocument(subscription));
-    },
-    setIn(tx: Transaction, businessId: string, subscription: SubscriptionRecord): void {
-      tx.set(collection.doc(businessId), toDocument(subscription));
+    setIn(writer: Transaction | WriteBatch, businessId: string, subscription: SubscriptionRecord): void {
+      (writer as WriteBatch).set(collection.doc(businessId), toDocument(subscription));
     },
   });
 }

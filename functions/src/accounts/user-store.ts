@@ -1,4 +1,4 @@
-import { FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { FieldValue, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { readDocument } from "../core/documents";
@@ -31,11 +31,11 @@ export function userStore(db: Firestore) {
     async setDisplayName(uid: string, displayName: string): Promise<void> {
       await collection.doc(uid).set({ displayName }, { merge: true });
     },
-    async grant(uid: string, key: string): Promise<void> {
-      await collection.doc(uid).set({ entitlements: FieldValue.arrayUnion(key) }, { merge: true });
+    grantIn(writer: WriteBatch, uid: string, key: string): void {
+      writer.set(collection.doc(uid), { entitlements: FieldValue.arrayUnion(key) }, { merge: true });
     },
-    async revoke(uid: string, key: string): Promise<void> {
-      await collection.doc(uid).update({ entitlements: FieldValue.arrayRemove(key) });
+    revokeIn(writer: WriteBatch, uid: string, key: string): void {
+      writer.update(collection.doc(uid), { entitlements: FieldValue.arrayRemove(key) });
     },
   });
 }

@@ -1,5 +1,6 @@
 import type Stripe from "stripe";
 import { businessStore } from "../accounts/business-store";
+import { auditLog } from "../core/audit-log";
 import { ApiError, invalidRequest } from "../core/errors";
 import { withinDeadline } from "../core/deadline";
 import { parseInput } from "../core/validation";
@@ -67,6 +68,12 @@ export async function receiveStripeEvent(deps: Deps, rawBody: Buffer, signatureH
       if (decision === "applied") {
         if (!businessSnapshot.exists) businesses.createIn(tx, businessId, mapped.businessName);
         subscriptions.setIn(tx, businessId, { ...mapped.subscription, stripe: { subscriptionId: stripeSubscription.id, eventCreated } });
+        auditLog(db).record(
+          tx,
+          { kind: "billing", id: `stripe:${event.id}` },
+          { action: "subscription.stripe", target: businessId, details: { type: event.type, status: mapped.subscription.status, plan: mapped.subscription.plan, entitlements: mapped.subscription.entitlements } },
+          now,
+        );
       }
       events.recordIn(tx, { id: event.id, type: event.type, created: event.created, businessId, outcome: decision }, now);
       return decision;

@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { readDocument, timestamp } from "../core/documents";
@@ -44,8 +44,8 @@ export function accessTokenStore(db: Firestore) {
   };
   const byId = (developerId: string, id: string) => collection.where("developerId", "==", developerId).where("id", "==", id).limit(1);
   return withDeadlines("Firestore", {
-    async create(hash: string, token: Omit<AccessTokenRecord, "lastUsedAt">): Promise<void> {
-      await collection.doc(hash).create({
+    createIn(writer: WriteBatch, hash: string, token: Omit<AccessTokenRecord, "lastUsedAt">): void {
+      writer.create(collection.doc(hash), {
         id: token.id,
         developerId: token.developerId,
         name: token.name,
@@ -64,12 +64,10 @@ export function accessTokenStore(db: Firestore) {
     async count(developerId: string): Promise<number> {
       return (await collection.where("developerId", "==", developerId).count().get()).data().count;
     },
-    /** Deletes a developer's token by its public id; false when there is none. */
-    async delete(developerId: string, id: string): Promise<boolean> {
+    /** Where a developer's token of this public id is stored, or null when there is none. */
+    async refById(developerId: string, id: string): Promise<DocumentReference | null> {
       const snapshot = await byId(developerId, id).get();
-      if (snapshot.empty) return false;
-      await snapshot.docs[0].ref.delete();
-      return true;
+      return snapshot.empty ? null : snapshot.docs[0].ref;
     },
     async touch(hash: string, at: Date): Promise<void> {
       await collection.doc(hash).update({ lastUsedAt: Timestamp.fromDate(at) });

@@ -1,5 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
 import type { z } from "zod";
+import { auditLog, type Actor } from "../core/audit-log";
 import { ACCESS_TOKEN_PREFIX, type DeveloperAccount, type DeveloperCaller } from "../core/auth";
 import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
@@ -37,7 +38,7 @@ const view = (token: AccessTokenRecord): TokenView => ({
   lastUsedAt: token.lastUsedAt ? toIso(token.lastUsedAt) : null,
 });
 
-export async function createAccessToken({ db, clock }: Deps, developer: DeveloperAccount, input: z.output<typeof createAccessTokenSchema>) {
+export async function createAccessToken({ db, clock }: Deps, developer: DeveloperAccount, actor: Actor, input: z.output<typeof createAccessTokenSchema>) {
   const tokens = accessTokenStore(db);
   if ((await tokens.count(developer.id)) >= MAX_TOKENS_PER_DEVELOPER) {
     throw invalidRequest(`A developer may hold at most ${MAX_TOKENS_PER_DEVELOPER} access tokens; revoke one first.`);
@@ -45,7 +46,10 @@ export async function createAccessToken({ db, clock }: Deps, developer: Develope
   const now = clock();
   const token = `${ACCESS_TOKEN_PREFIX}${randomBase62(43)}`;
   const record = { id: `tok_${randomBase62(16)}`, developerId: developer.id, name: input.name, createdAt: now, expiresAt: new Date(now.getTime() + input.expiresInDays * DAY_MS) };
-  await tokens.create(hashOf(token), record);
+  const batch = db.batch();
+  tokens.createIn(batch, hashOf(token), record);
+  auditLog(db).record(batch, actor, { action: "token.create", target: developer.id, details: { tokenId: record.id, name: record.name, expiresAt: toIso(record.expiresAt) } }, now);
+  await withinDeadline("Firestore (token)", batch.commit());
   const { lastUsedAt: _never, ...shown } = view({ ...record, lastUsedAt: null });
   return { ...shown, token };
 }
@@ -54,8 +58,13 @@ export async function listAccessTokens({ db }: Deps, developer: DeveloperAccount
   return { items: (await accessTokenStore(db).list(developer.id)).map(view) };
 }
 
-export async function revokeAccessToken({ db }: Deps, developer: DeveloperAccount, id: string): Promise<void> {
-  if (!(await accessTokenStore(db).delete(developer.id, id))) throw new ApiError("token_not_found", `No access token '${id}' of yours.`);
+export async function revokeAccessToken({ db, clock }: Deps, developer: DeveloperAccount, actor: Actor, id: string): Promise<void> {
+  const ref = await accessTokenStore(db).refById(developer.id, id);
+  if (!ref) throw new ApiError("token_not_found", `No access token '${id}' of yours.`);
+  const batch = db.batch();
+  batch.delete(ref);
+  auditLog(db).record(batch, actor, { action: "token.revoke", target: developer.id, details: { tokenId: id } }, clock());
+  await withinDeadline("Firestore (token)", batch.commit());
 }
 
 /**

@@ -81,7 +81,7 @@ export const developerRoutes = (deps: Deps) => [
     auth: "developer",
     body: createAccessTokenSchema,
     responses: { 201: { description: "The token, with its secret (never shown again).", schema: createdAccessTokenSchema } },
-    handle: async ({ caller, body }) => ({ status: 201, body: await createAccessToken(deps, caller.developer, body) }),
+    handle: async ({ caller, actor, body }) => ({ status: 201, body: await createAccessToken(deps, caller.developer, actor, body) }),
   }),
   defineRoute({
     method: "get",
@@ -103,8 +103,8 @@ export const developerRoutes = (deps: Deps) => [
     params: accessTokenParamsSchema,
     responses: { 204: { description: "Revoked." } },
     problems: ["token_not_found"],
-    handle: async ({ caller, params }) => {
-      await revokeAccessToken(deps, caller.developer, params.id);
+    handle: async ({ caller, actor, params }) => {
+      await revokeAccessToken(deps, caller.developer, actor, params.id);
       return { status: 204 };
     },
   }),

@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot, type Firestore, type Query } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { ARCHES, CHANNELS, PLATFORMS } from "./rules";
 import { withDeadlines } from "../core/deadline";
@@ -104,9 +104,12 @@ export function releaseStore(db: Firestore) {
       }, onError);
       return stop;
     },
-    /** Writes a new release; rejects (ALREADY_EXISTS) when its id is taken. */
-    async create(release: ReleaseRecord): Promise<void> {
-      await collection.doc(release.id).create(toDocument(release));
+    /** Adds a new release to a batch; the commit rejects (ALREADY_EXISTS) when its id is taken. */
+    createIn(writer: WriteBatch, release: ReleaseRecord): void {
+      writer.create(collection.doc(release.id), toDocument(release));
+    },
+    replaceIn(writer: WriteBatch, release: ReleaseRecord): void {
+      writer.set(collection.doc(release.id), toDocument(release));
     },
     async replace(release: ReleaseRecord): Promise<void> {
       await collection.doc(release.id).set(toDocument(release));

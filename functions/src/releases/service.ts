@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { Transform, type Readable } from "node:stream";
 import type { Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
+import { auditLog, operatorOf, type AuditEvent } from "../core/audit-log";
+import { withinDeadline } from "../core/deadline";
 import { isAlreadyExists, toIso } from "../core/documents";
 import { keptListener } from "../core/listeners";
 import { ApiError } from "../core/errors";
@@ -112,7 +114,8 @@ export interface InstallerUpload {
  * platform, arch and channel, unless `replace`, which keeps the earlier notes unless new ones are
  * given (an empty string clears them) and deletes the earlier installer once the new one is in.
  */
-export async function publishRelease({ db, store, clock }: OperatorDeps, input: z.input<typeof publishReleaseInput>, upload: InstallerUpload) {
+export async function publishRelease(deps: OperatorDeps, input: z.input<typeof publishReleaseInput>, upload: InstallerUpload) {
+  const { db, store, clock } = deps;
   const { replace, notes, rollout, ...fields } = parseInput(publishReleaseInput, input);
   const releases = releaseStore(db);
   const [existing] = await releases.find({ version: fields.version, platform: fields.platform, arch: fields.arch, channel: fields.channel });
@@ -152,7 +155,11 @@ export async function publishRelease({ db, store, clock }: OperatorDeps, input: 
         yankedAt: null,
         yankReason: null,
       };
-      await (existing ? releases.replace(stored) : releases.create(stored));
+      const batch = db.batch();
+      if (existing) releases.replaceIn(batch, stored);
+      else releases.createIn(batch, stored);
+      auditLog(db).record(batch, operatorOf(deps), { action: "release.publish", target: id, details: { sha256: stored.sha256, size, rollout, replaced: Boolean(existing) } }, stored.publishedAt);
+      await withinDeadline("Firestore (release publish)", batch.commit());
       return stored;
     },
   }).catch((error: unknown) => {
@@ -197,26 +204,34 @@ async function existingRelease(db: Firestore, releaseId: string): Promise<Releas
 }
 
 /** Operators: the share of callers a release is offered to (0 halts the rollout); takes effect on the next request. */
-export async function setRollout({ db }: OperatorDeps, input: z.input<typeof rolloutInput>) {
+export async function setRollout(deps: OperatorDeps, input: z.input<typeof rolloutInput>) {
   const { releaseId, percentage } = parseInput(rolloutInput, input);
-  const release = { ...(await existingRelease(db, releaseId)), rolloutPercentage: percentage };
-  await releaseStore(db).replace(release);
+  const release = { ...(await existingRelease(deps.db, releaseId)), rolloutPercentage: percentage };
+  await replaceAudited(deps, release, { action: percentage === 0 ? "release.halt" : "release.rollout", target: releaseId, details: { percentage } });
   return toReleaseView(release);
 }
 
 /** Operators: withdraws a release: out of the list, the redirects and the feeds; its own download answers 410. */
-export async function yankRelease({ db, clock }: OperatorDeps, input: z.input<typeof yankInput>) {
+export async function yankRelease(deps: OperatorDeps, input: z.input<typeof yankInput>) {
   const { releaseId, reason } = parseInput(yankInput, input);
-  const release = { ...(await existingRelease(db, releaseId)), yankedAt: clock(), yankReason: reason ?? null };
-  await releaseStore(db).replace(release);
+  const release = { ...(await existingRelease(deps.db, releaseId)), yankedAt: deps.clock(), yankReason: reason ?? null };
+  await replaceAudited(deps, release, { action: "release.yank", target: releaseId, details: { reason } });
   return { ...toReleaseView(release), yankedAt: toIso(release.yankedAt), yankReason: release.yankReason };
 }
 
-export async function unyankRelease({ db }: OperatorDeps, input: z.input<typeof releaseIdInput>) {
+export async function unyankRelease(deps: OperatorDeps, input: z.input<typeof releaseIdInput>) {
   const { releaseId } = parseInput(releaseIdInput, input);
-  const release = { ...(await existingRelease(db, releaseId)), yankedAt: null, yankReason: null };
-  await releaseStore(db).replace(release);
+  const release = { ...(await existingRelease(deps.db, releaseId)), yankedAt: null, yankReason: null };
+  await replaceAudited(deps, release, { action: "release.unyank", target: releaseId });
   return toReleaseView(release);
+}
+
+/** Writes a changed release with its audit entry, in one batch. */
+async function replaceAudited(deps: OperatorDeps, release: ReleaseRecord, event: AuditEvent): Promise<void> {
+  const batch = deps.db.batch();
+  releaseStore(deps.db).replaceIn(batch, release);
+  auditLog(deps.db).record(batch, operatorOf(deps), event, deps.clock());
+  await withinDeadline("Firestore (release)", batch.commit());
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { effectiveSubscriptionStatus } from "../access/rules";
 import { businessStore } from "../accounts/business-store";
+import { auditLog, operatorOf } from "../core/audit-log";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { parseInput } from "../core/validation";
@@ -29,7 +30,8 @@ export async function getSubscriptionStatus({ db, clock }: Deps, uid: string, bu
 }
 
 /** Operators: writes a business's whole subscription document (what billing would write). */
-export async function setSubscription({ db, clock }: OperatorDeps, input: z.input<typeof subscriptionInput>) {
+export async function setSubscription(deps: OperatorDeps, input: z.input<typeof subscriptionInput>) {
+  const { db, clock } = deps;
   const { business: businessId, periodEnd, ...terms } = parseInput(subscriptionInput, input);
   const businesses = businessStore(db);
   if (!businesses.read(await businesses.ref(businessId).get())) {
@@ -39,7 +41,10 @@ export async function setSubscription({ db, clock }: OperatorDeps, input: z.inpu
   // A manual fix of a Stripe-managed subscription keeps its Stripe fields, so events stay in order.
   const { stripe } = (await subscriptions.getMany([businessId]))[0] ?? { stripe: null };
   const subscription: SubscriptionRecord = { ...terms, currentPeriodEnd: periodEnd, seats: terms.seats ?? null, entitlements: [...new Set(terms.entitlements)], stripe };
-  await subscriptions.set(businessId, subscription);
+  const batch = db.batch();
+  subscriptions.setIn(batch, businessId, subscription);
+  auditLog(db).record(batch, operatorOf(deps), { action: "subscription.set", target: businessId, details: { status: subscription.status, plan: subscription.plan, seats: subscription.seats, entitlements: subscription.entitlements } }, clock());
+  await withinDeadline("Firestore (subscription)", batch.commit());
   return {
     businessId,
     ...view(subscription),
