@@ -1,7 +1,8 @@
-import { FieldPath, Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "./deadline";
 import { readDocument, timestamp } from "./documents";
+import { pageOfQuery, type CursorPosition } from "./pagination";
 
 /**
  * `auditLog/{autoId}`: who did what to what (contract §14), append-only. Every security-relevant
@@ -58,7 +59,7 @@ const subjectsOf = (target: string) => [...new Set([target, target.split("@")[0]
 export interface AuditQuery {
   subject?: string;
   since?: Date;
-  after?: { at: Timestamp; id: string };
+  after?: CursorPosition;
   limit: number;
 }
 
@@ -93,20 +94,12 @@ export function auditLog(db: Firestore) {
     },
     ...withDeadlines("Firestore", {
       /** One page of entries, newest first. */
-      async page(query: AuditQuery): Promise<{ entries: AuditRecord[]; more: boolean; last: { at: Timestamp; id: string } | null }> {
+      async page(query: AuditQuery): Promise<{ entries: AuditRecord[]; more: boolean; last: CursorPosition | null }> {
         let selected: Query = collection;
         if (query.subject !== undefined) selected = selected.where("subjects", "array-contains", query.subject);
         if (query.since) selected = selected.where("at", ">=", Timestamp.fromDate(query.since));
-        selected = selected.orderBy("at", "desc").orderBy(FieldPath.documentId(), "desc");
-        if (query.after) selected = selected.startAfter(query.after.at, query.after.id);
-        const snapshot = await selected.limit(query.limit + 1).get();
-        const docs = snapshot.docs.slice(0, query.limit);
-        const last = docs.at(-1);
-        return {
-          entries: docs.map(read),
-          more: snapshot.docs.length > query.limit,
-          last: last ? { at: last.get("at") as Timestamp, id: last.id } : null,
-        };
+        const found = await pageOfQuery(selected, "at", query);
+        return { entries: found.docs.map(read), more: found.more, last: found.last };
       },
     }),
   };

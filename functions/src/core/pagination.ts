@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { Timestamp } from "firebase-admin/firestore";
+import { FieldPath, Timestamp, type Query, type QueryDocumentSnapshot } from "firebase-admin/firestore";
 import { z } from "zod";
 import { invalidRequest } from "./errors";
 import { documentId } from "./schemas";
@@ -48,4 +48,21 @@ export function cursorCodec(key: Buffer): CursorCodec {
       }
     },
   };
+}
+
+/**
+ * One page of a query, newest `timeField` first (ties by document id, descending), after a
+ * position: reads `limit + 1` documents to know whether more follow, and says where this page ends.
+ */
+export async function pageOfQuery(
+  query: Query,
+  timeField: string,
+  page: { limit: number; after?: CursorPosition },
+): Promise<{ docs: QueryDocumentSnapshot[]; more: boolean; last: CursorPosition | null }> {
+  let ordered = query.orderBy(timeField, "desc").orderBy(FieldPath.documentId(), "desc");
+  if (page.after) ordered = ordered.startAfter(page.after.at, page.after.id);
+  const snapshot = await ordered.limit(page.limit + 1).get();
+  const docs = snapshot.docs.slice(0, page.limit);
+  const last = docs.at(-1);
+  return { docs, more: snapshot.docs.length > page.limit, last: last ? { at: last.get(timeField) as Timestamp, id: last.id } : null };
 }

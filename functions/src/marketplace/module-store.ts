@@ -1,5 +1,4 @@
 import {
-  FieldPath,
   FieldValue,
   Timestamp,
   type DocumentReference,
@@ -13,6 +12,7 @@ import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { ACTOR_KINDS, type Actor } from "../core/audit-log";
 import { readDocument, timestamp } from "../core/documents";
+import { pageOfQuery, type CursorPosition } from "../core/pagination";
 import { packageFindingSchema, type PackageFinding } from "../core/findings";
 import type { VersionSummary } from "./versions";
 
@@ -307,20 +307,12 @@ export function moduleStore(db: Firestore) {
      * One page of listed modules, newest `updatedAt` first: a query on the composite indexes of
      * firestore.indexes.json that reads `limit + 1` documents, never the collection.
      */
-    async listedPage(page: ListingPageQuery): Promise<{ modules: ModuleRecord[]; more: boolean; last: { at: Timestamp; id: string } | null }> {
+    async listedPage(page: ListingPageQuery): Promise<{ modules: ModuleRecord[]; more: boolean; last: CursorPosition | null }> {
       let query: Query = modules.where("listed", "==", true);
       if (page.category) query = query.where("category", "==", page.category);
       if (page.term !== undefined) query = query.where("searchTerms", "array-contains", page.term);
-      query = query.orderBy("updatedAt", "desc").orderBy(FieldPath.documentId(), "desc");
-      if (page.after) query = query.startAfter(page.after.at, page.after.id);
-      const snapshot = await query.limit(page.limit + 1).get();
-      const docs = snapshot.docs.slice(0, page.limit);
-      const last = docs.at(-1);
-      return {
-        modules: docs.map((doc) => readModule(doc)!),
-        more: snapshot.docs.length > page.limit,
-        last: last ? { at: last.get("updatedAt") as Timestamp, id: last.id } : null,
-      };
+      const found = await pageOfQuery(query, "updatedAt", page);
+      return { modules: found.docs.map((doc) => readModule(doc)!), more: found.more, last: found.last };
     },
     /** Several modules in one batched read, in the order asked (null for unknown ones). */
     async getModules(moduleIds: string[]): Promise<(ModuleRecord | null)[]> {

@@ -87,6 +87,24 @@ export async function inspectPackage(bytes: Buffer, options: InspectOptions = {}
   };
 }
 
+/**
+ * Only the manifest of a package, from its central directory and its `module.json` entry: what a
+ * sign needs to know where the package goes before the whole package is inspected.
+ */
+export async function readManifest(bytes: Buffer): Promise<Manifest> {
+  try {
+    const entry = readZipDirectory(bytes, PACKAGE_RULES).find((candidate) => candidate.name === PACKAGE_RULES.manifestName);
+    if (!entry) throw invalidPackage(`The package has no ${PACKAGE_RULES.manifestName} at its root.`);
+    if (entry.uncompressedSize > PACKAGE_RULES.maxManifestBytes) throw invalidPackage(`${PACKAGE_RULES.manifestName} is larger than ${PACKAGE_RULES.maxManifestBytes} bytes.`);
+    const chunks: Buffer[] = [];
+    await verifyEntry(bytes, entry, (chunk) => chunks.push(chunk));
+    return parseManifest(Buffer.concat(chunks));
+  } catch (error) {
+    if (error instanceof ZipFormatError) throw invalidPackage(error.message);
+    throw error;
+  }
+}
+
 function parseManifest(bytes: Buffer): Manifest {
   if (bytes.length > PACKAGE_RULES.maxManifestBytes) {
     throw invalidPackage(`${PACKAGE_RULES.manifestName} is larger than ${PACKAGE_RULES.maxManifestBytes} bytes.`);

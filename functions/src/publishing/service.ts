@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { WriteBatch } from "firebase-admin/firestore";
 import semver from "semver";
 import type { z } from "zod";
@@ -14,7 +15,7 @@ import { ApiError, unavailable } from "../core/errors";
 import type { Deps, OperatorDeps } from "../deps";
 import { downloadStore } from "../marketplace/download-store";
 import { listingOf, moduleStore, type ModuleListing, type ModuleRecord, type Revocation, type Review, type VersionRecord } from "../marketplace/module-store";
-import { inspectPackage } from "./package";
+import { inspectPackage, readManifest } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
 import { searchTerms } from "../marketplace/search";
 import { signaturePayload } from "./signature";
@@ -37,55 +38,65 @@ export interface Publisher {
 const PUBLISH_ATTEMPTS = 5;
 const FAILED_PRECONDITION = 9;
 
+/**
+ * Signs a package: its manifest decides where it goes; then the upload runs while every entry is
+ * verified and checked (§5, §14), and the version is recorded only once both are done. A package
+ * the checks refuse is deleted again (storeThenRecord), so it leaves nothing behind either way.
+ */
 export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffer) {
   const { store, signingKeys, db, clock, logger } = deps;
   const modules = moduleStore(db);
-  const checks = packageChecks(db);
-  const { manifest, sha256, size } = await inspectPackage(bytes, { visit: checks.visit, keepBytesUpTo: MAX_SCANNED_ENTRY_BYTES });
+  const manifest = await readManifest(bytes);
   const { id: moduleId, version } = manifest;
   const target = { moduleId, version };
   assertInNamespace(moduleId, publisher.publisherId);
   // Refused early, before anything is stored, what the transaction below would refuse anyway.
   const current = await modules.getModuleAndVersion(moduleId, version);
   assertMayChangeVersion(target, current.module, current.version, publisher.id);
-  const verdict = await checks.verdict({ moduleId, name: manifest.name, sha256, publisherId: publisher.publisherId });
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const size = bytes.length;
+  const examined = examinePackage(db, bytes, { moduleId, name: manifest.name, sha256, publisherId: publisher.publisherId });
+  // Awaited once the upload is done; until then a refusal must not count as unhandled.
+  examined.catch(() => undefined);
 
   const storagePath = packagePath(moduleId, version, sha256);
   const signedAt = clock();
-  const record: VersionRecord = {
-    moduleId,
-    version,
-    state: "signed",
-    sha256,
-    size,
-    storagePath,
-    signature: await signingKeys.sign({ ...signaturePayload({ moduleId, version, sha256, size, publisherId: publisher.publisherId }, signedAt) }),
-    keyId: signingKeys.keyId,
-    signedAt,
-    publishedAt: null,
-    minAppVersion: manifest.minAppVersion ?? null,
-    maxAppVersion: manifest.maxAppVersion ?? null,
-    yankedAt: null,
-    yankReason: null,
-    listing: listingOf(manifest),
-    review: { state: verdict.state, findings: verdict.findings },
-    revocation: null,
-  };
   // The package is stored only if a version record points at it.
-  const replacedPath = await storeThenRecord(store, storagePath, {
+  const { replacedPath, signed, verdict } = await storeThenRecord(store, storagePath, {
     store: () => store.write(storagePath, bytes, { contentType: "application/zip", metadata: { moduleId, version, sha256 } }),
-    record: () =>
-      withinDeadline("Firestore (sign)", db.runTransaction(async (tx) => {
+    record: async () => {
+      const verdict = await examined;
+      const signed: VersionRecord = {
+        moduleId,
+        version,
+        state: "signed",
+        sha256,
+        size,
+        storagePath,
+        signature: await signingKeys.sign({ ...signaturePayload({ moduleId, version, sha256, size, publisherId: publisher.publisherId }, signedAt) }),
+        keyId: signingKeys.keyId,
+        signedAt,
+        publishedAt: null,
+        minAppVersion: manifest.minAppVersion ?? null,
+        maxAppVersion: manifest.maxAppVersion ?? null,
+        yankedAt: null,
+        yankReason: null,
+        listing: listingOf(manifest),
+        review: { state: verdict.state, findings: verdict.findings },
+        revocation: null,
+      };
+      return withinDeadline("Firestore (sign)", db.runTransaction(async (tx) => {
         const { module, version: previous } = await modules.getModuleAndVersion(moduleId, version, tx);
         assertMayChangeVersion(target, module, previous, publisher.id);
-        if (!module) modules.createModule(tx, newModule(moduleId, publisher, record.listing, signedAt));
+        if (!module) modules.createModule(tx, newModule(moduleId, publisher, signed.listing, signedAt));
         // Until a first publish, the module shows the listing of its latest signed version.
-        else if (!module.listed) modules.setModule(tx, { ...withListing(module, record.listing), updatedAt: signedAt });
+        else if (!module.listed) modules.setModule(tx, { ...withListing(module, signed.listing), updatedAt: signedAt });
         // A revocation stays with the version whatever is signed under its number again.
-        modules.setVersion(tx, { ...record, revocation: previous?.revocation ?? null });
+        modules.setVersion(tx, { ...signed, revocation: previous?.revocation ?? null });
         auditLog(db).record(tx, publisher.actor, { action: "module.sign", target: `${moduleId}@${version}`, details: { sha256, size, review: verdict } }, signedAt);
-        return previous?.storagePath;
-      })),
+        return { replacedPath: previous?.storagePath, signed, verdict };
+      }));
+    },
     recordedAnyway: async () => (await modules.getVersion(moduleId, version))?.storagePath === storagePath,
   });
   if (replacedPath && replacedPath !== storagePath) {
@@ -98,12 +109,19 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
     version,
     sha256,
     size,
-    signature: record.signature,
-    keyId: record.keyId,
+    signature: signed.signature,
+    keyId: signed.keyId,
     signedAt: toIso(signedAt),
     state: "signed" as const,
-    review: { state: verdict.state, findings: verdict.findings },
+    review: verdict,
   };
+}
+
+/** Every entry verified and checked, then the checks' verdict (or their refusal). */
+async function examinePackage(db: Deps["db"], bytes: Buffer, pkg: { moduleId: string; name: string; sha256: string; publisherId: string }) {
+  const checks = packageChecks(db);
+  await inspectPackage(bytes, { visit: checks.visit, keepBytesUpTo: MAX_SCANNED_ENTRY_BYTES });
+  return checks.verdict(pkg);
 }
 
 /**
@@ -266,7 +284,7 @@ export async function listDeveloperModules({ db, config }: Deps, publisher: Publ
             ...view,
             yankedAt: record.yankedAt ? toIso(record.yankedAt) : null,
             review: reviewView(record.review),
-            revocation: record.revocation ?? module.revocation ? revocationView((record.revocation ?? module.revocation)!) : null,
+            revocation: revocationOf(record.revocation ?? module.revocation),
           };
         }),
     })),
@@ -316,7 +334,8 @@ export const reviewView = (review: Review) => ({
   ...(review.note ? { note: review.note } : {}),
 });
 
-const revocationView = (revocation: Revocation) => ({ reason: revocation.reason, revokedAt: toIso(revocation.revokedAt) });
+/** A version's own revocation, else its module's (every version revoked), as the publisher sees it. */
+const revocationOf = (revocation: Revocation | null) => (revocation ? { reason: revocation.reason, revokedAt: toIso(revocation.revokedAt) } : null);
 
 function newModule(moduleId: string, publisher: Publisher, listing: ModuleListing, now: Date): ModuleRecord {
   return {
