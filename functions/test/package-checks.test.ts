@@ -3,7 +3,7 @@ import request from "supertest";
 import { addToBlocklist, removeFromBlocklist } from "../src/checks/blocklist";
 import { approveVersion, listQuarantined, rejectVersion } from "../src/publishing/review";
 import { countDocuments, sha256Hex } from "./support/fixtures";
-import { bearer, createDeveloper, expectProblem, publishModule, resetEmulators, storedObjects, testApp, testDeps, type TestDeveloper } from "./support/harness";
+import { bearer, createDeveloper, expectProblem, operatorDeps, publishModule, resetEmulators, storedObjects, testApp, testDeps, type TestDeveloper } from "./support/harness";
 import { modulePackage } from "./support/packages";
 import { ORDINARY_TEXT, SECRET_SAMPLES, secretOf } from "./support/secret-samples";
 
@@ -19,7 +19,6 @@ describe("package checks at sign", () => {
     request(await testApp()).post("/api/v1/developers/modules/sign").set(bearer(who)).set("Content-Type", "application/octet-stream").send(bytes);
   const publish = async (moduleId: string, version: string, who: TestDeveloper = developer) =>
     request(await testApp()).post("/api/v1/developers/modules/publish").set(bearer(who)).send({ moduleId, version });
-  const operator = async () => ({ ...(await testDeps()), actor: { kind: "operator" as const, id: "ops@example.test" } });
 
   const expectNothingStored = async () => {
     expect(await storedObjects("modules/")).toEqual([]);
@@ -60,28 +59,28 @@ describe("package checks at sign", () => {
   describe("blocklist", () => {
     it("refuses a package holding a blocklisted file until the hash is removed", async () => {
       const payload = Buffer.from("known malware payload\n");
-      await addToBlocklist(await operator(), { sha256: sha256Hex(payload), reason: "Dropper seen in the wild" });
+      await addToBlocklist(await operatorDeps(), { sha256: sha256Hex(payload), reason: "Dropper seen in the wild" });
       const bytes = await modulePackage({}, [{ name: "lib/helper.dll", content: payload }]);
       const refused = await sign(bytes);
       expectProblem(refused, 422, "package_rejected");
       expect(refused.body.findings).toEqual([{ check: "blocklist", rule: "blocklist", path: "lib/helper.dll", sha256: sha256Hex(payload) }]);
       await expectNothingStored();
 
-      await removeFromBlocklist(await operator(), { sha256: sha256Hex(payload) });
+      await removeFromBlocklist(await operatorDeps(), { sha256: sha256Hex(payload) });
       expect((await sign(bytes)).status).toBe(201);
     });
 
     it("refuses a whole package by its hash", async () => {
       const bytes = await modulePackage();
-      await addToBlocklist(await operator(), { sha256: sha256Hex(bytes), reason: "Known bad build" });
+      await addToBlocklist(await operatorDeps(), { sha256: sha256Hex(bytes), reason: "Known bad build" });
       const refused = await sign(bytes);
       expectProblem(refused, 422, "package_rejected");
       expect(refused.body.findings).toEqual([{ check: "blocklist", rule: "blocklist", path: null, sha256: sha256Hex(bytes) }]);
     });
 
     it("refuses bad operator input with a 400-class error and stores nothing", async () => {
-      await expect(addToBlocklist(await operator(), { sha256: "not-a-hash", reason: "x" })).rejects.toMatchObject({ code: "invalid_request" });
-      await expect(removeFromBlocklist(await operator(), { sha256: "a".repeat(64) })).rejects.toMatchObject({ code: "not_found" });
+      await expect(addToBlocklist(await operatorDeps(), { sha256: "not-a-hash", reason: "x" })).rejects.toMatchObject({ code: "invalid_request" });
+      await expect(removeFromBlocklist(await operatorDeps(), { sha256: "a".repeat(64) })).rejects.toMatchObject({ code: "not_found" });
       expect(await countDocuments("blocklist")).toBe(0);
     });
   });
@@ -124,7 +123,7 @@ describe("package checks at sign", () => {
       expect(await listQuarantined(await testDeps())).toEqual([
         expect.objectContaining({ moduleId: "acme.chart", version: "1.0.0", findings: [{ check: "similar_name", similarTo: "contoso.charts" }] }),
       ]);
-      await approveVersion(await operator(), { moduleId: "acme.chart", version: "1.0.0", note: "Different product, checked." });
+      await approveVersion(await operatorDeps(), { moduleId: "acme.chart", version: "1.0.0", note: "Different product, checked." });
       expect(await listQuarantined(await testDeps())).toEqual([]);
       expect((await publish("acme.chart", "1.0.0")).status).toBe(200);
       const mine = await request(await testApp()).get("/api/v1/developers/modules").set(bearer(developer));
@@ -133,12 +132,12 @@ describe("package checks at sign", () => {
         findings: [{ check: "similar_name", similarTo: "contoso.charts" }],
         note: "Different product, checked.",
       });
-      await expect(approveVersion(await operator(), { moduleId: "acme.chart", version: "1.0.0" })).rejects.toMatchObject({ code: "not_under_review" });
+      await expect(approveVersion(await operatorDeps(), { moduleId: "acme.chart", version: "1.0.0" })).rejects.toMatchObject({ code: "not_under_review" });
     });
 
     it("reject deletes the package and shows the reason; publishing stays refused", async () => {
       const signed = await sign(await modulePackage({ id: "acme.chart", name: "Chart" }));
-      await rejectVersion(await operator(), { moduleId: "acme.chart", version: "1.0.0", reason: "Impersonates contoso.charts." });
+      await rejectVersion(await operatorDeps(), { moduleId: "acme.chart", version: "1.0.0", reason: "Impersonates contoso.charts." });
       expect(await storedObjects(`modules/acme.chart/`)).toEqual([]);
       const refused = await publish("acme.chart", "1.0.0");
       expectProblem(refused, 409, "under_review");

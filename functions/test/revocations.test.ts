@@ -4,7 +4,7 @@ import { acceptRevocationList, isRevoked, type RevocationList } from "../../docs
 import { addToBlocklist } from "../src/checks/blocklist";
 import { revokeModule, unrevokeModule } from "../src/revocations/service";
 import { sha256Hex } from "./support/fixtures";
-import { bearer, createDeveloper, createUser, expectProblem, otherInstanceApp, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, expectProblem, operatorDeps, otherInstanceApp, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
 /** Contract §14: the kill switch and the signed list the desktop app checks offline. */
 describe("revocation", () => {
@@ -21,7 +21,6 @@ describe("revocation", () => {
     }
   });
 
-  const operator = async () => ({ ...(await testDeps()), actor: { kind: "operator" as const, id: "ops@example.test" } });
   const signingKeys = async () => (await request(await testApp()).get("/api/v1/signing-keys")).body as JSONWebKeySet;
   const revocations = async (app?: Awaited<ReturnType<typeof testApp>>) => (await request(app ?? (await testApp())).get("/api/v1/revocations")).body.list as string;
   const download = async (query = "") => request(await testApp()).get(`/api/v1/modules/download/acme.charts${query}`).set(bearer(user));
@@ -34,7 +33,7 @@ describe("revocation", () => {
     let kept: RevocationList = await acceptRevocationList(await revocations(), jwks, null);
     expect(kept).toMatchObject({ serial: 0, entries: [] });
 
-    await revokeModule(await operator(), { moduleId: "acme.charts", version: "2.0.0", reason: "Exfiltrates documents." });
+    await revokeModule(await operatorDeps(), { moduleId: "acme.charts", version: "2.0.0", reason: "Exfiltrates documents." });
     const revoked = await download("?version=2.0.0");
     expectProblem(revoked, 410, "module_revoked");
     expect(revoked.body.detail).toContain("Exfiltrates documents.");
@@ -51,7 +50,7 @@ describe("revocation", () => {
     expect(isRevoked(first, { moduleId: "acme.charts", version: "1.1.0", sha256: sha256Hex(packages["1.1.0"]) })).toBeNull();
     kept = first;
 
-    await revokeModule(await operator(), { moduleId: "acme.charts", reason: "Publisher compromised." });
+    await revokeModule(await operatorDeps(), { moduleId: "acme.charts", reason: "Publisher compromised." });
     expectProblem(await download(), 410, "module_revoked");
     expectProblem(await download("?version=1.0.0"), 410, "module_revoked");
     expect((await updates("1.0.0")).body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "1.0.0", version: null, usable: true, yanked: false, revoked: true }]);
@@ -65,7 +64,7 @@ describe("revocation", () => {
     await expect(acceptRevocationList(await signedWithSerial(0), jwks, second)).rejects.toThrow("older than the one kept");
     await expect(acceptRevocationList(await revocations(), jwks, null, new Date(Date.now() + 8 * 24 * 3600 * 1000))).rejects.toThrow(/exp/);
 
-    await unrevokeModule(await operator(), { moduleId: "acme.charts" });
+    await unrevokeModule(await operatorDeps(), { moduleId: "acme.charts" });
     expect((await download()).body.version).toBe("2.0.0");
     expect(await listedIds()).toEqual(["acme.charts@2.0.0"]);
     const third = await acceptRevocationList(await revocations(), jwks, second);
@@ -92,7 +91,7 @@ describe("revocation", () => {
   it("shows a revocation on another instance within 2 s, at once on the revoking one", async () => {
     const other = await otherInstanceApp({ config: { memoryCacheMs: 600_000 } });
     expect((await request(other).get("/api/v1/modules/download/acme.charts?version=2.0.0").set(bearer(user))).status).toBe(200);
-    await revokeModule(await operator(), { moduleId: "acme.charts", version: "2.0.0", reason: "Bad build." });
+    await revokeModule(await operatorDeps(), { moduleId: "acme.charts", version: "2.0.0", reason: "Bad build." });
     const deadline = Date.now() + 2_000;
     let status = 0;
     while (Date.now() < deadline && status !== 410) {
@@ -102,7 +101,7 @@ describe("revocation", () => {
   });
 
   it("blocklisting a published package revokes it", async () => {
-    const result = await addToBlocklist(await operator(), { sha256: sha256Hex(packages["1.1.0"]), reason: "Known dropper" });
+    const result = await addToBlocklist(await operatorDeps(), { sha256: sha256Hex(packages["1.1.0"]), reason: "Known dropper" });
     expect(result.revoked).toEqual(["acme.charts@1.1.0"]);
     expectProblem(await download("?version=1.1.0"), 410, "module_revoked");
     const list = await acceptRevocationList(await revocations(), await signingKeys(), null);
@@ -110,10 +109,10 @@ describe("revocation", () => {
   });
 
   it("refuses bad operator input and unknown targets, changing nothing", async () => {
-    await expect(revokeModule(await operator(), { moduleId: "acme.charts", reason: "" })).rejects.toMatchObject({ code: "invalid_request" });
-    await expect(revokeModule(await operator(), { moduleId: "acme.nothing", reason: "x" })).rejects.toMatchObject({ code: "module_not_found" });
-    await expect(revokeModule(await operator(), { moduleId: "acme.charts", version: "9.9.9", reason: "x" })).rejects.toMatchObject({ code: "version_not_found" });
-    await expect(unrevokeModule(await operator(), { moduleId: "acme.charts", version: "1.0.0" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(revokeModule(await operatorDeps(), { moduleId: "acme.charts", reason: "" })).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(revokeModule(await operatorDeps(), { moduleId: "acme.nothing", reason: "x" })).rejects.toMatchObject({ code: "module_not_found" });
+    await expect(revokeModule(await operatorDeps(), { moduleId: "acme.charts", version: "9.9.9", reason: "x" })).rejects.toMatchObject({ code: "version_not_found" });
+    await expect(unrevokeModule(await operatorDeps(), { moduleId: "acme.charts", version: "1.0.0" })).rejects.toMatchObject({ code: "not_found" });
     expect((await acceptRevocationList(await revocations(), await signingKeys(), null)).serial).toBe(0);
   });
 

@@ -24,10 +24,7 @@ export async function addToBlocklist(deps: OperatorDeps, input: z.input<typeof a
   const actor = operatorOf(deps);
   const now = clock();
   const record: BlocklistRecord = { sha256: hash, reason, addedAt: now, addedBy: { kind: actor.kind, id: actor.id } };
-  const batch = db.batch();
-  blocklistStore(db).set(batch, record);
-  auditLog(db).record(batch, actor, { action: "blocklist.add", target: hash, details: { reason } }, now);
-  await batch.commit();
+  await auditLog(db).commit(actor, { action: "blocklist.add", target: hash, details: { reason } }, now, (batch) => blocklistStore(db).set(batch, record));
   const revoked = await revokePackagesWithHash(deps, hash, `Blocklisted: ${reason}`);
   return { ...view(record), revoked };
 }
@@ -37,11 +34,7 @@ export async function removeFromBlocklist(deps: OperatorDeps, input: z.input<typ
   const { db, clock } = deps;
   const blocklist = blocklistStore(db);
   if (!(await blocklist.get(hash))) throw new ApiError("not_found", `${hash} is not on the blocklist.`);
-  const now = clock();
-  const batch = db.batch();
-  blocklist.delete(batch, hash);
-  auditLog(db).record(batch, operatorOf(deps), { action: "blocklist.remove", target: hash }, now);
-  await batch.commit();
+  await auditLog(db).commit(operatorOf(deps), { action: "blocklist.remove", target: hash }, clock(), (batch) => blocklist.delete(batch, hash));
   return { sha256: hash, removed: true };
 }
 

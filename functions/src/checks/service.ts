@@ -6,7 +6,7 @@ import { nameIndexStore } from "./name-index-store";
 import { areAlike, foldedNamesOf, indexKeysOf } from "./names";
 import { findSecrets, type SecretFinding } from "./secrets";
 
-/** One entry of a package: its name, SHA-256, and its bytes when it is small enough to scan. */
+/** One entry of a package: its name, SHA-256, and its bytes when it is small enough to scan (MAX_SCANNED_ENTRY_BYTES). */
 export interface PackageEntryContent {
   name: string;
   sha256: string;
@@ -47,7 +47,7 @@ export function packageChecks(db: Firestore) {
   return {
     async visit(entry: PackageEntryContent): Promise<void> {
       entryHashes.push({ name: entry.name, sha256: entry.sha256 });
-      if (!entry.bytes || entry.bytes.length > MAX_SCANNED_ENTRY_BYTES) return;
+      if (!entry.bytes) return;
       const text = textOf(entry.bytes);
       if (text !== null) secrets.push(...(await findSecrets(entry.name, text)));
     },

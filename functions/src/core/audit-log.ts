@@ -1,6 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
-import { withDeadlines } from "./deadline";
+import { withDeadlines, withinDeadline } from "./deadline";
 import { readDocument, timestamp } from "./documents";
 import { pageOfQuery, type CursorPosition } from "./pagination";
 
@@ -91,6 +91,13 @@ export function auditLog(db: Firestore) {
     /** Adds an entry to a batch or transaction, to commit with the change it records. */
     record(writer: WriteBatch | Transaction, actor: Actor, event: AuditEvent, at: Date): void {
       (writer as WriteBatch).create(collection.doc(), data(actor, event, at));
+    },
+    /** Commits the writes of one change together with its entry, in one batch. */
+    async commit(actor: Actor, event: AuditEvent, at: Date, write: (batch: WriteBatch) => void): Promise<void> {
+      const batch = db.batch();
+      write(batch);
+      batch.create(collection.doc(), data(actor, event, at));
+      await withinDeadline(`Firestore (${event.action})`, batch.commit());
     },
     ...withDeadlines("Firestore", {
       /** One page of entries, newest first. */

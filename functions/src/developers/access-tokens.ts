@@ -46,10 +46,8 @@ export async function createAccessToken({ db, clock }: Deps, developer: Develope
   const now = clock();
   const token = `${ACCESS_TOKEN_PREFIX}${randomBase62(43)}`;
   const record = { id: `tok_${randomBase62(16)}`, developerId: developer.id, name: input.name, createdAt: now, expiresAt: new Date(now.getTime() + input.expiresInDays * DAY_MS) };
-  const batch = db.batch();
-  tokens.createIn(batch, hashOf(token), record);
-  auditLog(db).record(batch, actor, { action: "token.create", target: developer.id, details: { tokenId: record.id, name: record.name, expiresAt: toIso(record.expiresAt) } }, now);
-  await withinDeadline("Firestore (token)", batch.commit());
+  const event = { action: "token.create", target: developer.id, details: { tokenId: record.id, name: record.name, expiresAt: toIso(record.expiresAt) } };
+  await auditLog(db).commit(actor, event, now, (batch) => tokens.createIn(batch, hashOf(token), record));
   const { lastUsedAt: _never, ...shown } = view({ ...record, lastUsedAt: null });
   return { ...shown, token };
 }
@@ -61,10 +59,7 @@ export async function listAccessTokens({ db }: Deps, developer: DeveloperAccount
 export async function revokeAccessToken({ db, clock }: Deps, developer: DeveloperAccount, actor: Actor, id: string): Promise<void> {
   const ref = await accessTokenStore(db).refById(developer.id, id);
   if (!ref) throw new ApiError("token_not_found", `No access token '${id}' of yours.`);
-  const batch = db.batch();
-  batch.delete(ref);
-  auditLog(db).record(batch, actor, { action: "token.revoke", target: developer.id, details: { tokenId: id } }, clock());
-  await withinDeadline("Firestore (token)", batch.commit());
+  await auditLog(db).commit(actor, { action: "token.revoke", target: developer.id, details: { tokenId: id } }, clock(), (batch) => batch.delete(ref));
 }
 
 /**

@@ -196,6 +196,9 @@ function writeWhole(
   (writer as WriteBatch).update(ref, { ...data, ...deletions }, precondition);
 }
 
+const readRevocation = (stored: z.output<typeof revocationFields> | undefined): Revocation | null =>
+  stored ? { reason: stored.reason, revokedAt: stored.revokedAt.toDate() } : null;
+
 export function moduleStore(db: Firestore) {
   const modules = db.collection("modules");
   const moduleRef = (moduleId: string) => modules.doc(moduleId);
@@ -214,7 +217,7 @@ export function moduleStore(db: Firestore) {
         (entry) => ({ ...entry, revoked: entry.revoked ?? false }),
       ),
       highestPublishedVersion: highestPublishedVersion ?? fields.latestVersion,
-      revocation: revocation ? { reason: revocation.reason, revokedAt: revocation.revokedAt.toDate() } : null,
+      revocation: readRevocation(revocation),
     };
   };
   const readVersion = (snapshot: DocumentSnapshot): VersionRecord | null => {
@@ -233,7 +236,7 @@ export function moduleStore(db: Firestore) {
         review: stored.review
           ? { ...stored.review, decidedAt: stored.review.decidedAt?.toDate() }
           : { state: "passed" as const, findings: [] },
-        revocation: stored.revocation ? { reason: stored.revocation.reason, revokedAt: stored.revocation.revokedAt.toDate() } : null,
+        revocation: readRevocation(stored.revocation),
       }
     );
   };

@@ -43,7 +43,7 @@ export interface InspectedPackage {
 
 const invalidPackage = (detail: string) => new ApiError("invalid_package", detail);
 
-export interface InspectOptions {
+export interface VerifyOptions {
   /** Called with every entry once it is verified, in archive order. */
   visit?: (entry: PackageEntryContent) => Promise<void> | void;
   /** Entries up to this size reach `visit` with their bytes. */
@@ -53,52 +53,59 @@ export interface InspectOptions {
 /**
  * Checks that `bytes` are a module package: a ZIP archive that every reader reads the same way
  * (core/zip.ts), within the entry and size limits, whose entries all inflate to their declared
- * sizes and CRC-32, with a valid `module.json` at its root. Entries are inflated one at a time,
- * so memory holds one small entry at most beside the package.
+ * sizes and CRC-32, with a valid `module.json` at its root.
  */
-export async function inspectPackage(bytes: Buffer, options: InspectOptions = {}): Promise<InspectedPackage> {
-  const keepUpTo = Math.max(options.keepBytesUpTo ?? 0, PACKAGE_RULES.maxManifestBytes);
-  let manifestBytes: Buffer | undefined;
-  try {
-    for (const entry of readZipDirectory(bytes, PACKAGE_RULES)) {
-      const hash = createHash("sha256");
-      const keep = entry.uncompressedSize <= keepUpTo;
-      const chunks: Buffer[] = [];
-      await verifyEntry(bytes, entry, (chunk) => {
-        hash.update(chunk);
-        if (keep) chunks.push(chunk);
-      });
-      const content = keep ? Buffer.concat(chunks) : null;
-      if (entry.name === PACKAGE_RULES.manifestName) {
-        if (!content) throw invalidPackage(`${PACKAGE_RULES.manifestName} is larger than ${PACKAGE_RULES.maxManifestBytes} bytes.`);
-        manifestBytes = content;
-      }
-      await options.visit?.({ name: entry.name, sha256: hash.digest("hex"), bytes: content && content.length <= (options.keepBytesUpTo ?? 0) ? content : null });
-    }
-  } catch (error) {
-    if (error instanceof ZipFormatError) throw invalidPackage(error.message);
-    throw error;
-  }
-  if (!manifestBytes) throw invalidPackage(`The package has no ${PACKAGE_RULES.manifestName} at its root.`);
+export async function inspectPackage(bytes: Buffer): Promise<InspectedPackage> {
+  await verifyEntries(bytes);
   return {
-    manifest: parseManifest(manifestBytes),
+    manifest: await readManifest(bytes),
     sha256: createHash("sha256").update(bytes).digest("hex"),
     size: bytes.length,
   };
 }
 
 /**
+ * Inflates and checks every entry of a package (its size, CRC-32 and the end of its deflate
+ * stream) and, with `visit`, hands each on with its SHA-256 and, when small, its bytes. Entries
+ * are inflated one at a time, so memory holds one small entry at most beside the package.
+ */
+export function verifyEntries(bytes: Buffer, options: VerifyOptions = {}): Promise<void> {
+  return zipErrorsAsInvalidPackage(async () => {
+    for (const entry of readZipDirectory(bytes, PACKAGE_RULES)) {
+      if (!options.visit) {
+        await verifyEntry(bytes, entry);
+        continue;
+      }
+      const hash = createHash("sha256");
+      const keep = entry.uncompressedSize <= (options.keepBytesUpTo ?? 0);
+      const chunks: Buffer[] = [];
+      await verifyEntry(bytes, entry, (chunk) => {
+        hash.update(chunk);
+        if (keep) chunks.push(chunk);
+      });
+      await options.visit({ name: entry.name, sha256: hash.digest("hex"), bytes: keep ? Buffer.concat(chunks) : null });
+    }
+  });
+}
+
+/**
  * Only the manifest of a package, from its central directory and its `module.json` entry: what a
  * sign needs to know where the package goes before the whole package is inspected.
  */
-export async function readManifest(bytes: Buffer): Promise<Manifest> {
-  try {
+export function readManifest(bytes: Buffer): Promise<Manifest> {
+  return zipErrorsAsInvalidPackage(async () => {
     const entry = readZipDirectory(bytes, PACKAGE_RULES).find((candidate) => candidate.name === PACKAGE_RULES.manifestName);
     if (!entry) throw invalidPackage(`The package has no ${PACKAGE_RULES.manifestName} at its root.`);
     if (entry.uncompressedSize > PACKAGE_RULES.maxManifestBytes) throw invalidPackage(`${PACKAGE_RULES.manifestName} is larger than ${PACKAGE_RULES.maxManifestBytes} bytes.`);
     const chunks: Buffer[] = [];
     await verifyEntry(bytes, entry, (chunk) => chunks.push(chunk));
     return parseManifest(Buffer.concat(chunks));
+  });
+}
+
+async function zipErrorsAsInvalidPackage<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
   } catch (error) {
     if (error instanceof ZipFormatError) throw invalidPackage(error.message);
     throw error;

@@ -15,7 +15,7 @@ import { ApiError, unavailable } from "../core/errors";
 import type { Deps, OperatorDeps } from "../deps";
 import { downloadStore } from "../marketplace/download-store";
 import { listingOf, moduleStore, type ModuleListing, type ModuleRecord, type Revocation, type Review, type VersionRecord } from "../marketplace/module-store";
-import { inspectPackage, readManifest } from "./package";
+import { readManifest, verifyEntries } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
 import { searchTerms } from "../marketplace/search";
 import { signaturePayload } from "./signature";
@@ -120,7 +120,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
 /** Every entry verified and checked, then the checks' verdict (or their refusal). */
 async function examinePackage(db: Deps["db"], bytes: Buffer, pkg: { moduleId: string; name: string; sha256: string; publisherId: string }) {
   const checks = packageChecks(db);
-  await inspectPackage(bytes, { visit: checks.visit, keepBytesUpTo: MAX_SCANNED_ENTRY_BYTES });
+  await verifyEntries(bytes, { visit: checks.visit, keepBytesUpTo: MAX_SCANNED_ENTRY_BYTES });
   return checks.verdict(pkg);
 }
 

@@ -3,7 +3,6 @@ import { Transform, type Readable } from "node:stream";
 import type { Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { auditLog, operatorOf, type AuditEvent } from "../core/audit-log";
-import { withinDeadline } from "../core/deadline";
 import { isAlreadyExists, toIso } from "../core/documents";
 import { keptListener } from "../core/listeners";
 import { ApiError } from "../core/errors";
@@ -155,11 +154,8 @@ export async function publishRelease(deps: OperatorDeps, input: z.input<typeof p
         yankedAt: null,
         yankReason: null,
       };
-      const batch = db.batch();
-      if (existing) releases.replaceIn(batch, stored);
-      else releases.createIn(batch, stored);
-      auditLog(db).record(batch, operatorOf(deps), { action: "release.publish", target: id, details: { sha256: stored.sha256, size, rollout, replaced: Boolean(existing) } }, stored.publishedAt);
-      await withinDeadline("Firestore (release publish)", batch.commit());
+      const event = { action: "release.publish", target: id, details: { sha256: stored.sha256, size, rollout, replaced: Boolean(existing) } };
+      await auditLog(db).commit(operatorOf(deps), event, stored.publishedAt, (batch) => (existing ? releases.replaceIn(batch, stored) : releases.createIn(batch, stored)));
       return stored;
     },
   }).catch((error: unknown) => {
@@ -227,11 +223,8 @@ export async function unyankRelease(deps: OperatorDeps, input: z.input<typeof re
 }
 
 /** Writes a changed release with its audit entry, in one batch. */
-async function replaceAudited(deps: OperatorDeps, release: ReleaseRecord, event: AuditEvent): Promise<void> {
-  const batch = deps.db.batch();
-  releaseStore(deps.db).replaceIn(batch, release);
-  auditLog(deps.db).record(batch, operatorOf(deps), event, deps.clock());
-  await withinDeadline("Firestore (release)", batch.commit());
+function replaceAudited(deps: OperatorDeps, release: ReleaseRecord, event: AuditEvent): Promise<void> {
+  return auditLog(deps.db).commit(operatorOf(deps), event, deps.clock(), (batch) => releaseStore(deps.db).replaceIn(batch, release));
 }
 
 /**

@@ -41,10 +41,8 @@ export async function setSubscription(deps: OperatorDeps, input: z.input<typeof 
   // A manual fix of a Stripe-managed subscription keeps its Stripe fields, so events stay in order.
   const { stripe } = (await subscriptions.getMany([businessId]))[0] ?? { stripe: null };
   const subscription: SubscriptionRecord = { ...terms, currentPeriodEnd: periodEnd, seats: terms.seats ?? null, entitlements: [...new Set(terms.entitlements)], stripe };
-  const batch = db.batch();
-  subscriptions.setIn(batch, businessId, subscription);
-  auditLog(db).record(batch, operatorOf(deps), { action: "subscription.set", target: businessId, details: { status: subscription.status, plan: subscription.plan, seats: subscription.seats, entitlements: subscription.entitlements } }, clock());
-  await withinDeadline("Firestore (subscription)", batch.commit());
+  const details = { status: subscription.status, plan: subscription.plan, seats: subscription.seats, entitlements: subscription.entitlements };
+  await auditLog(db).commit(operatorOf(deps), { action: "subscription.set", target: businessId, details }, clock(), (batch) => subscriptions.setIn(batch, businessId, subscription));
   return {
     businessId,
     ...view(subscription),

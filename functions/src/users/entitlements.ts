@@ -2,7 +2,6 @@ import { z } from "zod";
 import { findUser } from "../accounts/identity";
 import { userStore } from "../accounts/user-store";
 import { auditLog, operatorOf } from "../core/audit-log";
-import { withinDeadline } from "../core/deadline";
 import { entitlementKey } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { parseInput } from "../core/validation";
@@ -17,10 +16,7 @@ export async function grantEntitlement(deps: OperatorDeps, input: z.input<typeof
   const { db, auth, clock } = deps;
   const { user: reference, key } = parseInput(grantInput, input);
   const user = await findUser(auth, reference);
-  const batch = db.batch();
-  userStore(db).grantIn(batch, user.uid, key);
-  auditLog(db).record(batch, operatorOf(deps), { action: "entitlement.grant", target: user.uid, details: { key } }, clock());
-  await withinDeadline("Firestore (grant)", batch.commit());
+  await auditLog(db).commit(operatorOf(deps), { action: "entitlement.grant", target: user.uid, details: { key } }, clock(), (batch) => userStore(db).grantIn(batch, user.uid, key));
   return { uid: user.uid, email: user.email, key, granted: true };
 }
 
@@ -33,9 +29,6 @@ export async function revokeEntitlement(deps: OperatorDeps, input: z.input<typeo
   if (!(await users.get(user.uid))?.entitlements.includes(key)) {
     throw new ApiError("entitlement_not_found", `User ${user.email ?? user.uid} has no direct '${key}' entitlement.`);
   }
-  const batch = db.batch();
-  users.revokeIn(batch, user.uid, key);
-  auditLog(db).record(batch, operatorOf(deps), { action: "entitlement.revoke", target: user.uid, details: { key } }, clock());
-  await withinDeadline("Firestore (revoke)", batch.commit());
+  await auditLog(db).commit(operatorOf(deps), { action: "entitlement.revoke", target: user.uid, details: { key } }, clock(), (batch) => users.revokeIn(batch, user.uid, key));
   return { uid: user.uid, email: user.email, key, granted: false };
 }

@@ -29,6 +29,11 @@ export function testDeps(): Promise<Deps> {
   return depsPromise;
 }
 
+/** The operations' dependencies as the operator CLI gives them: named operator for the audit log. */
+export async function operatorDeps() {
+  return { ...(await testDeps()), actor: { kind: "operator" as const, id: "ops@example.test" } };
+}
+
 afterAll(async () => {
   // Listeners first, while this file's modules are still loaded: their streams end cleanly.
   stopListeners();
