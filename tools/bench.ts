@@ -30,8 +30,8 @@ import type { Deps } from "../functions/src/deps";
 import { createDeveloperAccount } from "../functions/src/developers/accounts";
 import { localDeps } from "../functions/src/local";
 import { downloadStore } from "../functions/src/marketplace/download-store";
-import { moduleStore } from "../functions/src/marketplace/module-store";
-import { publishVersion, signPackage } from "../functions/src/publishing/service";
+import { moduleStore, NO_POLICY } from "../functions/src/marketplace/module-store";
+import { accountPublisher, publishVersion, signPackage } from "../functions/src/publishing/service";
 import { searchTerms } from "../functions/src/marketplace/search";
 import { publishRelease } from "../functions/src/releases/service";
 import { generateModuleSigningKeys, throwawayServiceAccount } from "./local-keys";
@@ -211,7 +211,7 @@ async function seed(deps: Deps) {
   const developerUser = await deps.auth.createUser({ email: "bench@example.test", password: "bench-password" });
   const developer = await createDeveloperAccount(deps.db, { id: developerUser.uid, email: "bench@example.test", displayName: "Bench", publisherId: "bench" }, new Date());
   const moduleId = "bench.popular";
-  const publisher = { ...developer, actor: systemActor("bench") };
+  const publisher = accountPublisher(developer, systemActor("bench"));
   await signPackage(deps, publisher, await buildPackage({ id: moduleId, name: "Popular", version: "1.0.0", summary: "Downloaded a lot." }, [{ name: "a.bin", content: randomBytes(64 * 1024) }]));
   await publishVersion(deps, publisher, moduleId, "1.0.0");
   const now = Date.now();
@@ -233,6 +233,7 @@ async function seed(deps: Deps) {
         versionSummary: [{ version: "1.0.0", minAppVersion: null, maxAppVersion: null, yanked: false, revoked: false }],
         highestPublishedVersion: "1.0.0",
         revocation: null,
+        policy: NO_POLICY,
       });
     }
     await batch.commit();
@@ -264,7 +265,7 @@ async function seed(deps: Deps) {
  */
 async function signCost(deps: Deps) {
   const developer = await createDeveloperAccount(deps.db, { id: "bench-signer", email: null, displayName: "Signer", publisherId: "signer" }, new Date());
-  const publisher = { ...developer, actor: systemActor("bench") };
+  const publisher = accountPublisher(developer, systemActor("bench"));
   const runs = quick ? 2 : 4;
   const kinds = {
     "sign 20 MiB binary vs sha256 + one raw upload": (version: string) =>

@@ -13,7 +13,7 @@ import type { Deps } from "../functions/src/deps";
 import { createDeveloperAccount } from "../functions/src/developers/accounts";
 import { developerStore } from "../functions/src/developers/developer-store";
 import { moduleStore } from "../functions/src/marketplace/module-store";
-import { publishVersion, rebuildVersionSummaries, signPackage } from "../functions/src/publishing/service";
+import { accountPublisher, publishVersion, rebuildVersionSummaries, signPackage } from "../functions/src/publishing/service";
 import type { Release } from "../functions/src/releases/schemas";
 import { backfillSha512, listReleasesFor, publishRelease } from "../functions/src/releases/service";
 import { setSubscription } from "../functions/src/subscriptions/service";
@@ -125,7 +125,7 @@ async function seedDemoModules(deps: Deps): Promise<void> {
       { name: "dist/index.js", content: `export function activate() { return ${JSON.stringify(`${manifest.id}@${manifest.version}`)}; }\n` },
       { name: "README.md", content: `# ${manifest.name}\n\n${manifest.summary}\n` },
     ]);
-    const publisher = { ...developer, actor: systemActor("seed") };
+    const publisher = accountPublisher(developer, systemActor("seed"));
     await signPackage(deps, publisher, bytes);
     await publishVersion(deps, publisher, manifest.id, manifest.version);
   }

@@ -2,7 +2,8 @@ import cors from "cors";
 import express, { type Express } from "express";
 import { activationRoutes } from "./activations/routes";
 import { billingRoutes } from "./billing/routes";
-import { tokenVerifier } from "./core/auth";
+import { answerSignatures } from "./core/answer-signatures";
+import { ACCESS_TOKEN_PREFIX, tokenVerifier } from "./core/auth";
 import { requestDeadlines } from "./core/deadline";
 import { problemErrorHandler, unknownRoute } from "./core/error-handler";
 import { perIpRateLimit, perUserRateLimit } from "./core/rate-limit";
@@ -16,6 +17,9 @@ import { authenticateAccessToken } from "./developers/access-tokens";
 import { requireDeveloper } from "./developers/accounts";
 import { publishingRoutes } from "./publishing/routes";
 import { auditRoutes } from "./audit/routes";
+import { authorKeyRoutes } from "./author-keys/routes";
+import { trustedPublishingRoutes } from "./trusted-publishing/routes";
+import { authenticatePublishToken } from "./trusted-publishing/service";
 import { revocationRoutes } from "./revocations/routes";
 import { moduleRoutes } from "./marketplace/routes";
 import { releaseRoutes } from "./releases/routes";
@@ -38,6 +42,8 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...releaseRoutes(deps),
     ...developerRoutes(deps),
     ...publishingRoutes(deps),
+    ...trustedPublishingRoutes(deps),
+    ...authorKeyRoutes(deps),
     ...auditRoutes(deps),
     ...revocationRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
@@ -72,8 +78,8 @@ export function createApp(deps: Deps): Express {
       cors({
         origin: config.corsOrigins,
         methods: servedMethods(routes),
-        allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
-        exposedHeaders: ["X-Request-Id", "Retry-After", "Location"],
+        allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id", "X-Author-Signature", "Accept-Signature"],
+        exposedHeaders: ["X-Request-Id", "Retry-After", "Location", "Content-Digest", "Signature", "Signature-Input"],
         maxAge: 600,
       }),
     );
@@ -85,7 +91,8 @@ export function createApp(deps: Deps): Express {
     tokens: tokenVerifier(deps.auth, config.revocationCheckMs),
     afterAuth: perUserRateLimit(config.rateLimit.perUserPerMinute),
     requireDeveloper: (caller) => requireDeveloper(deps.db, caller),
-    accessTokens: (bearer) => authenticateAccessToken(deps, bearer),
+    publisherTokens: (bearer) => (bearer.startsWith(ACCESS_TOKEN_PREFIX) ? authenticateAccessToken(deps, bearer) : authenticatePublishToken(deps, bearer)),
+    signAnswers: answerSignatures(deps.signingKeys, deps.clock, logger),
     maxJsonBytes: config.maxJsonBytes,
     cachePolicy: config.cache,
   });

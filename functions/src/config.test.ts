@@ -35,6 +35,23 @@ describe("configuration", () => {
     expect(() => loadConfig({ GCLOUD_PROJECT: "p", [name]: value })).toThrow(name);
   });
 
+  it("trusts GitHub Actions' and GitLab's OIDC issuers by default, https issuers anywhere, and a loopback http issuer only on emulators", () => {
+    expect(loadConfig({ GCLOUD_PROJECT: "p" }).trustedPublishing).toEqual({
+      issuers: ["https://token.actions.githubusercontent.com", "https://gitlab.com"],
+      audience: "marketplace",
+    });
+    expect(loadConfig({ GCLOUD_PROJECT: "p", TRUSTED_ISSUERS: " https://ci.example/ , ", OIDC_AUDIENCE: "market" }).trustedPublishing).toEqual({
+      issuers: ["https://ci.example/"],
+      audience: "market",
+    });
+    expect(loadConfig({ GCLOUD_PROJECT: "p", TRUSTED_ISSUERS: "", FIRESTORE_EMULATOR_HOST: "x" }).trustedPublishing.issuers).toEqual([]);
+    expect(loadConfig({ GCLOUD_PROJECT: "p", FIRESTORE_EMULATOR_HOST: "x", TRUSTED_ISSUERS: "http://127.0.0.1:7788" }).trustedPublishing.issuers).toEqual(["http://127.0.0.1:7788"]);
+    for (const issuer of ["http://127.0.0.1:7788", "http://ci.example", "https://u:p@ci.example", "https://ci.example/?x=1", "not a url"]) {
+      expect(() => loadConfig({ GCLOUD_PROJECT: "p", TRUSTED_ISSUERS: issuer })).toThrow("TRUSTED_ISSUERS");
+    }
+    expect(() => loadConfig({ GCLOUD_PROJECT: "p", FIRESTORE_EMULATOR_HOST: "x", TRUSTED_ISSUERS: "http://ci.example" })).toThrow("TRUSTED_ISSUERS");
+  });
+
   it("takes PUBLIC_BASE_URL as an https URL, defaults it to the local stack only on emulators, and is not servable without it", () => {
     expect(loadConfig({ GCLOUD_PROJECT: "p", PUBLIC_BASE_URL: "https://market.example/api/v1/" }).publicBaseUrl).toBe("https://market.example/api/v1");
     expect(loadConfig({ GCLOUD_PROJECT: "p", FIRESTORE_EMULATOR_HOST: "127.0.0.1:8080" }).publicBaseUrl).toBe("http://127.0.0.1:5001/api/v1");

@@ -29,6 +29,8 @@ export const DEFAULTS = {
   deviceLimit: 3,
   certificateLifetimeDays: 30,
   revocationListLifetimeHours: 72,
+  trustedIssuers: ["https://token.actions.githubusercontent.com", "https://gitlab.com"],
+  oidcAudience: "marketplace",
 } as const;
 
 /** The Stripe webhook secret of local runs (contract §7); production has a Firebase secret. */
@@ -136,6 +138,14 @@ export const params = {
     default: DEFAULTS.revocationListLifetimeHours,
     description: "Life of a signed revocation list (GET /revocations), in hours (at most 168); it is re-signed every hour.",
   }),
+  trustedIssuers: defineList("TRUSTED_ISSUERS", {
+    default: [...DEFAULTS.trustedIssuers],
+    description: "OIDC issuers whose CI tokens trusted publishing accepts (POST /developers/auth/oidc): https URLs (GitHub Actions' and GitLab's by default); on emulators also http://127.0.0.1:<port>.",
+  }),
+  oidcAudience: defineString("OIDC_AUDIENCE", {
+    default: DEFAULTS.oidcAudience,
+    description: "The `aud` a CI's OIDC token must carry to be exchanged for a publish token.",
+  }),
   moduleSigningKeys: defineSecret("MODULE_SIGNING_KEYS"),
   stripeWebhookSecret: defineSecret("STRIPE_WEBHOOK_SECRET"),
 };
@@ -171,6 +181,8 @@ export interface Config {
   activations: { deviceLimit: number; certificateLifetimeSeconds: number };
   /** How long a signed revocation list (revocations/) is valid, in milliseconds. */
   revocationListLifetimeMs: number;
+  /** Trusted publishing (trusted-publishing/): the OIDC issuers accepted, and the audience their tokens must name. */
+  trustedPublishing: { issuers: string[]; audience: string };
   /** JSON of the module-signing key set (see core/signing.ts). */
   moduleSigningKeys: string;
   /** Verifies Stripe's webhook signatures (billing/); empty refuses every event. */
@@ -227,6 +239,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     revocationListLifetimeMs:
       Math.min(positiveInt(env, "REVOCATION_LIST_LIFETIME_HOURS", DEFAULTS.revocationListLifetimeHours), MAX_REVOCATION_LIST_LIFETIME_HOURS) * 3_600_000,
+    trustedPublishing: {
+      issuers: trustedIssuers(env),
+      audience: env.OIDC_AUDIENCE?.trim() || DEFAULTS.oidcAudience,
+    },
     moduleSigningKeys: env.MODULE_SIGNING_KEYS ?? "",
     // Only emulated runs fall back to the well-known local secret; a deployed function without
     // the secret refuses every event rather than trusting one anybody could sign.
@@ -256,6 +272,31 @@ function publicBaseUrl(env: Env): string {
     throw new Error(`PUBLIC_BASE_URL must be an https URL with no query, fragment or credentials (http only on emulators), got '${raw}'.`);
   }
   return url.href.replace(/\/+$/, "");
+}
+
+/**
+ * The issuers of TRUSTED_ISSUERS, each exactly as its tokens' `iss` names it. Only https, except a loopback issuer on emulators (the tests' and the
+ * local stack's own OIDC issuer): a deployed API never trusts keys fetched in the clear.
+ */
+function trustedIssuers(env: Env): string[] {
+  const raw = env.TRUSTED_ISSUERS === undefined ? DEFAULTS.trustedIssuers.join(",") : env.TRUSTED_ISSUERS;
+  return raw
+    .split(",")
+    .map((issuer) => issuer.trim())
+    .filter(Boolean)
+    .map((issuer) => {
+      let url: URL;
+      try {
+        url = new URL(issuer);
+      } catch {
+        throw new Error(`TRUSTED_ISSUERS: '${issuer}' is not an absolute URL.`);
+      }
+      const loopback = url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname) && isEmulated(env);
+      if ((url.protocol !== "https:" && !loopback) || url.search || url.hash || url.username || url.password) {
+        throw new Error(`TRUSTED_ISSUERS: '${issuer}' must be an https URL without query, fragment or credentials (http://127.0.0.1:<port> only on emulators).`);
+      }
+      return issuer;
+    });
 }
 
 /** What the API cannot serve without, checked before a deployed instance takes its first request. */

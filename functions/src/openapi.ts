@@ -56,6 +56,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], version: string): Recor
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", bearerFormat: "Firebase ID token" },
         accessToken: { type: "http", scheme: "bearer", bearerFormat: "mpt_… publisher access token (/developers/modules* only)" },
+        publishToken: { type: "http", scheme: "bearer", bearerFormat: "mpo_… OIDC publish token of trusted publishing (its modules only, 15 minutes)" },
       },
     },
   };
@@ -64,7 +65,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], version: string): Recor
 function securityOf(route: AnyRoute): Record<string, string[]>[] {
   if (route.auth === "none") return [];
   if (route.auth === "optional") return [{}, { bearer: [] }];
-  if (route.accessTokens) return [{ bearer: [] }, { accessToken: [] }];
+  if (route.publisherTokens) return [{ bearer: [] }, { accessToken: [] }, { publishToken: [] }];
   return [{ bearer: [] }];
 }
 

@@ -1,4 +1,4 @@
-import { assertInNamespace, assertMayChangeVersion, assertMayUseModule, assertOwnsModule } from "./policy";
+import { assertInCredentialScope, assertInNamespace, assertMayChangeVersion, assertMayUseModule, assertOwnsModule, assertPolicyAllows } from "./policy";
 
 const target = { moduleId: "acme.charts", version: "1.0.0" };
 
@@ -22,5 +22,27 @@ describe("module policy", () => {
   it("keeps a publisher to its own namespace", () => {
     expect(() => assertInNamespace("acme.charts", "acme")).not.toThrow();
     expect(() => assertInNamespace("acmecorp.charts", "acme")).toThrow(expect.objectContaining({ code: "namespace_mismatch" }));
+  });
+
+  it("keeps a publish token to its modules", () => {
+    const oidc = { kind: "oidc" as const, moduleIds: ["acme.charts"] };
+    expect(() => assertInCredentialScope("acme.charts", oidc)).not.toThrow();
+    expect(() => assertInCredentialScope("acme.other", oidc)).toThrow(expect.objectContaining({ code: "not_owner" }));
+    expect(() => assertInCredentialScope("acme.other", { kind: "access-token" })).not.toThrow();
+  });
+
+  it("holds every credential to the module's publish policy", () => {
+    const oidc = { kind: "oidc" as const, moduleIds: ["acme.charts"] };
+    const trusted = { requireTrustedPublishing: true, requireAuthorSignature: false };
+    const signed = { requireTrustedPublishing: false, requireAuthorSignature: true };
+    expect(() => assertPolicyAllows("acme.charts", trusted, { credential: oidc })).not.toThrow();
+    for (const credential of [{ kind: "id-token" as const }, { kind: "access-token" as const }]) {
+      expect(() => assertPolicyAllows("acme.charts", trusted, { credential })).toThrow(expect.objectContaining({ code: "policy_violation", status: 403 }));
+      expect(() => assertPolicyAllows("acme.charts", { ...trusted, requireTrustedPublishing: false }, { credential })).not.toThrow();
+    }
+    expect(() => assertPolicyAllows("acme.charts", signed, { credential: oidc, authorSigned: false })).toThrow(expect.objectContaining({ code: "policy_violation" }));
+    expect(() => assertPolicyAllows("acme.charts", signed, { credential: oidc, authorSigned: true })).not.toThrow();
+    // Publish, yank and unyank carry no package: the signature requirement is the sign's.
+    expect(() => assertPolicyAllows("acme.charts", signed, { credential: { kind: "id-token" } })).not.toThrow();
   });
 });

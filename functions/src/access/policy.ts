@@ -1,3 +1,4 @@
+import type { DeveloperCaller } from "../core/auth";
 import { ApiError } from "../core/errors";
 import { isModuleUsable } from "./rules";
 
@@ -34,5 +35,41 @@ export function assertMayChangeVersion(
 export function assertInNamespace(moduleId: string, publisherId: string): void {
   if (!moduleId.startsWith(`${publisherId}.`)) {
     throw new ApiError("namespace_mismatch", `Module ids of publisher '${publisherId}' start with '${publisherId}.'; got '${moduleId}'.`);
+  }
+}
+
+/** How a publisher authenticated: an ID token, an access token (mpt_), or trusted publishing's OIDC token (mpo_). */
+export type PublisherCredential = { kind: "id-token" } | { kind: "access-token" } | { kind: "oidc"; moduleIds: string[] };
+
+/** How a developer caller authenticated, as the publish policy and a publish token's scope see it. */
+export const credentialOf = (caller: DeveloperCaller): PublisherCredential =>
+  caller.publishToken
+    ? { kind: "oidc", moduleIds: caller.publishToken.moduleIds }
+    : caller.accessTokenId
+      ? { kind: "access-token" }
+      : { kind: "id-token" };
+
+/** A publish token (mpo_) acts on the modules its trusted publishers named, and on nothing else. */
+export function assertInCredentialScope(moduleId: string, credential: PublisherCredential): void {
+  if (credential.kind === "oidc" && !credential.moduleIds.includes(moduleId)) {
+    throw new ApiError("not_owner", `This publish token is for ${credential.moduleIds.join(", ")} only, not '${moduleId}'.`);
+  }
+}
+
+/**
+ * The owner's publish policy (§15) on a change of a version (sign, publish, yank, unyank): with
+ * `requireTrustedPublishing` only an OIDC publish token may make it, so a leaked ID or access
+ * token cannot; with `requireAuthorSignature` a sign must carry a valid author signature.
+ */
+export function assertPolicyAllows(
+  moduleId: string,
+  policy: { requireTrustedPublishing: boolean; requireAuthorSignature: boolean },
+  change: { credential: PublisherCredential; authorSigned?: boolean },
+): void {
+  if (policy.requireTrustedPublishing && change.credential.kind !== "oidc") {
+    throw new ApiError("policy_violation", `Module '${moduleId}' requires trusted publishing: change it from CI with a publish token (POST /developers/auth/oidc), not an ${change.credential.kind === "id-token" ? "ID" : "access"} token.`);
+  }
+  if (policy.requireAuthorSignature && change.authorSigned === false) {
+    throw new ApiError("policy_violation", `Module '${moduleId}' requires an author signature: send X-Author-Signature (mpkg publish --key).`);
   }
 }

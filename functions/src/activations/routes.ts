@@ -8,6 +8,7 @@ export const activationRoutes = (deps: Deps) => [
   defineRoute({
     method: "post",
     path: "/modules/confirm",
+    signedAnswers: true,
     operationId: "confirmActivation",
     summary: "Records the caller's activation of a module (idempotent); with a deviceId, on that device, with an offline certificate.",
     tag: "Marketplace",

@@ -1,5 +1,6 @@
 import { defineRoute, type AnyRoute } from "../core/routes";
 import type { Deps } from "../deps";
+import { credentialOf } from "../access/policy";
 import { auditPageSchema, auditParamsSchema, auditQuerySchema } from "./schemas";
 import { moduleAuditPage } from "./service";
 
@@ -12,11 +13,11 @@ export const auditRoutes = (deps: Deps): AnyRoute[] => [
     summary: "The audit log of one of the caller's modules and its versions, newest first.",
     tag: "Developers",
     auth: "developer",
-    accessTokens: true,
+    publisherTokens: true,
     params: auditParamsSchema,
     query: auditQuerySchema,
     responses: { 200: { description: "One page of entries.", schema: auditPageSchema } },
     problems: ["not_owner", "module_not_found"],
-    handle: async ({ caller, params, query }) => ({ status: 200, body: await moduleAuditPage(deps, caller.developer.id, params.id, query) }),
+    handle: async ({ caller, params, query }) => ({ status: 200, body: await moduleAuditPage(deps, caller.developer.id, credentialOf(caller), params.id, query) }),
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { assertOwnsModule } from "../access/policy";
+import { assertInCredentialScope, assertOwnsModule, type PublisherCredential } from "../access/policy";
 import { auditLog, type AuditRecord } from "../core/audit-log";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
@@ -12,7 +12,8 @@ import { moduleStore } from "../marketplace/module-store";
 export const auditEntryView = (entry: AuditRecord) => ({ ...entry, at: toIso(entry.at) });
 
 /** One page of a module's entries (its versions' too), newest first, for its owner. */
-export async function moduleAuditPage({ db, cursors }: Deps, developerId: string, moduleId: string, page: { limit: number; cursor?: string }) {
+export async function moduleAuditPage({ db, cursors }: Deps, developerId: string, credential: PublisherCredential, moduleId: string, page: { limit: number; cursor?: string }) {
+  assertInCredentialScope(moduleId, credential);
   const module = await moduleStore(db).getModule(moduleId);
   if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
   assertOwnsModule(moduleId, module, developerId);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Auth, DecodedIdToken } from "firebase-admin/auth";
 import type { Request } from "express";
 import type { Actor } from "./audit-log";
+import type { Provenance } from "./provenance";
 import { tokenError, unauthenticated } from "./errors";
 import { withinDeadline } from "./deadline";
 import { memo } from "./memo";
@@ -24,14 +25,29 @@ export interface Caller {
   developer?: DeveloperAccount;
   /** The id of the publisher access token the caller came with, instead of an ID token. */
   accessTokenId?: string;
+  /** The OIDC publish token the caller came with (trusted publishing, §15): its id, modules and CI run. */
+  publishToken?: PublishTokenGrant;
 }
 
-/** Who a caller is in the audit log: the access token when they came with one, else their account. */
-export const actorOf = (caller: Caller, requestId: string): Actor =>
-  caller.accessTokenId ? { kind: "token", id: caller.accessTokenId, requestId } : { kind: "developer", id: caller.uid, requestId };
+export interface PublishTokenGrant {
+  id: string;
+  /** The only modules the token may act on. */
+  moduleIds: string[];
+  provenance: Provenance;
+}
+
+/** Who a caller is in the audit log: the token when they came with one, else their account. */
+export const actorOf = (caller: Caller, requestId: string): Actor => {
+  const tokenId = caller.publishToken?.id ?? caller.accessTokenId;
+  return tokenId ? { kind: "token", id: tokenId, requestId } : { kind: "developer", id: caller.uid, requestId };
+};
 
 /** Publisher access tokens start so (developers/access-tokens.ts); an ID token (a JWT) never does. */
 export const ACCESS_TOKEN_PREFIX = "mpt_";
+/** OIDC publish tokens of trusted publishing start so (trusted-publishing/publish-tokens.ts). */
+export const PUBLISH_TOKEN_PREFIX = "mpo_";
+/** Either kind of publisher token: what stands in for an ID token on `/developers/modules*`. */
+export const isPublisherToken = (bearer: string) => bearer.startsWith(ACCESS_TOKEN_PREFIX) || bearer.startsWith(PUBLISH_TOKEN_PREFIX);
 
 export type DeveloperCaller = Caller & { developer: DeveloperAccount };
 

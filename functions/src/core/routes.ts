@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
 import type { Actor } from "./audit-log";
-import { ACCESS_TOKEN_PREFIX, actorOf, bearerToken, idTokenCaller, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
+import { actorOf, isPublisherToken, bearerToken, idTokenCaller, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
 import { readJsonBody } from "./body";
 import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type TextBody } from "./http-cache";
 import { methodNotAllowed, tokenError, unsupportedMediaType, type ProblemCode } from "./errors";
@@ -59,7 +59,7 @@ export interface RouteSpec<
   B extends z.ZodType = z.ZodType,
   A extends AuthMode = AuthMode,
 > {
-  method: "get" | "post" | "delete";
+  method: "get" | "post" | "put" | "delete";
   /** Express path relative to /api/v1, e.g. "/subscriptions/:businessId". */
   path: string;
   operationId: string;
@@ -67,8 +67,10 @@ export interface RouteSpec<
   description?: string;
   tag: string;
   auth: A;
-  /** With auth "developer": a publisher access token (mpt_…) may stand in for an ID token (§12). */
-  accessTokens?: boolean;
+  /** With auth "developer": a publisher token (mpt_… of §12, mpo_… of §15) may stand in for an ID token. */
+  publisherTokens?: boolean;
+  /** Answers carry HTTP Message Signatures (RFC 9421, contract §15): the ones the desktop app decides on. */
+  signedAnswers?: boolean;
   params?: P;
   query?: Q;
   /** A JSON body, validated by this schema. */
@@ -102,8 +104,10 @@ export interface RouteMiddleware {
   /** Resolves the developer account of a caller, for routes with auth "developer". */
   requireDeveloper?(caller: Caller): Promise<DeveloperCaller>;
   tokens: TokenVerifier;
-  /** The developer a publisher access token stands for, on routes that accept them. */
-  accessTokens?(bearer: string): Promise<DeveloperCaller>;
+  /** The developer a publisher token (mpt_…, mpo_…) stands for, on routes that accept them. */
+  publisherTokens?(bearer: string): Promise<DeveloperCaller>;
+  /** Signs the answer of a route with `signedAnswers` (core/answer-signatures.ts). */
+  signAnswers?: RequestHandler;
   maxJsonBytes: number;
   cachePolicy: CachePolicy;
 }
@@ -150,9 +154,11 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
       if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
       res.status(reply.status).end();
     };
+    // Signed answers are signed whatever they are, refusals included: signing comes first.
+    const signing = route.signedAnswers && middleware.signAnswers ? [middleware.signAnswers] : [];
     // Public routes have no caller to find or to limit.
-    if (route.auth === "none") router[route.method](route.path, handle);
-    else router[route.method](route.path, authenticate, middleware.afterAuth, handle);
+    if (route.auth === "none") router[route.method](route.path, ...signing, handle);
+    else router[route.method](route.path, ...signing, authenticate, middleware.afterAuth, handle);
   }
   for (const [path, methods] of methodsByPath) {
     const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
@@ -163,11 +169,11 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
 async function resolveCaller(route: AnyRoute, req: Request, middleware: RouteMiddleware): Promise<Caller | null> {
   if (route.auth === "none") return null;
   const bearer = bearerToken(req);
-  if (bearer?.startsWith(ACCESS_TOKEN_PREFIX)) {
-    if (!route.accessTokens || !middleware.accessTokens) {
-      throw tokenError("invalid_token", "A publisher access token (mpt_…) authenticates /developers/modules* only; send a Firebase ID token here.");
+  if (bearer !== null && isPublisherToken(bearer)) {
+    if (!route.publisherTokens || !middleware.publisherTokens) {
+      throw tokenError("invalid_token", "This endpoint needs a Firebase ID token: publisher tokens (mpt_…, mpo_…) are taken by sign, publish, yank, unyank and the module lists only.");
     }
-    return middleware.accessTokens(bearer);
+    return middleware.publisherTokens(bearer);
   }
   // Reads may rely on a recently checked account state; anything that changes something may not.
   const caller = bearer === null ? null : await idTokenCaller(bearer, middleware.tokens, route.method === "get" ? "read" : "write");

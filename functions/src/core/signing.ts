@@ -1,4 +1,4 @@
-import { hkdfSync } from "node:crypto";
+import { createPrivateKey, hkdfSync, sign as signBytes } from "node:crypto";
 import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from "jose";
 import { z } from "zod";
 
@@ -33,6 +33,8 @@ export interface SigningKeys {
   readonly keyId: string;
   /** A compact JWS (alg EdDSA, kid = keyId, and `typ` when given) over the JSON of `payload`. */
   sign(payload: Record<string, unknown>, header?: { typ: string }): Promise<string>;
+  /** A raw Ed25519 signature of bytes with the active key (HTTP Message Signatures, core/answer-signatures.ts). */
+  signRaw(data: Uint8Array): Buffer;
   /** Every public key whose signatures may still be in use. */
   jwks(): { keys: PublicSigningJwk[] };
   /**
@@ -63,8 +65,10 @@ export async function loadSigningKeys(json: string): Promise<SigningKeys> {
   );
   const keyId = publicKeys[0].kid;
   const privateKey = (await importJWK({ ...active, alg: "EdDSA" }, "EdDSA")) as KeyLike;
+  const rawKey = createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", x: active.x, d: active.d }, format: "jwk" });
   const encoder = new TextEncoder();
   return {
+    signRaw: (data) => signBytes(null, data, rawKey),
     keyId,
     sign: (payload, header) =>
       new CompactSign(encoder.encode(JSON.stringify(payload)))

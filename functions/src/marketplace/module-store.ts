@@ -14,6 +14,7 @@ import { ACTOR_KINDS, type Actor } from "../core/audit-log";
 import { readDocument, timestamp } from "../core/documents";
 import { pageOfQuery, type CursorPosition } from "../core/pagination";
 import { packageFindingSchema, type PackageFinding } from "../core/findings";
+import { provenanceSchema, type Provenance } from "../core/provenance";
 import type { VersionSummary } from "./versions";
 
 /** A version is signed first, then published. */
@@ -81,6 +82,8 @@ const moduleDocument = moduleListing.extend({
   highestPublishedVersion: z.string().nullable().optional(),
   /** Every version, published or not yet, is revoked (an operator's `module revoke` without --version). */
   revocation: revocationFields.optional(),
+  /** The owner's publish policy (contract §15); absent: nothing required. */
+  policy: z.object({ requireTrustedPublishing: z.boolean(), requireAuthorSignature: z.boolean() }).optional(),
 });
 
 const versionDocument = z.object({
@@ -101,6 +104,11 @@ const versionDocument = z.object({
   /** Absent on versions signed before the package checks: they passed. */
   review: reviewFields.optional(),
   revocation: revocationFields.optional(),
+  /** The CI run that signed it, when it was signed with an OIDC publish token. */
+  provenance: provenanceSchema.optional(),
+  /** The author's own JWS over { moduleId, version, sha256 }, and the id of their key that made it. */
+  authorSignature: z.string().optional(),
+  authorKeyId: z.string().optional(),
 });
 
 export type ModuleListing = z.output<typeof moduleListing>;
@@ -117,7 +125,16 @@ export interface ModuleRecord extends ModuleListing {
   versionSummary: VersionSummary[];
   highestPublishedVersion: string | null;
   revocation: Revocation | null;
+  policy: PublishPolicy;
 }
+
+/** What the owner requires of every sign, publish, yank and unyank of a module (contract §15). */
+export interface PublishPolicy {
+  requireTrustedPublishing: boolean;
+  requireAuthorSignature: boolean;
+}
+
+export const NO_POLICY: PublishPolicy = { requireTrustedPublishing: false, requireAuthorSignature: false };
 
 export interface Revocation {
   reason: string;
@@ -151,6 +168,9 @@ export interface VersionRecord {
   listing: ModuleListing;
   review: Review;
   revocation: Revocation | null;
+  provenance: Provenance | null;
+  authorSignature: string | null;
+  authorKeyId: string | null;
 }
 
 export interface ListingPageQuery {
@@ -207,7 +227,7 @@ export function moduleStore(db: Firestore) {
   const readModule = (snapshot: DocumentSnapshot): ModuleRecord | null => {
     const stored = readDocument(moduleDocument, snapshot);
     if (!stored) return null;
-    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, revocation, ...fields } = stored;
+    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, revocation, policy, ...fields } = stored;
     return {
       id: snapshot.id,
       ...fields,
@@ -218,6 +238,7 @@ export function moduleStore(db: Firestore) {
       ),
       highestPublishedVersion: highestPublishedVersion ?? fields.latestVersion,
       revocation: readRevocation(revocation),
+      policy: policy ?? NO_POLICY,
     };
   };
   const readVersion = (snapshot: DocumentSnapshot): VersionRecord | null => {
@@ -237,6 +258,9 @@ export function moduleStore(db: Firestore) {
           ? { ...stored.review, decidedAt: stored.review.decidedAt?.toDate() }
           : { state: "passed" as const, findings: [] },
         revocation: readRevocation(stored.revocation),
+        provenance: stored.provenance ?? null,
+        authorSignature: stored.authorSignature ?? null,
+        authorKeyId: stored.authorKeyId ?? null,
       }
     );
   };
@@ -258,6 +282,7 @@ export function moduleStore(db: Firestore) {
     versions: module.versionSummary,
     highestPublishedVersion: module.highestPublishedVersion,
     ...(module.revocation ? { revocation: revocationData(module.revocation) } : {}),
+    policy: { ...module.policy },
   });
   const versionData = (record: VersionRecord) => ({
     state: record.state,
@@ -275,6 +300,8 @@ export function moduleStore(db: Firestore) {
     listing: listingOf(record.listing),
     review: reviewData(record.review),
     ...(record.revocation ? { revocation: revocationData(record.revocation) } : {}),
+    ...(record.provenance ? { provenance: JSON.parse(JSON.stringify(record.provenance)) as Provenance } : {}),
+    ...(record.authorSignature ? { authorSignature: record.authorSignature, authorKeyId: record.authorKeyId } : {}),
   });
 
   return withDeadlines("Firestore", {
@@ -334,13 +361,16 @@ export function moduleStore(db: Firestore) {
     createModule(writer: Transaction, module: ModuleRecord): void {
       writer.create(moduleRef(module.id), moduleData(module));
     },
+    setPolicy(writer: Transaction, moduleId: string, policy: PublishPolicy): void {
+      writer.update(moduleRef(moduleId), { policy: { ...policy } });
+    },
     /** Writes the whole module; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setModule(writer: Transaction | WriteBatch, module: ModuleRecord, precondition?: Precondition): void {
       writeWhole(writer, moduleRef(module.id), moduleData(module), ["description", "category", "entitlement", "revocation"], precondition);
     },
     /** Writes the whole version; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setVersion(writer: Transaction | WriteBatch, record: VersionRecord, precondition?: Precondition): void {
-      writeWhole(writer, versionRef(record.moduleId, record.version), versionData(record), ["publishedAt", "minAppVersion", "maxAppVersion", "yankedAt", "yankReason", "revocation"], precondition);
+      writeWhole(writer, versionRef(record.moduleId, record.version), versionData(record), ["publishedAt", "minAppVersion", "maxAppVersion", "yankedAt", "yankReason", "revocation", "provenance", "authorSignature", "authorKeyId"], precondition);
     },
     /** Where every version's package is stored: one collection-group query of that field only. */
     async storagePaths(): Promise<Set<string>> {

@@ -46,6 +46,7 @@ export const moduleRoutes = (deps: Deps) => {
     defineRoute({
       method: "get",
       path: "/modules/download/:id",
+      signedAnswers: true,
       operationId: "downloadModule",
       summary: "A short-lived signed URL of a module package, with its hash and signature; counts a download.",
       tag: "Marketplace",
@@ -62,6 +63,7 @@ export const moduleRoutes = (deps: Deps) => {
     defineRoute({
       method: "post",
       path: "/modules/updates",
+      signedAnswers: true,
       operationId: "checkModuleUpdates",
       summary: "For the installed modules: which have a newer compatible version, and which installed versions are yanked or revoked.",
       tag: "Marketplace",

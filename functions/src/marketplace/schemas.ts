@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { provenanceSchema } from "../core/provenance";
 import { MODULE_ID, semverVersion } from "../core/documents";
 import { pageQuery } from "../core/pagination";
 import { isoDateTime } from "../core/schemas";
@@ -74,8 +75,11 @@ export const downloadSchema = z
     expiresAt: isoDateTime,
     sha256: z.string(),
     size: z.number().int(),
-    signature: z.string(),
+    signature: z.string().meta({ description: "The registry's compact JWS (EdDSA) over the package (§5): verify it against GET /signing-keys." }),
     keyId: z.string(),
+    authorSignature: z.string().nullable().meta({ description: "The author's own JWS over { moduleId, version, sha256 }, when the package was author-signed (§15)." }),
+    authorKeyId: z.string().nullable().meta({ description: "Its key, in GET /publishers/:publisherId/keys." }),
+    provenance: provenanceSchema.nullable(),
   })
   .meta({ id: "ModuleDownload" });
 

@@ -101,6 +101,9 @@ export async function downloadModule(
     size: record.size,
     signature: record.signature,
     keyId: record.keyId,
+    authorSignature: record.authorSignature,
+    authorKeyId: record.authorKeyId,
+    provenance: record.provenance,
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { packageFindingSchema } from "../core/findings";
+import { provenanceSchema } from "../core/provenance";
 import { isoDateTime } from "../core/schemas";
 import { REVIEW_STATES, VERSION_STATES } from "../marketplace/module-store";
 import { moduleIdSchema, versionSchema } from "../marketplace/schemas";
@@ -37,8 +38,19 @@ export const signedVersionSchema = z
     signedAt: isoDateTime,
     state: z.literal("signed"),
     review: reviewSchema.extend({ state: z.enum(["passed", "quarantined"]) }),
+    provenance: provenanceSchema.nullable(),
+    authorKeyId: z.string().nullable().meta({ description: "The author key of the X-Author-Signature, when one was sent." }),
   })
   .meta({ id: "SignedVersion" });
+
+export const policyParamsSchema = z.strictObject({ id: moduleIdSchema });
+export const policyBodySchema = z.strictObject({
+  requireTrustedPublishing: z.boolean().meta({ description: "Sign, publish, yank and unyank only with an OIDC publish token (mpo_…)." }),
+  requireAuthorSignature: z.boolean().meta({ description: "Sign only with a valid X-Author-Signature." }),
+});
+export const policySchema = z
+  .object({ moduleId: z.string(), requireTrustedPublishing: z.boolean(), requireAuthorSignature: z.boolean() })
+  .meta({ id: "PublishPolicy" });
 
 export const moduleSchema = z
   .object({
@@ -78,8 +90,15 @@ export const developerModulesSchema = z
         name: z.string(),
         latestVersion: z.string().nullable(),
         downloads: z.number().int(),
+        policy: z.object({ requireTrustedPublishing: z.boolean(), requireAuthorSignature: z.boolean() }),
         versions: z.array(
-          versionViewSchema.omit({ minAppVersion: true }).extend({ yankedAt: isoDateTime.nullable(), review: reviewSchema, revocation: revocationSchema.nullable() }),
+          versionViewSchema.omit({ minAppVersion: true }).extend({
+            yankedAt: isoDateTime.nullable(),
+            review: reviewSchema,
+            revocation: revocationSchema.nullable(),
+            provenance: provenanceSchema.nullable(),
+            authorKeyId: z.string().nullable(),
+          }),
         ),
       }),
     ),

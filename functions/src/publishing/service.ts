@@ -2,10 +2,21 @@ import { createHash } from "node:crypto";
 import type { WriteBatch } from "firebase-admin/firestore";
 import semver from "semver";
 import type { z } from "zod";
-import { assertInNamespace, assertMayChangeVersion, assertOwnsModule } from "../access/policy";
+import {
+  assertInCredentialScope,
+  assertInNamespace,
+  assertMayChangeVersion,
+  assertOwnsModule,
+  assertPolicyAllows,
+  credentialOf,
+  type PublisherCredential,
+} from "../access/policy";
+import { verifyAuthorSignature } from "../author-keys/service";
 import { packageChecks, MAX_SCANNED_ENTRY_BYTES } from "../checks/service";
 import { nameIndexStore } from "../checks/name-index-store";
 import { auditLog, type Actor, type AuditEvent } from "../core/audit-log";
+import type { DeveloperAccount, DeveloperCaller } from "../core/auth";
+import type { Provenance } from "../core/provenance";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
 import { withinDeadline } from "../core/deadline";
 import { storeThenRecord } from "../core/storage";
@@ -14,7 +25,17 @@ import { toIso } from "../core/documents";
 import { ApiError, unavailable } from "../core/errors";
 import type { Deps, OperatorDeps } from "../deps";
 import { downloadStore } from "../marketplace/download-store";
-import { listingOf, moduleStore, type ModuleListing, type ModuleRecord, type Revocation, type Review, type VersionRecord } from "../marketplace/module-store";
+import {
+  listingOf,
+  moduleStore,
+  NO_POLICY,
+  type ModuleListing,
+  type ModuleRecord,
+  type PublishPolicy,
+  type Revocation,
+  type Review,
+  type VersionRecord,
+} from "../marketplace/module-store";
 import { readManifest, verifyEntries } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
 import { searchTerms } from "../marketplace/search";
@@ -27,12 +48,32 @@ import { latestOf, summaryOf, withEntry, type VersionSummary } from "../marketpl
  * "signed"), then publish (make that version the module's latest).
  */
 
-/** Who signs and publishes: a developer account, as far as modules need to know it, and who acts for it. */
+/** Who signs and publishes: a developer account, as far as modules need to know it, who acts for it, and how. */
 export interface Publisher {
   id: string;
   publisherId: string;
   actor: Actor;
+  credential: PublisherCredential;
+  /** The CI run behind an OIDC publish token: the provenance of what it signs. */
+  provenance: Provenance | null;
 }
+
+/** A developer acting with their own account's rights, as an ID token gives them (the seed, the bench). */
+export const accountPublisher = (developer: DeveloperAccount, actor: Actor): Publisher => ({
+  id: developer.id,
+  publisherId: developer.publisherId,
+  actor,
+  credential: { kind: "id-token" },
+  provenance: null,
+});
+
+export const publisherOf = (caller: DeveloperCaller, actor: Actor): Publisher => ({
+  id: caller.developer.id,
+  publisherId: caller.developer.publisherId,
+  actor,
+  credential: credentialOf(caller),
+  provenance: caller.publishToken?.provenance ?? null,
+});
 
 /** Rounds of optimistic publishing before contention is answered as 503: each loser re-reads once. */
 const PUBLISH_ATTEMPTS = 5;
@@ -42,19 +83,26 @@ const FAILED_PRECONDITION = 9;
  * Signs a package: its manifest decides where it goes; then the upload runs while every entry is
  * verified and checked (§5, §14), and the version is recorded only once both are done. A package
  * the checks refuse is deleted again (storeThenRecord), so it leaves nothing behind either way.
+ * An author signature (§15), when sent, is checked before anything is stored.
  */
-export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffer) {
+export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffer, authorSignature?: string) {
   const { store, signingKeys, db, clock, logger } = deps;
   const modules = moduleStore(db);
   const manifest = await readManifest(bytes);
   const { id: moduleId, version } = manifest;
   const target = { moduleId, version };
   assertInNamespace(moduleId, publisher.publisherId);
+  assertInCredentialScope(moduleId, publisher.credential);
+  const mayChange = (module: ModuleRecord | null, record: VersionRecord | null) => {
+    assertMayChangeVersion(target, module, record, publisher.id);
+    assertPolicyAllows(moduleId, module?.policy ?? NO_POLICY, { credential: publisher.credential, authorSigned: authorSignature !== undefined });
+  };
   // Refused early, before anything is stored, what the transaction below would refuse anyway.
   const current = await modules.getModuleAndVersion(moduleId, version);
-  assertMayChangeVersion(target, current.module, current.version, publisher.id);
+  mayChange(current.module, current.version);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const size = bytes.length;
+  const author = authorSignature === undefined ? null : await verifyAuthorSignature(db, publisher.publisherId, authorSignature, { moduleId, version, sha256 });
   const examined = examinePackage(db, bytes, { moduleId, name: manifest.name, sha256, publisherId: publisher.publisherId });
   // Awaited once the upload is done; until then a refusal must not count as unhandled.
   examined.catch(() => undefined);
@@ -73,7 +121,9 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
         sha256,
         size,
         storagePath,
-        signature: await signingKeys.sign({ ...signaturePayload({ moduleId, version, sha256, size, publisherId: publisher.publisherId }, signedAt) }),
+        signature: await signingKeys.sign({
+          ...signaturePayload({ moduleId, version, sha256, size, publisherId: publisher.publisherId, provenance: publisher.provenance, authorKeyId: author?.authorKeyId ?? null }, signedAt),
+        }),
         keyId: signingKeys.keyId,
         signedAt,
         publishedAt: null,
@@ -84,16 +134,20 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
         listing: listingOf(manifest),
         review: { state: verdict.state, findings: verdict.findings },
         revocation: null,
+        provenance: publisher.provenance,
+        authorSignature: authorSignature ?? null,
+        authorKeyId: author?.authorKeyId ?? null,
       };
       return withinDeadline("Firestore (sign)", db.runTransaction(async (tx) => {
         const { module, version: previous } = await modules.getModuleAndVersion(moduleId, version, tx);
-        assertMayChangeVersion(target, module, previous, publisher.id);
+        mayChange(module, previous);
         if (!module) modules.createModule(tx, newModule(moduleId, publisher, signed.listing, signedAt));
         // Until a first publish, the module shows the listing of its latest signed version.
         else if (!module.listed) modules.setModule(tx, { ...withListing(module, signed.listing), updatedAt: signedAt });
         // A revocation stays with the version whatever is signed under its number again.
         modules.setVersion(tx, { ...signed, revocation: previous?.revocation ?? null });
-        auditLog(db).record(tx, publisher.actor, { action: "module.sign", target: `${moduleId}@${version}`, details: { sha256, size, review: verdict } }, signedAt);
+        const details = { sha256, size, review: verdict, ...(author ? { authorKeyId: author.authorKeyId } : {}), ...(publisher.provenance ? { provenance: publisher.provenance } : {}) };
+        auditLog(db).record(tx, publisher.actor, { action: "module.sign", target: `${moduleId}@${version}`, details }, signedAt);
         return { replacedPath: previous?.storagePath, signed, verdict };
       }));
     },
@@ -114,6 +168,8 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
     signedAt: toIso(signedAt),
     state: "signed" as const,
     review: verdict,
+    provenance: signed.provenance,
+    authorKeyId: signed.authorKeyId,
   };
 }
 
@@ -198,9 +254,14 @@ async function changeVersion(
 ): Promise<{ module: ModuleRecord; version: VersionRecord }> {
   const modules = moduleStore(db);
   const changes = catalogChanges(db);
+  assertInCredentialScope(moduleId, publisher.credential);
   for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
     const current = await modules.getModuleAndVersion(moduleId, version);
-    if (current.module) assertOwnsModule(moduleId, current.module, publisher.id);
+    if (current.module) {
+      assertOwnsModule(moduleId, current.module, publisher.id);
+      // Read with the module the batch is conditional on: a policy set meanwhile fails the batch, which then decides again.
+      assertPolicyAllows(moduleId, current.module.policy, { credential: publisher.credential });
+    }
     if (!current.module || !current.version) throw new ApiError("version_not_found", `${moduleId}@${version} was never signed.`);
     const changed = change(current.module, current.version);
     const batch = db.batch();
@@ -257,7 +318,9 @@ const similarTo = (review: Review) =>
   review.findings.flatMap((finding) => (finding.similarTo ? [`'${finding.similarTo}'`] : [])).join(", ") || "another publisher's module";
 
 /** A module's downloads per day and version, for its owner: every day of the range, zeros included. */
-export async function moduleDownloadStats({ db, config, clock }: Deps, developerId: string, moduleId: string, query: { from?: string; to?: string }) {
+export async function moduleDownloadStats({ db, config, clock }: Deps, publisher: Publisher, moduleId: string, query: { from?: string; to?: string }) {
+  assertInCredentialScope(moduleId, publisher.credential);
+  const developerId = publisher.id;
   const range = statsRange(query, clock());
   const module = await moduleStore(db).getModule(moduleId);
   if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
@@ -269,12 +332,15 @@ export async function moduleDownloadStats({ db, config, clock }: Deps, developer
 export async function listDeveloperModules({ db, config }: Deps, publisher: Publisher) {
   const modules = moduleStore(db);
   const downloads = downloadStore(db, config.downloadShards);
-  const owned = await modules.byDeveloper(publisher.id);
+  const { credential } = publisher;
+  // A publish token sees the modules it may act on, no others.
+  const owned = (await modules.byDeveloper(publisher.id)).filter((module) => credential.kind !== "oidc" || credential.moduleIds.includes(module.id));
   const items = await Promise.all(
     owned.map(async (module) => ({
       id: module.id,
       name: module.name,
       latestVersion: module.latestVersion,
+      policy: module.policy,
       downloads: await downloads.total(module.id),
       versions: (await modules.versions(module.id))
         .sort((a, b) => semver.rcompare(a.version, b.version))
@@ -285,6 +351,8 @@ export async function listDeveloperModules({ db, config }: Deps, publisher: Publ
             yankedAt: record.yankedAt ? toIso(record.yankedAt) : null,
             review: reviewView(record.review),
             revocation: revocationOf(record.revocation ?? module.revocation),
+            provenance: record.provenance,
+            authorKeyId: record.authorKeyId,
           };
         }),
     })),
@@ -351,5 +419,27 @@ function newModule(moduleId: string, publisher: Publisher, listing: ModuleListin
     versionSummary: [],
     highestPublishedVersion: null,
     revocation: null,
+    policy: NO_POLICY,
   };
+}
+
+/**
+ * Sets a module's publish policy (§15), in a transaction with its audit entry. The module's update
+ * time moves, so a publish, yank or unyank decided on the old policy fails its condition and
+ * decides again on the new one.
+ */
+export async function setPublishPolicy({ db, clock }: Deps, developer: DeveloperAccount, actor: Actor, moduleId: string, policy: PublishPolicy) {
+  const modules = moduleStore(db);
+  const now = clock();
+  await withinDeadline(
+    "Firestore (policy)",
+    db.runTransaction(async (tx) => {
+      const module = modules.readModule(await tx.get(modules.moduleRef(moduleId)));
+      if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+      assertOwnsModule(moduleId, module, developer.id);
+      modules.setPolicy(tx, moduleId, policy);
+      auditLog(db).record(tx, actor, { action: "module.policy", target: moduleId, details: { before: module.policy, after: policy } }, now);
+    }),
+  );
+  return { moduleId, ...policy };
 }

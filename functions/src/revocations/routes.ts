@@ -8,6 +8,7 @@ export const revocationRoutes = (deps: Deps): AnyRoute[] => [
   defineRoute({
     method: "get",
     path: "/revocations",
+    signedAnswers: true,
     operationId: "getRevocations",
     summary: "The signed list of revoked module versions; its serial grows at every change and it expires within 7 days.",
     tag: "Marketplace",

@@ -8,6 +8,7 @@ export const userRoutes = ({ db, clock }: Deps) => [
   defineRoute({
     method: "get",
     path: "/users/me",
+    signedAnswers: true,
     operationId: "getMyProfile",
     summary: "The caller's profile, effective entitlements with their sources, businesses and activations.",
     tag: "Users",

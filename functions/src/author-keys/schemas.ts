@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { isoDateTime } from "../core/schemas";
+
+export const ed25519PublicJwkSchema = z
+  .strictObject({
+    kty: z.literal("OKP"),
+    crv: z.literal("Ed25519"),
+    x: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "x must be the 32-byte public key, base64url without padding."),
+    alg: z.literal("EdDSA").optional(),
+    use: z.literal("sig").optional(),
+  })
+  .meta({ id: "Ed25519PublicJwk", description: "The public half only: a key with 'd' (private) is refused." });
+
+export const addAuthorKeySchema = z.strictObject({
+  name: z.string().trim().min(1).max(100).meta({ description: "What it is, e.g. 'release laptop' or 'CI signing key'." }),
+  publicKey: ed25519PublicJwkSchema,
+});
+
+export const kidParamsSchema = z.strictObject({ kid: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "Not a key id (an RFC 7638 thumbprint).") });
+export const publisherParamsSchema = z.strictObject({ publisherId: z.string().min(1).max(64) });
+
+export const authorKeySchema = z
+  .object({
+    kid: z.string().meta({ description: "The key's RFC 7638 thumbprint: the kid of the author signatures it makes." }),
+    name: z.string(),
+    createdAt: isoDateTime,
+    revokedAt: isoDateTime.nullable(),
+  })
+  .meta({ id: "AuthorKey" });
+
+export const authorKeyListSchema = z.object({ items: z.array(authorKeySchema) }).meta({ id: "AuthorKeyList" });
+
+export const publisherKeysSchema = z
+  .object({
+    keys: z.array(
+      z.object({
+        kty: z.literal("OKP"),
+        crv: z.literal("Ed25519"),
+        x: z.string(),
+        kid: z.string(),
+        alg: z.literal("EdDSA"),
+        use: z.literal("sig"),
+        createdAt: isoDateTime,
+        revokedAt: isoDateTime.optional().meta({ description: "Present once revoked: refused for new uploads; earlier signatures stand." }),
+      }),
+    ),
+  })
+  .meta({ id: "PublisherKeys" });
