@@ -49,7 +49,8 @@ describe("HTTP caching", () => {
 
   it("keeps caller-specific answers, redirects and errors out of every cache", async () => {
     const app = await testApp();
-    expect((await request(app).get("/api/v1/users/me").set(bearer(user))).headers["cache-control"]).toBe("private, no-store");
+    // Signed answers (§15) add no-transform: nothing between may re-encode what their digest covers.
+    expect((await request(app).get("/api/v1/users/me").set(bearer(user))).headers["cache-control"]).toBe("private, no-store, no-transform");
     expect((await request(app).get("/api/v1/releases/download/win32")).headers["cache-control"]).toBe("no-store");
     const missing = await request(app).get("/api/v1/releases/download/win32?channel=beta");
     expectProblem(missing, 404, "release_not_found");

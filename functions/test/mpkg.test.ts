@@ -75,7 +75,7 @@ describe("npx mpkg (§12)", () => {
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
   it("has --help everywhere, and exit 2 for a wrong command line", async () => {
-    for (const args of [["--help"], ["pack", "--help"], ["publish", "--help"], ["verify", "--help"], ["yank", "--help"], ["tokens", "create", "--help"], ["stats", "--help"], ["login", "--help"]]) {
+    for (const args of [["--help"], ["pack", "--help"], ["publish", "--help"], ["verify", "--help"], ["yank", "--help"], ["tokens", "create", "--help"], ["keys", "generate", "--help"], ["stats", "--help"], ["login", "--help"]]) {
       const result = await mpkg(args);
       expect({ args, code: result.code }).toEqual({ args, code: 0 });
       expect(result.stdout).toContain("Usage: mpkg");
@@ -179,6 +179,30 @@ describe("npx mpkg (§12)", () => {
     expect((await mpkg(["tokens", "create", "--name", "x", "--expires-in-days", "999"])).code).toBe(2);
     expect(await json(["logout"])).toEqual({ loggedOut: true });
     expect((await mpkg(["tokens", "list"])).code).toBe(2);
+  }, 60_000);
+
+  it("generates and registers an author key, publishes signed with it, and is refused with it once revoked", async () => {
+    await json(["login", "--email", developer.email, "--password-stdin"], { input: `${developer.password}\n` });
+    const keyFile = path.join(work, "author-key.json");
+    const generated = await json(["keys", "generate", keyFile]);
+    expect(generated).toMatchObject({ file: keyFile, kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect((await mpkg(["keys", "generate", keyFile])).code).toBe(2);
+    expect(await json(["keys", "add", keyFile, "--name", "laptop"])).toMatchObject({ kid: generated.kid, name: "laptop", revokedAt: null });
+    expect(await json(["keys", "list"])).toEqual([expect.objectContaining({ kid: generated.kid, name: "laptop" })]);
+
+    const folder = moduleFolder("authored", { id: "acme.authored", name: "Authored", version: "1.0.0", summary: "Signed by its author." });
+    const published = await json(["publish", folder, "--key", keyFile]);
+    expect(published).toMatchObject({ moduleId: "acme.authored", version: "1.0.0", state: "published" });
+    const user = await createUser();
+    const download = await request(await testApp()).get("/api/v1/modules/download/acme.authored").set(bearer(user));
+    expect(download.body.authorKeyId).toBe(generated.kid);
+
+    expect(await json(["keys", "revoke", generated.kid])).toEqual({ kid: generated.kid, revoked: true });
+    const next = moduleFolder("authored-next", { id: "acme.authored", name: "Authored", version: "1.1.0", summary: "Signed by its author." });
+    expect(await mpkg(["publish", next, "--key", keyFile])).toMatchObject({ code: 2, stderr: expect.stringContaining("revoked") });
+    writeFileSync(path.join(work, "public-only.json"), JSON.stringify({ kty: "OKP", crv: "Ed25519", x: JSON.parse(readFileSync(keyFile, "utf8")).x }));
+    expect(await mpkg(["publish", next, "--key", path.join(work, "public-only.json")])).toMatchObject({ code: 2, stderr: expect.stringContaining("no private key") });
+    await json(["logout"]);
   }, 60_000);
 
   it("installs on its own from `npm pack` and runs without the project", async () => {

@@ -120,7 +120,10 @@ describe("publishing", () => {
       yankedAt: null,
       review: { state: "passed", findings: [] },
       revocation: null,
+      provenance: null,
+      authorKeyId: null,
     });
+    expect(charts.policy).toEqual({ requireTrustedPublishing: false, requireAuthorSignature: false });
     expect(response.body.items[1]).toMatchObject({ id: "acme.maps", latestVersion: null });
   });
 });

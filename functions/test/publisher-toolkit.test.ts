@@ -77,22 +77,23 @@ describe("publisher toolkit (§12)", () => {
       expectProblem(await request(app).post("/api/v1/developers/tokens").set(bearer(await createUser())).send({ name: "x" }), 403, "not_a_developer");
     });
 
-    it("is accepted on every /developers/modules* operation and refused with 401 invalid_token on every other authenticated one", async () => {
+    it("is accepted on every /developers/modules* operation but trusted publishers and policy, and refused with 401 invalid_token on every other authenticated one", async () => {
       const developer = await createDeveloper("acme");
       await publishModule(developer, { id: "acme.charts", version: "1.0.0" });
       const { token } = await createToken(developer);
       const app = await testApp();
       const document = (await request(app).get("/api/v1/openapi.json")).body as { paths: Record<string, Record<string, { security: Record<string, string[]>[] }>> };
-      const samples: Record<string, string> = { id: "acme.charts", moduleId: "acme.charts", deviceId: "pc-1", businessId: "acme", platform: "win32", arch: "x64", channel: "stable", currentVersion: "1.0.0", releaseId: "r1", file: "latest.yml" };
+      const samples: Record<string, string> = { tpId: "tp_0123456789abcdef", kid: "a".repeat(43), publisherId: "acme", id: "acme.charts", moduleId: "acme.charts", deviceId: "pc-1", businessId: "acme", platform: "win32", arch: "x64", channel: "stable", currentVersion: "1.0.0", releaseId: "r1", file: "latest.yml" };
       let accepted = 0;
       let refused = 0;
       for (const [path, methods] of Object.entries(document.paths)) {
         for (const [method, operation] of Object.entries(methods)) {
           if (operation.security.length === 0) continue;
           const url = `/api/v1${path.replace(/\{(\w+)\}/g, (_, name: string) => samples[name])}`;
-          const response = await request(app)[method as "get" | "post" | "delete"](url).set(asBearer(token)).send({});
-          if (path.startsWith("/developers/modules")) {
-            expect(operation.security).toEqual([{ bearer: [] }, { accessToken: [] }]);
+          const response = await request(app)[method as "get" | "post" | "put" | "delete"](url).set(asBearer(token)).send({});
+          // Trusted publishers and the publish policy are the owner's alone: an ID token only (§15).
+          if (path.startsWith("/developers/modules") && !/\/(trusted-publishers|policy)/.test(path)) {
+            expect(operation.security).toEqual([{ bearer: [] }, { accessToken: [] }, { publishToken: [] }]);
             // Accepted: the answer is about the request (200, or 400 for the empty body), never about the token.
             expect({ url, status: response.status, accepted: ![401, 403].includes(response.status) && response.status < 500 }).toEqual({ url, status: response.status, accepted: true });
             accepted += 1;

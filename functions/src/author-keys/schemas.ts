@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PUBLISHER_ID } from "../core/documents";
 import { isoDateTime } from "../core/schemas";
 
 export const ed25519PublicJwkSchema = z
@@ -17,7 +18,7 @@ export const addAuthorKeySchema = z.strictObject({
 });
 
 export const kidParamsSchema = z.strictObject({ kid: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "Not a key id (an RFC 7638 thumbprint).") });
-export const publisherParamsSchema = z.strictObject({ publisherId: z.string().min(1).max(64) });
+export const publisherParamsSchema = z.strictObject({ publisherId: z.string().regex(PUBLISHER_ID, "Not a publisher id (3-32 of [a-z0-9-], starting with a letter).") });
 
 export const authorKeySchema = z
   .object({

@@ -50,13 +50,12 @@ export async function startOidcIssuer(port = 0): Promise<OidcIssuer> {
   let fetches = 0;
   let url = "";
   const server: Server = createServer((req, res) => {
-    const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-    if (req.url === "/.well-known/openid-configuration") return send(200, { issuer: url, jwks_uri: `${url}/jwks`, id_token_signing_alg_values_supported: ["RS256", "ES256"] });
-    if (req.url === "/jwks") {
+    const send = (status: number, body: unknown) => void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    if (req.url === "/.well-known/openid-configuration") send(200, { issuer: url, jwks_uri: `${url}/jwks`, id_token_signing_alg_values_supported: ["RS256", "ES256"] });
+    else if (req.url === "/jwks") {
       fetches += 1;
-      return send(200, jwks);
-    }
-    send(404, { error: "not found" });
+      send(200, jwks);
+    } else send(404, { error: "not found" });
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -347,7 +347,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Validates, checks (secrets, blocklist, look-alike names), stores and signs a module package (.mpkg), sent as raw bytes. */
+        /**
+         * Validates, checks (secrets, blocklist, look-alike names), stores and signs a module package (.mpkg), sent as raw bytes.
+         * @description Optional header `X-Author-Signature`: the author's compact JWS (alg EdDSA, kid an active key of GET /publishers/:publisherId/keys) over { moduleId, version, sha256 } of this package; required when the module's policy says so.
+         */
         post: operations["signModulePackage"];
         delete?: never;
         options?: never;
@@ -432,6 +435,127 @@ export interface paths {
         };
         /** Downloads of one of the caller's modules per UTC day and version (default: the last 30 days). */
         get: operations["getModuleDownloadStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/modules/{id}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Sets what every sign, publish, yank and unyank of the module requires (ID token only: a leaked publisher token cannot lift it). */
+        put: operations["setModulePublishPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/auth/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Trades a CI's OIDC ID token for a publish token (mpo_…) of the modules whose trusted publishers it matches, valid 15 minutes. */
+        post: operations["exchangeOidcToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/modules/{id}/trusted-publishers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The module's trusted publishers, oldest first (ID token only). */
+        get: operations["listTrustedPublishers"];
+        put?: never;
+        /** Lets CI runs whose OIDC token matches this issuer, subject and claims publish the module (ID token only). */
+        post: operations["addTrustedPublisher"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/modules/{id}/trusted-publishers/{tpId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Removes a trusted publisher; the publish tokens it granted stop working at once (ID token only). */
+        delete: operations["removeTrustedPublisher"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's publisher's author keys, revoked ones included, oldest first. */
+        get: operations["listAuthorKeys"];
+        put?: never;
+        /** Registers a public Ed25519 key of the caller's publisher for author signatures (at most 10 active). */
+        post: operations["addAuthorKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/keys/{kid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes an author key: packages signed with it are refused from now on; earlier signatures stand. */
+        delete: operations["revokeAuthorKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/publishers/{publisherId}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A publisher's public author keys (JWKs), to verify the authorSignature of its packages. */
+        get: operations["getPublisherKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -597,8 +721,24 @@ export interface components {
             expiresAt: string;
             sha256: string;
             size: number;
+            /** @description The registry's compact JWS (EdDSA) over the package (§5): verify it against GET /signing-keys. */
             signature: string;
             keyId: string;
+            /** @description The author's own JWS over { moduleId, version, sha256 }, when the package was author-signed (§15). */
+            authorSignature: string | null;
+            /** @description Its key, in GET /publishers/:publisherId/keys. */
+            authorKeyId: string | null;
+            provenance: components["schemas"]["Provenance"] | null;
+        };
+        /** @description The CI run that signed the version through trusted publishing. */
+        Provenance: {
+            issuer: string;
+            subject: string;
+            repository?: string;
+            workflowRef?: string;
+            ref?: string;
+            sha?: string;
+            runId?: string;
         };
         ModuleUpdates: {
             items: {
@@ -820,6 +960,9 @@ export interface components {
                 /** @description An operator's note on approval. */
                 note?: string;
             };
+            provenance: components["schemas"]["Provenance"] | null;
+            /** @description The author key of the X-Author-Signature, when one was sent. */
+            authorKeyId: string | null;
         };
         Published: {
             module: components["schemas"]["Module"];
@@ -866,6 +1009,10 @@ export interface components {
                 name: string;
                 latestVersion: string | null;
                 downloads: number;
+                policy: {
+                    requireTrustedPublishing: boolean;
+                    requireAuthorSignature: boolean;
+                };
                 versions: {
                     version: string;
                     /** @enum {string} */
@@ -881,6 +1028,8 @@ export interface components {
                     yankedAt: string | null;
                     review: components["schemas"]["Review"];
                     revocation: components["schemas"]["Revocation"] | null;
+                    provenance: components["schemas"]["Provenance"] | null;
+                    authorKeyId: string | null;
                 }[];
             }[];
         };
@@ -923,6 +1072,91 @@ export interface components {
                 versions: {
                     [key: string]: number;
                 };
+            }[];
+        };
+        PublishPolicy: {
+            moduleId: string;
+            requireTrustedPublishing: boolean;
+            requireAuthorSignature: boolean;
+        };
+        PublishToken: {
+            /** @description mpo_…: a Bearer token for /developers/modules* of these modules only; shown once. */
+            token: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            expiresAt: string;
+            moduleIds: string[];
+        };
+        TrustedPublisher: {
+            id: string;
+            issuer: string;
+            subject: string | null;
+            claims: {
+                repository?: string;
+                repository_owner?: string;
+                workflow_ref?: string;
+                ref?: string;
+                environment?: string;
+            };
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            createdAt: string;
+        };
+        TrustedPublisherList: {
+            items: components["schemas"]["TrustedPublisher"][];
+        };
+        /** @description The public half only: a key with 'd' (private) is refused. */
+        Ed25519PublicJwk: {
+            /** @constant */
+            kty: "OKP";
+            /** @constant */
+            crv: "Ed25519";
+            x: string;
+            /** @constant */
+            alg?: "EdDSA";
+            /** @constant */
+            use?: "sig";
+        };
+        AuthorKey: {
+            /** @description The key's RFC 7638 thumbprint: the kid of the author signatures it makes. */
+            kid: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            createdAt: string;
+            revokedAt: string | null;
+        };
+        AuthorKeyList: {
+            items: components["schemas"]["AuthorKey"][];
+        };
+        PublisherKeys: {
+            keys: {
+                /** @constant */
+                kty: "OKP";
+                /** @constant */
+                crv: "Ed25519";
+                x: string;
+                kid: string;
+                /** @constant */
+                alg: "EdDSA";
+                /** @constant */
+                use: "sig";
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 timestamp, UTC.
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description Present once revoked: refused for new uploads; earlier signatures stand.
+                 */
+                revokedAt?: string;
             }[];
         };
         AuditPage: {
@@ -2670,7 +2904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_a_developer, namespace_mismatch, not_owner. */
+            /** @description Problem: not_a_developer, namespace_mismatch, not_owner, policy_violation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2706,7 +2940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: invalid_package, package_rejected. */
+            /** @description Problem: invalid_package, package_rejected, invalid_author_signature. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2788,7 +3022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_a_developer, not_owner. */
+            /** @description Problem: not_a_developer, not_owner, policy_violation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2972,7 +3206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_a_developer, not_owner. */
+            /** @description Problem: not_a_developer, not_owner, policy_violation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3081,7 +3315,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_a_developer, not_owner. */
+            /** @description Problem: not_a_developer, not_owner, policy_violation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3197,6 +3431,824 @@ export interface operations {
                 };
             };
             /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setModulePublishPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Sign, publish, yank and unyank only with an OIDC publish token (mpo_…). */
+                    requireTrustedPublishing: boolean;
+                    /** @description Sign only with a valid X-Author-Signature. */
+                    requireAuthorSignature: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishPolicy"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer, not_owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exchangeOidcToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The CI's OIDC ID token (a JWT whose aud is OIDC_AUDIENCE). */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The publish token, shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishToken"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_token, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: no_trusted_publisher. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTrustedPublishers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trusted publishers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedPublisherList"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer, not_owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addTrustedPublisher: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One of TRUSTED_ISSUERS, exactly as the tokens' `iss`. */
+                    issuer: string;
+                    /** @description The token's `sub`, exactly (e.g. repo:acme/charts:environment:release). */
+                    subject?: string;
+                    /** @description Claims the CI token must carry, each exactly. */
+                    claims?: {
+                        /** @description e.g. acme/charts (GitHub's `repository` claim). */
+                        repository?: string;
+                        repository_owner?: string;
+                        /** @description e.g. acme/charts/.github/workflows/release.yml@refs/heads/main */
+                        workflow_ref?: string;
+                        /** @description e.g. refs/heads/main or refs/tags/v1.2.3 */
+                        ref?: string;
+                        environment?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The trusted publisher. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedPublisher"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer, not_owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeTrustedPublisher: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                tpId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer, not_owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found, not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuthorKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorKeyList"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addAuthorKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What it is, e.g. 'release laptop' or 'CI signing key'. */
+                    name: string;
+                    publicKey: components["schemas"]["Ed25519PublicJwk"];
+                };
+            };
+        };
+        responses: {
+            /** @description The key, with its id (the kid of its signatures). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorKey"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeAuthorKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (or revoked already). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPublisherKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publisherId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys, revoked ones with revokedAt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublisherKeys"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import { Command, CommanderError } from "commander";
 import type { JSONWebKeySet } from "jose";
 import { printResult, uploadProgress } from "../../../tools/admin/output";
+import { authorSignature, generateAuthorKey, readAuthorKey } from "./author-keys";
 import { inspectPackageBytes, packageFileName, packDirectory } from "./pack";
 import { ProblemError, unwrap, UsageError } from "./problems";
 import { anonymousClient, DEFAULT_API, forgetLogin, publisherClient, saveLogin, type Env } from "./session";
@@ -29,7 +30,7 @@ interface GlobalOptions {
  */
 export async function run(argv: string[], io: Io): Promise<number> {
   const program = new Command("mpkg")
-    .description("Publish modules to the Marketplace: pack, publish, verify, yank; access tokens; download statistics.")
+    .description("Publish modules to the Marketplace: pack, publish, verify, yank; access tokens; author keys; download statistics.")
     .option("--api <url>", `the API's base URL, ending in /api/v1 (env MPKG_API; default ${DEFAULT_API})`)
     .option("--json", "print JSON instead of text")
     .exitOverride()
@@ -38,7 +39,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     .addHelpText(
       "after",
       `
-Credentials: MPKG_TOKEN (a publisher access token, mpt_…) for pack/publish/yank/stats in CI,
+Credentials: MPKG_TOKEN (a publisher access token mpt_…, or a trusted-publishing token mpo_…
+from POST /developers/auth/oidc) for pack/publish/yank/stats in CI,
 else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong command line or input.`,
     );
 
@@ -64,13 +66,17 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
     .description("sign and publish a package (a .mpkg file, or a folder packed first)")
     .argument("[fileOrDir]", "a .mpkg file or a module folder", ".")
     .option("--sign-only", "upload and sign, but leave the version unpublished")
-    .action(async (target: string, options: { signOnly?: boolean }, command: Command) => {
+    .option("--key <file>", "sign the package with your author key (a JWK file of `mpkg keys generate`) as well")
+    .action(async (target: string, options: { signOnly?: boolean; key?: string }, command: Command) => {
       const info = await stat(target).catch(() => null);
       if (!info) throw new UsageError(`No file or folder '${target}'.`);
       const packed = info.isDirectory() ? await packDirectory(target) : await inspectPackageBytes(await readFile(target), path.basename(target));
+      const signature = options.key
+        ? await authorSignature(options.key, { moduleId: packed.manifest.id, version: packed.manifest.version, sha256: packed.sha256 })
+        : undefined;
       const { client, bearer } = await asPublisher(command);
       const progress = globals(command).json ? undefined : uploadProgress(io.stderr);
-      const signed = (await uploadPackage(apiOf(command), bearer, packed.bytes, progress)) as { moduleId: string; version: string; sha256: string; size: number };
+      const signed = (await uploadPackage(apiOf(command), bearer, packed.bytes, progress, signature)) as { moduleId: string; version: string; sha256: string; size: number };
       if (options.signOnly) return print(command, { ...signed, state: "signed" });
       unwrap(await client.POST("/developers/modules/publish", { body: { moduleId: signed.moduleId, version: signed.version } }));
       print(command, { moduleId: signed.moduleId, version: signed.version, sha256: signed.sha256, size: signed.size, state: "published" });
@@ -156,6 +162,43 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
       const answer = await client.DELETE("/developers/tokens/{id}", { params: { path: { id } } });
       if (!answer.response.ok) unwrap(answer);
       print(command, { id, revoked: true });
+    });
+
+  const keys = program.command("keys").description("author keys: sign your packages yourself, on top of the marketplace's signature (need `mpkg login`)");
+  keys
+    .command("generate")
+    .description("make a new Ed25519 key pair in a JWK file (owner-only permissions; keep it secret, back it up)")
+    .argument("<file>", "where to write it, e.g. ~/.mpkg/author-key.json")
+    .action(async (file: string, _options: object, command: Command) => {
+      const key = await generateAuthorKey(file);
+      print(command, { file: key.path, kid: key.kid, next: `mpkg keys add ${file} --name <name>` });
+    });
+  keys
+    .command("add")
+    .description("register the public half of a key file with your publisher (at most 10 active keys)")
+    .argument("<file>", "a JWK file (only its public half is sent)")
+    .requiredOption("--name <name>", "what the key is, e.g. 'release laptop'")
+    .action(async (file: string, options: { name: string }, command: Command) => {
+      const key = await readAuthorKey(file);
+      const { client } = await asPublisher(command, false);
+      print(command, unwrap(await client.POST("/developers/keys", { body: { name: options.name, publicKey: key.publicJwk } })));
+    });
+  keys
+    .command("list")
+    .description("your publisher's keys, revoked ones included")
+    .action(async (_options: object, command: Command) => {
+      const { client } = await asPublisher(command, false);
+      print(command, unwrap(await client.GET("/developers/keys")).items);
+    });
+  keys
+    .command("revoke")
+    .description("revoke a key: packages signed with it are refused from now on")
+    .argument("<kid>", "the key's id (as `keys list` shows it)")
+    .action(async (kid: string, _options: object, command: Command) => {
+      const { client } = await asPublisher(command, false);
+      const answer = await client.DELETE("/developers/keys/{kid}", { params: { path: { kid } } });
+      if (!answer.response.ok) unwrap(answer);
+      print(command, { kid, revoked: true });
     });
 
   program

@@ -6,13 +6,21 @@ import { problemOf } from "./problems";
  * POSTs the package bytes to `/developers/modules/sign` in chunks, reporting progress; answers
  * the parsed JSON (or throws the problem). Plain node:http, since fetch reports no upload progress.
  */
-export function uploadPackage(api: string, bearer: string, bytes: Buffer, onProgress?: (sent: number, total: number) => void): Promise<unknown> {
+export function uploadPackage(api: string, bearer: string, bytes: Buffer, onProgress?: (sent: number, total: number) => void, authorSignature?: string): Promise<unknown> {
   const url = new URL(`${api.replace(/\/+$/, "")}/developers/modules/sign`);
   const transport = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const request = transport.request(
       url,
-      { method: "POST", headers: { Authorization: `Bearer ${bearer}`, "Content-Type": "application/octet-stream", "Content-Length": bytes.length } },
+      {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${bearer}`,
+          "Content-Type": "application/octet-stream",
+          "Content-Length": bytes.length,
+          ...(authorSignature ? { "X-Author-Signature": authorSignature } : {}),
+        },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
