@@ -59,7 +59,7 @@ describe("trusted publishing", () => {
       expectProblem(await trust("acme.charts", { issuer: "https://ci.example", subject: "x" }), 400, "invalid_request");
       expectProblem(await trust("acme.charts", { issuer: issuer.url, claims: { ref: "refs/heads/main" } }), 400, "invalid_request");
       expectProblem(await trust("acme.charts", { issuer: issuer.url, subject: "x", claims: { branch: "main" } }), 400, "invalid_request");
-      expectProblem(await trust("acme.missing", { issuer: issuer.url, subject: "x" }), 404, "module_not_found");
+      expectProblem(await trust("globex.missing", { issuer: issuer.url, subject: "x" }), 403, "namespace_mismatch");
       const globex = await createDeveloper("globex");
       expectProblem(await trust("acme.charts", { issuer: issuer.url, subject: "x" }, globex), 403, "not_owner");
 
@@ -128,6 +128,27 @@ describe("trusted publishing", () => {
       const listed = await request(await app()).get("/api/v1/developers/modules").set(asBearer(token));
       expect(listed.body.items.map((item: { id: string }) => item.id)).toEqual(["acme.charts"]);
       expect((await request(await app()).post("/api/v1/developers/modules/yank").set(asBearer(token)).send({ moduleId: "acme.charts", version: "1.0.0" })).status).toBe(200);
+    });
+
+    it("lets CI publish the first version of a module that does not exist yet, in the owner's namespace", async () => {
+      expect((await trust("acme.fresh", { issuer: issuer.url, claims: { repository: "acme/fresh" } })).status).toBe(201);
+      const granted = await publishToken(githubClaims("acme/fresh"));
+      expect(granted.moduleIds).toEqual(["acme.fresh"]);
+      expect((await sign(granted.token, { id: "acme.fresh", name: "Fresh", version: "0.1.0", summary: "New." })).status).toBe(201);
+      expect((await publish(granted.token, "acme.fresh", "0.1.0")).status).toBe(200);
+      const listed = await request(await app()).get("/api/v1/developers/modules").set(bearer(acme));
+      expect(listed.body.items.find((item: { id: string }) => item.id === "acme.fresh").versions[0].provenance.repository).toBe("acme/fresh");
+    });
+
+    it("keeps the issuer's keys: one JWKS fetch for many exchanges on an instance (each new instance fetches its own)", async () => {
+      const instance = await app();
+      const before = issuer.jwksFetches();
+      for (let i = 0; i < 3; i += 1) {
+        expect((await request(instance).post("/api/v1/developers/auth/oidc").send({ token: await issuer.token(githubClaims(REPOSITORY)) })).status).toBe(200);
+      }
+      expect(issuer.jwksFetches() - before).toBe(1);
+      expect((await exchange(await issuer.token(githubClaims(REPOSITORY)))).status).toBe(200);
+      expect(issuer.jwksFetches() - before).toBe(2);
     });
 
     it("accepts ES256 tokens", async () => {

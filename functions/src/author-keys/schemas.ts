@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { PUBLISHER_ID } from "../core/documents";
-import { isoDateTime } from "../core/schemas";
+import { ed25519PublicJwkSchema, isoDateTime } from "../core/schemas";
 
-export const ed25519PublicJwkSchema = z
+export const publicKeyInputSchema = z
   .strictObject({
     kty: z.literal("OKP"),
     crv: z.literal("Ed25519"),
@@ -14,7 +14,7 @@ export const ed25519PublicJwkSchema = z
 
 export const addAuthorKeySchema = z.strictObject({
   name: z.string().trim().min(1).max(100).meta({ description: "What it is, e.g. 'release laptop' or 'CI signing key'." }),
-  publicKey: ed25519PublicJwkSchema,
+  publicKey: publicKeyInputSchema,
 });
 
 export const kidParamsSchema = z.strictObject({ kid: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "Not a key id (an RFC 7638 thumbprint).") });
@@ -34,13 +34,7 @@ export const authorKeyListSchema = z.object({ items: z.array(authorKeySchema) })
 export const publisherKeysSchema = z
   .object({
     keys: z.array(
-      z.object({
-        kty: z.literal("OKP"),
-        crv: z.literal("Ed25519"),
-        x: z.string(),
-        kid: z.string(),
-        alg: z.literal("EdDSA"),
-        use: z.literal("sig"),
+      ed25519PublicJwkSchema.extend({
         createdAt: isoDateTime,
         revokedAt: isoDateTime.optional().meta({ description: "Present once revoked: refused for new uploads; earlier signatures stand." }),
       }),

@@ -29,3 +29,13 @@ export const problemSchema = z
     findings: z.array(packageFindingSchema).optional().meta({ description: "package_rejected: what the package checks found." }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details." });
+
+/** A public Ed25519 key as a JWK (RFC 8037), as the service's and publishers' key lists give them. */
+export const ed25519PublicJwkSchema = z.object({
+  kty: z.literal("OKP"),
+  crv: z.literal("Ed25519"),
+  x: z.string(),
+  kid: z.string(),
+  alg: z.literal("EdDSA"),
+  use: z.literal("sig"),
+});

@@ -1,19 +1,11 @@
 import { z } from "zod";
+import { ed25519PublicJwkSchema } from "../core/schemas";
 
 export const healthSchema = z.object({ status: z.literal("ok") }).meta({ id: "Health" });
 
 export const jwksSchema = z
   .object({
-    keys: z.array(
-      z.object({
-        kty: z.literal("OKP"),
-        crv: z.literal("Ed25519"),
-        x: z.string(),
-        kid: z.string(),
-        alg: z.literal("EdDSA"),
-        use: z.literal("sig"),
-      }),
-    ),
+    keys: z.array(ed25519PublicJwkSchema),
   })
   .meta({ id: "SigningKeys", description: "JWKS of every key whose module signatures may still be in use." });
 

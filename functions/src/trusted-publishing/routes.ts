@@ -35,13 +35,13 @@ export const trustedPublishingRoutes = (deps: Deps): AnyRoute[] => {
       method: "post",
       path: "/developers/modules/:id/trusted-publishers",
       operationId: "addTrustedPublisher",
-      summary: "Lets CI runs whose OIDC token matches this issuer, subject and claims publish the module (ID token only).",
+      summary: "Lets CI runs whose OIDC token matches this issuer, subject and claims publish the module, its first version too (ID token only).",
       tag: "Developers",
       auth: "developer",
       params: moduleParamsSchema,
       body: addTrustedPublisherSchema,
       responses: { 201: { description: "The trusted publisher.", schema: trustedPublisherSchema } },
-      problems: ["module_not_found", "not_owner"],
+      problems: ["not_owner", "namespace_mismatch"],
       handle: async ({ caller, actor, params, body }) => ({ status: 201, body: await addTrustedPublisher(deps, caller.developer, actor, params.id, body) }),
     }),
     defineRoute({
@@ -53,7 +53,7 @@ export const trustedPublishingRoutes = (deps: Deps): AnyRoute[] => {
       auth: "developer",
       params: moduleParamsSchema,
       responses: { 200: { description: "The trusted publishers.", schema: trustedPublisherListSchema } },
-      problems: ["module_not_found", "not_owner"],
+      problems: ["not_owner", "namespace_mismatch"],
       handle: async ({ caller, params }) => ({ status: 200, body: await listTrustedPublishers(deps, caller.developer, params.id) }),
     }),
     defineRoute({
@@ -65,7 +65,7 @@ export const trustedPublishingRoutes = (deps: Deps): AnyRoute[] => {
       auth: "developer",
       params: trustedPublisherParamsSchema,
       responses: { 204: { description: "Removed." } },
-      problems: ["module_not_found", "not_owner", "not_found"],
+      problems: ["not_owner", "namespace_mismatch", "not_found"],
       handle: async ({ caller, actor, params }) => {
         await removeTrustedPublisher(deps, caller.developer, actor, params.id, params.tpId);
         return { status: 204 };

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { assertOwnsModule } from "../access/policy";
+import { assertInNamespace, assertOwnsModule } from "../access/policy";
 import { auditLog, type Actor } from "../core/audit-log";
 import { PUBLISH_TOKEN_PREFIX, type DeveloperAccount, type DeveloperCaller } from "../core/auth";
 import { withinDeadline } from "../core/deadline";
@@ -34,12 +34,14 @@ const view = (record: TrustedPublisherRecord): TrustedPublisherView => ({
   createdAt: toIso(record.createdAt),
 });
 
-/** The caller's module, or 404 / 403. */
-async function ownedModule(db: Deps["db"], developer: DeveloperAccount, moduleId: string) {
+/**
+ * The caller's module; or, before its first sign, an id in the caller's namespace (so CI can
+ * publish a module's first version too).
+ */
+async function assertOwnsModuleId(db: Deps["db"], developer: DeveloperAccount, moduleId: string): Promise<void> {
   const module = await moduleStore(db).getModule(moduleId);
-  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
-  assertOwnsModule(moduleId, module, developer.id);
-  return module;
+  if (module) assertOwnsModule(moduleId, module, developer.id);
+  else assertInNamespace(moduleId, developer.publisherId);
 }
 
 export async function addTrustedPublisher(
@@ -54,25 +56,25 @@ export async function addTrustedPublisher(
       { path: "issuer", message: "Must be one of TRUSTED_ISSUERS." },
     ]);
   }
-  await ownedModule(db, developer, moduleId);
+  await assertOwnsModuleId(db, developer, moduleId);
   const store = trustedPublisherStore(db);
   if ((await store.count(moduleId)) >= MAX_TRUSTED_PUBLISHERS_PER_MODULE) {
     throw invalidRequest(`A module may have at most ${MAX_TRUSTED_PUBLISHERS_PER_MODULE} trusted publishers; remove one first.`);
   }
   const now = clock();
-  const record: TrustedPublisherRecord = { id: `tp_${randomBase62(16)}`, moduleId, issuer: input.issuer, subject: input.subject ?? null, claims: input.claims ?? {}, createdAt: now };
+  const record: TrustedPublisherRecord = { id: `tp_${randomBase62(16)}`, moduleId, developerId: developer.id, issuer: input.issuer, subject: input.subject ?? null, claims: input.claims ?? {}, createdAt: now };
   const event = { action: "trusted-publisher.add", target: moduleId, details: { id: record.id, issuer: record.issuer, subject: record.subject, claims: record.claims } };
   await auditLog(db).commit(actor, event, now, (batch) => store.createIn(batch, record));
   return view(record);
 }
 
 export async function listTrustedPublishers({ db }: Deps, developer: DeveloperAccount, moduleId: string) {
-  await ownedModule(db, developer, moduleId);
+  await assertOwnsModuleId(db, developer, moduleId);
   return { items: (await trustedPublisherStore(db).list(moduleId)).map(view) };
 }
 
 export async function removeTrustedPublisher({ db, clock }: Deps, developer: DeveloperAccount, actor: Actor, moduleId: string, id: string): Promise<void> {
-  await ownedModule(db, developer, moduleId);
+  await assertOwnsModuleId(db, developer, moduleId);
   const store = trustedPublisherStore(db);
   const record = await store.get(moduleId, id);
   if (!record) throw new ApiError("not_found", `Module '${moduleId}' has no trusted publisher '${id}'.`);
@@ -88,24 +90,25 @@ export async function removeTrustedPublisher({ db, clock }: Deps, developer: Dev
 export async function exchangeOidcToken({ db, auth, clock }: Deps, oidc: OidcVerifier, oidcToken: string) {
   const claims = await oidc.verify(oidcToken);
   const repository = typeof claims.repository === "string" ? claims.repository : null;
-  const matching = (await trustedPublisherStore(db).candidates(claims.iss, claims.sub, repository)).filter((rule) => matchesRule(rule, claims));
-  const moduleIds = [...new Set(matching.map((rule) => rule.moduleId))].sort();
-  const modules = (await moduleStore(db).getModules(moduleIds)).filter((module) => module !== null);
-  if (modules.length === 0) {
+  const candidates = (await trustedPublisherStore(db).candidates(claims.iss, claims.sub, repository)).filter((rule) => matchesRule(rule, claims));
+  const candidateIds = [...new Set(candidates.map((rule) => rule.moduleId))].sort();
+  const modules = new Map((await moduleStore(db).getModules(candidateIds)).map((module, index) => [candidateIds[index], module]));
+  // A trusted publisher speaks for its module only while whoever added it still owns it.
+  const granted = candidates.filter((rule) => (modules.get(rule.moduleId)?.developerId ?? rule.developerId) === rule.developerId);
+  if (granted.length === 0) {
     throw new ApiError("no_trusted_publisher", `No module trusts this token's issuer, subject and claims (sub '${claims.sub}'${repository ? `, repository '${repository}'` : ""}).`);
   }
-  const owners = new Set(modules.map((module) => module.developerId));
+  const owners = new Set(granted.map((rule) => rule.developerId));
   if (owners.size > 1) {
     throw new ApiError("no_trusted_publisher", "This token matches trusted publishers of several publishers' modules; each must pin claims (e.g. workflow_ref or environment) that tell their CI jobs apart.");
   }
   const developer = await tokenDeveloper({ db, auth }, [...owners][0], () => new ApiError("no_trusted_publisher", "The publisher of the modules this token matches no longer has an account."));
   const now = clock();
   const token = `${PUBLISH_TOKEN_PREFIX}${randomBase62(43)}`;
-  const granted = matching.filter((rule) => modules.some((module) => module.id === rule.moduleId));
   const record = {
     id: `otk_${randomBase62(16)}`,
     developerId: developer.id,
-    moduleIds: modules.map((module) => module.id),
+    moduleIds: [...new Set(granted.map((rule) => rule.moduleId))].sort(),
     trustedPublishers: granted.map((rule) => ({ moduleId: rule.moduleId, id: rule.id })),
     provenance: provenanceOf(claims),
     createdAt: now,

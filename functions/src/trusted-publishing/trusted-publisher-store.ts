@@ -16,12 +16,15 @@ const trustedPublisherDocument = z.object({
   claims: z.partialRecord(z.enum(PINNABLE_CLAIMS), z.string()),
   /** The pinned repository again at the top level, null when none: what the repository query matches. */
   repository: z.string().nullable(),
+  /** The owner who added it: of the module, or, before its first sign, of the namespace it is in. */
+  developerId: z.string(),
   createdAt: timestamp,
 });
 
 export interface TrustedPublisherRecord extends TrustedPublisherRule {
   id: string;
   moduleId: string;
+  developerId: string;
   createdAt: Date;
 }
 
@@ -34,6 +37,7 @@ export function trustedPublisherStore(db: Firestore) {
       stored && {
         id: snapshot.id,
         moduleId: snapshot.ref.parent.parent!.id,
+        developerId: stored.developerId,
         issuer: stored.issuer,
         subject: stored.subject,
         claims: stored.claims,
@@ -48,6 +52,7 @@ export function trustedPublisherStore(db: Firestore) {
         subject: record.subject,
         claims: record.claims,
         repository: record.claims.repository ?? null,
+        developerId: record.developerId,
         createdAt: Timestamp.fromDate(record.createdAt),
       });
     },

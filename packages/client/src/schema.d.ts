@@ -487,7 +487,7 @@ export interface paths {
         /** The module's trusted publishers, oldest first (ID token only). */
         get: operations["listTrustedPublishers"];
         put?: never;
-        /** Lets CI runs whose OIDC token matches this issuer, subject and claims publish the module (ID token only). */
+        /** Lets CI runs whose OIDC token matches this issuer, subject and claims publish the module, its first version too (ID token only). */
         post: operations["addTrustedPublisher"];
         delete?: never;
         options?: never;
@@ -3717,17 +3717,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_a_developer, not_owner. */
+            /** @description Problem: not_a_developer, not_owner, namespace_mismatch. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem: module_not_found. */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3822,17 +3813,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_a_developer, not_owner. */
+            /** @description Problem: not_a_developer, not_owner, namespace_mismatch. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem: module_not_found. */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3924,7 +3906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_a_developer, not_owner. */
+            /** @description Problem: not_a_developer, not_owner, namespace_mismatch. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3933,7 +3915,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: module_not_found, not_found. */
+            /** @description Problem: not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
