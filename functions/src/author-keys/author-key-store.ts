@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { readDocument, timestamp } from "../core/documents";
@@ -55,6 +55,10 @@ export function authorKeyStore(db: Firestore) {
         x: key.x,
         createdAt: Timestamp.fromDate(key.createdAt),
       });
+    },
+    /** A key as a transaction sees it, so a revocation racing with a sign decides it. */
+    async getIn(tx: Transaction, kid: string): Promise<AuthorKeyRecord | null> {
+      return read(await tx.get(collection.doc(kid)));
     },
     revokeIn(writer: WriteBatch, kid: string, at: Date): void {
       writer.update(collection.doc(kid), { revokedAt: Timestamp.fromDate(at) });

@@ -1,4 +1,5 @@
 import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK } from "jose";
+import type { Transaction } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { auditLog, type Actor } from "../core/audit-log";
 import type { DeveloperAccount } from "../core/auth";
@@ -86,6 +87,12 @@ export async function publisherKeys({ db }: Deps, publisherId: string): Promise<
       ...(key.revokedAt ? { revokedAt: toIso(key.revokedAt) } : {}),
     })),
   };
+}
+
+/** Re-reads an author key in the sign's transaction: revoked since the signature was checked, the sign is refused. */
+export async function assertAuthorKeyActive(db: Deps["db"], tx: Transaction, kid: string): Promise<void> {
+  const key = await authorKeyStore(db).getIn(tx, kid);
+  if (!key || key.revokedAt) throw new ApiError("invalid_author_signature", `The author signature was made with key '${kid}', revoked meanwhile.`);
 }
 
 /** What an author signature vouches for: this package, as this module version. */

@@ -11,7 +11,7 @@ import {
   credentialOf,
   type PublisherCredential,
 } from "../access/policy";
-import { verifyAuthorSignature } from "../author-keys/service";
+import { assertAuthorKeyActive, verifyAuthorSignature } from "../author-keys/service";
 import { packageChecks, MAX_SCANNED_ENTRY_BYTES } from "../checks/service";
 import { nameIndexStore } from "../checks/name-index-store";
 import { auditLog, type Actor, type AuditEvent } from "../core/audit-log";
@@ -141,6 +141,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
       return withinDeadline("Firestore (sign)", db.runTransaction(async (tx) => {
         const { module, version: previous } = await modules.getModuleAndVersion(moduleId, version, tx);
         mayChange(module, previous);
+        if (author) await assertAuthorKeyActive(db, tx, author.authorKeyId);
         if (!module) modules.createModule(tx, newModule(moduleId, publisher, signed.listing, signedAt));
         // Until a first publish, the module shows the listing of its latest signed version.
         else if (!module.listed) modules.setModule(tx, { ...withListing(module, signed.listing), updatedAt: signedAt });
