@@ -1,6 +1,5 @@
-import { decodeJwt, type JSONWebKeySet } from "jose";
+import { compactVerify, createLocalJWKSet, decodeJwt, type JSONWebKeySet } from "jose";
 import request from "supertest";
-import { createLocalJWKSet, compactVerify } from "jose";
 import { modulePackage } from "./support/packages";
 import { githubClaims, startOidcIssuer, type OidcIssuer } from "./support/oidc-issuer";
 import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper } from "./support/harness";

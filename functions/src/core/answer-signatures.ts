@@ -87,9 +87,10 @@ function withSignedEnd(res: Response, sign: Signer, logger: Logger): void {
     if (res.headersSent || chunk === undefined || chunk === null || typeof chunk === "function") return end(chunk, encoding, callback);
     const body = typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8") : Buffer.from(chunk as Uint8Array);
     const done = typeof encoding === "function" ? encoding : callback;
-    res.set("Content-Digest", contentDigest(body));
+    const digest = contentDigest(body);
+    res.set("Content-Digest", digest);
     res.set("Cache-Control", `${res.get("Cache-Control") ?? NO_STORE}, no-transform`);
-    sign(res.statusCode, { "content-digest": res.get("Content-Digest")!, "content-type": res.get("Content-Type") ?? "" })
+    sign(res.statusCode, { "content-digest": digest, "content-type": res.get("Content-Type") ?? "" })
       .then(({ headers }) => res.set({ "Signature-Input": headers["Signature-Input"], Signature: headers["Signature"] }))
       // An unsigned answer is refused by a client that checks; it is still better than none.
       .catch((error: Error) => logger.error("could not sign an answer", { error: error.message }))

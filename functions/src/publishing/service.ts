@@ -67,10 +67,9 @@ export const accountPublisher = (developer: DeveloperAccount, actor: Actor): Pub
   provenance: null,
 });
 
+/** The caller of a /developers/modules* route: their account, and the credential they came with. */
 export const publisherOf = (caller: DeveloperCaller, actor: Actor): Publisher => ({
-  id: caller.developer.id,
-  publisherId: caller.developer.publisherId,
-  actor,
+  ...accountPublisher(caller.developer, actor),
   credential: credentialOf(caller),
   provenance: caller.publishToken?.provenance ?? null,
 });

@@ -37,18 +37,21 @@ async function readKeyJwk(path: string): Promise<JWK> {
   return jwk;
 }
 
+const publicHalf = async (jwk: JWK) => {
+  const publicJwk = { kty: "OKP" as const, crv: "Ed25519" as const, x: jwk.x! };
+  return { kid: await calculateJwkThumbprint(publicJwk), publicJwk };
+};
+
 /** The public half of a key file (it may hold the private key too). */
 export async function readAuthorKey(path: string): Promise<AuthorKeyFile> {
-  const jwk = await readKeyJwk(path);
-  const publicJwk = { kty: "OKP" as const, crv: "Ed25519" as const, x: jwk.x! };
-  return { path, kid: await calculateJwkThumbprint(publicJwk), publicJwk };
+  return { path, ...(await publicHalf(await readKeyJwk(path))) };
 }
 
 /** The X-Author-Signature of a package: a compact JWS over { moduleId, version, sha256 }. */
 export async function authorSignature(path: string, signed: { moduleId: string; version: string; sha256: string }): Promise<string> {
   const jwk = await readKeyJwk(path);
   if (typeof jwk.d !== "string") throw new UsageError(`'${path}' holds no private key ('d'): --key needs the file \`mpkg keys generate\` wrote.`);
-  const { kid } = await readAuthorKey(path);
+  const { kid } = await publicHalf(jwk);
   const key = await importJWK({ ...jwk, alg: "EdDSA" }, "EdDSA");
   const payload = { moduleId: signed.moduleId, version: signed.version, sha256: signed.sha256 };
   return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: "EdDSA", kid }).sign(key);
