@@ -230,7 +230,7 @@ async function seed(deps: Deps) {
         updatedAt: new Date(now - i * 1000),
         listed: true,
         searchTerms: searchTerms(id, listing.name, listing.summary),
-        versionSummary: [{ version: "1.0.0", minAppVersion: null, maxAppVersion: null, yanked: false, revoked: false }],
+        versionSummary: [{ version: "1.0.0", minAppVersion: null, maxAppVersion: null, yanked: false, revoked: false, publishedAt: new Date(now - i * 1000), hasIcon: false }],
         highestPublishedVersion: "1.0.0",
         revocation: null,
         policy: NO_POLICY,

@@ -22,6 +22,7 @@ import { trustedPublishingRoutes } from "./trusted-publishing/routes";
 import { authenticatePublishToken } from "./trusted-publishing/service";
 import { revocationRoutes } from "./revocations/routes";
 import { moduleRoutes } from "./marketplace/routes";
+import { modulePageRoutes } from "./module-pages/routes";
 import { releaseRoutes } from "./releases/routes";
 import { serviceRoutes } from "./system/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
@@ -35,6 +36,7 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
   let openApiDocument: Record<string, unknown> | undefined;
   const routes: AnyRoute[] = [
     ...moduleRoutes(deps),
+    ...modulePageRoutes(deps),
     ...activationRoutes(deps),
     ...userRoutes(deps),
     ...subscriptionRoutes(deps),

@@ -21,7 +21,9 @@ describe("the OpenAPI document", () => {
     };
     // The contract's two installer redirects overlap only in `/releases/download/download`: a release
     // id is never "download" (the schema refuses it), so the literal path always wins.
-    const contractOverlap = (message: string) => message.includes("`/releases/download/{platform}` and `/releases/{releaseId}/download`");
+    // Paths the contract fixes (§4, §16) that only a template can tell apart: "download" is never a release or module id.
+    const contractOverlap = (message: string) =>
+      ["`/releases/download/{platform}` and `/releases/{releaseId}/download`", "`/modules/download/{id}` and `/modules/{id}/icon`"].some((pair) => message.includes(pair));
     const remaining = problems
       .filter((problem) => !(problem.ruleId === "operation-2xx-response" && redirectOnly(problem.location[0]?.pointer ?? "")))
       .filter((problem) => !(problem.ruleId === "no-ambiguous-paths" && contractOverlap(problem.message)))

@@ -19,8 +19,8 @@ export type RouteCaching = "public" | "public-anonymous";
 
 export const NO_STORE = "private, no-store";
 
-/** A strong validator of a JSON body: the base64url SHA-256 of its bytes. */
-export function strongEtag(body: string): string {
+/** A strong validator of a body: the base64url SHA-256 of its bytes. */
+export function strongEtag(body: string | Buffer): string {
   return `"${createHash("sha256").update(body).digest("base64url")}"`;
 }
 
@@ -46,9 +46,9 @@ function serialize(body: unknown): { json: string; etag: string } {
   return fresh;
 }
 
-/** A body in another media type than JSON (the YAML update feeds). */
-export interface TextBody {
-  text: string;
+/** A body in another media type than JSON (the YAML update feeds, module icons). */
+export interface MediaBody {
+  data: string | Buffer;
   type: string;
 }
 
@@ -63,22 +63,22 @@ export function sendBody(
   body: unknown,
   caching: RouteCaching | undefined,
   policy: CachePolicy,
-  text?: TextBody,
+  media?: MediaBody,
 ): void {
   if (caching === "public-anonymous") res.vary("Authorization");
-  const type = text?.type ?? "application/json";
+  const type = media?.type ?? "application/json";
   const shared =
     status === 200 && !res.get("Cache-Control") && (caching === "public" || (caching === "public-anonymous" && !req.get("authorization")));
   if (!shared) {
     if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
-    res.status(status).type(type).send(text ? text.text : JSON.stringify(body));
+    res.status(status).type(type).send(media ? media.data : JSON.stringify(body));
     return;
   }
-  const { json, etag } = text ? { json: text.text, etag: strongEtag(text.text) } : serialize(body);
+  const { json: payload, etag } = media ? { json: media.data, etag: strongEtag(media.data) } : serialize(body);
   res.set({ ETag: etag, "Cache-Control": `public, max-age=${policy.maxAgeSeconds}, s-maxage=${policy.sMaxAgeSeconds}` });
   if (ifNoneMatchMatches(req.get("if-none-match"), etag)) {
     res.status(304).end();
     return;
   }
-  res.status(200).type(type).send(json);
+  res.status(200).type(type).send(payload);
 }

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Actor } from "./audit-log";
 import { actorOf, isPublisherToken, bearerToken, idTokenCaller, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
 import { readJsonBody } from "./body";
-import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type TextBody } from "./http-cache";
+import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type MediaBody } from "./http-cache";
 import { methodNotAllowed, tokenError, unsupportedMediaType, type ProblemCode } from "./errors";
 import { parseRequestPart } from "./validation";
 
@@ -45,7 +45,7 @@ export interface Reply {
   /** A JSON body. */
   body?: unknown;
   /** A body in another media type. */
-  text?: TextBody;
+  media?: MediaBody;
   headers?: Record<string, string>;
 }
 
@@ -124,14 +124,16 @@ declare module "express-serve-static-core" {
  */
 export function mountRoutes(router: Router, routes: AnyRoute[], middleware: RouteMiddleware): void {
   const methodsByPath = new Map<string, string[]>();
-  // Public routes first: the busiest and cheapest answers match after the fewest layers. No two
-  // route paths overlap, so the order changes nothing else.
+  for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
+  // Before any route: a path that one route names exactly (POST /modules/updates) is not taken for
+  // another's parameter (GET /modules/:id) by a method it does not serve.
+  for (const [path, methods] of methodsByPath) {
+    const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
+    router.all(path, (req, _res, next) => next(allowed.includes(req.method) ? undefined : methodNotAllowed(allowed)));
+  }
+  // Public routes first: the busiest and cheapest answers match after the fewest layers.
   const publicFirst = [...routes.filter((route) => route.auth === "none"), ...routes.filter((route) => route.auth !== "none")];
   for (const route of publicFirst) {
-    const methods = methodsByPath.get(route.path) ?? [];
-    methods.push(route.method.toUpperCase());
-    methodsByPath.set(route.path, methods);
-
     const authenticate: RequestHandler = async (req, _res, next) => {
       req.caller = await resolveCaller(route, req, middleware);
       next();
@@ -148,8 +150,8 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
       const caller = req.caller ?? null;
       const reply = await route.handle({ params, query, body, caller, actor: caller && actorOf(caller, req.requestId), req });
       if (reply.headers) res.set(reply.headers);
-      if (reply.body !== undefined || reply.text) {
-        return sendBody(req, res, reply.status, reply.body, route.cache, middleware.cachePolicy, reply.text);
+      if (reply.body !== undefined || reply.media) {
+        return sendBody(req, res, reply.status, reply.body, route.cache, middleware.cachePolicy, reply.media);
       }
       if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
       res.status(reply.status).end();
@@ -159,10 +161,6 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
     // Public routes have no caller to find or to limit.
     if (route.auth === "none") router[route.method](route.path, ...signing, handle);
     else router[route.method](route.path, ...signing, authenticate, middleware.afterAuth, handle);
-  }
-  for (const [path, methods] of methodsByPath) {
-    const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
-    router.all(path, (_req, _res, next) => next(methodNotAllowed(allowed)));
   }
 }
 

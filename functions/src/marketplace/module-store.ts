@@ -53,6 +53,16 @@ const reviewFields = z.object({
   decidedBy: decidedBy.optional(),
 });
 
+const summaryEntry = z.object({
+  version: z.string(),
+  minAppVersion: z.string().nullable(),
+  maxAppVersion: z.string().nullable(),
+  yanked: z.boolean(),
+  revoked: z.boolean().optional(),
+  publishedAt: timestamp.optional(),
+  hasIcon: z.boolean().optional(),
+});
+
 const moduleDocument = moduleListing.extend({
   publisherId: z.string(),
   developerId: z.string(),
@@ -67,17 +77,7 @@ const moduleDocument = moduleListing.extend({
   /** Lower-case words of id, name and summary, and their prefixes: what `q` matches. */
   searchTerms: z.array(z.string()),
   /** The published versions, highest first, at most MAX_SUMMARISED_VERSIONS (versions.ts); absent on modules from before it. */
-  versions: z
-    .array(
-      z.object({
-        version: z.string(),
-        minAppVersion: z.string().nullable(),
-        maxAppVersion: z.string().nullable(),
-        yanked: z.boolean(),
-        revoked: z.boolean().optional(),
-      }),
-    )
-    .optional(),
+  versions: z.array(summaryEntry).optional(),
   /** The highest version ever published, yanked or not: a new one must be greater. */
   highestPublishedVersion: z.string().nullable().optional(),
   /** Every version, published or not yet, is revoked (an operator's `module revoke` without --version). */
@@ -109,6 +109,8 @@ const versionDocument = z.object({
   /** The author's own JWS over { moduleId, version, sha256 }, and the id of their key that made it. */
   authorSignature: z.string().optional(),
   authorKeyId: z.string().optional(),
+  /** Its package carries an icon, kept in the version's `content` (module-pages/content-store.ts). */
+  hasIcon: z.boolean().optional(),
 });
 
 export type ModuleListing = z.output<typeof moduleListing>;
@@ -171,6 +173,7 @@ export interface VersionRecord {
   provenance: Provenance | null;
   authorSignature: string | null;
   authorKeyId: string | null;
+  hasIcon: boolean;
 }
 
 export interface ListingPageQuery {
@@ -234,7 +237,12 @@ export function moduleStore(db: Firestore) {
       createdAt: createdAt.toDate(),
       updatedAt: updatedAt.toDate(),
       versionSummary: (versions ?? (fields.latestVersion ? [{ version: fields.latestVersion, minAppVersion: null, maxAppVersion: null, yanked: false }] : [])).map(
-        (entry) => ({ ...entry, revoked: entry.revoked ?? false }),
+        ({ publishedAt, ...entry }: z.output<typeof summaryEntry>) => ({
+          ...entry,
+          revoked: entry.revoked ?? false,
+          publishedAt: publishedAt?.toDate() ?? null,
+          hasIcon: entry.hasIcon ?? false,
+        }),
       ),
       highestPublishedVersion: highestPublishedVersion ?? fields.latestVersion,
       revocation: readRevocation(revocation),
@@ -261,6 +269,7 @@ export function moduleStore(db: Firestore) {
         provenance: stored.provenance ?? null,
         authorSignature: stored.authorSignature ?? null,
         authorKeyId: stored.authorKeyId ?? null,
+        hasIcon: stored.hasIcon ?? false,
       }
     );
   };
@@ -279,7 +288,7 @@ export function moduleStore(db: Firestore) {
     updatedAt: Timestamp.fromDate(module.updatedAt),
     listed: module.listed,
     searchTerms: module.searchTerms,
-    versions: module.versionSummary,
+    versions: module.versionSummary.map(({ publishedAt, ...entry }) => ({ ...entry, ...(publishedAt ? { publishedAt: Timestamp.fromDate(publishedAt) } : {}) })),
     highestPublishedVersion: module.highestPublishedVersion,
     ...(module.revocation ? { revocation: revocationData(module.revocation) } : {}),
     policy: { ...module.policy },
@@ -302,6 +311,7 @@ export function moduleStore(db: Firestore) {
     ...(record.revocation ? { revocation: revocationData(record.revocation) } : {}),
     ...(record.provenance ? { provenance: JSON.parse(JSON.stringify(record.provenance)) as Provenance } : {}),
     ...(record.authorSignature ? { authorSignature: record.authorSignature, authorKeyId: record.authorKeyId } : {}),
+    ...(record.hasIcon ? { hasIcon: true } : {}),
   });
 
   return withDeadlines("Firestore", {
@@ -370,7 +380,7 @@ export function moduleStore(db: Firestore) {
     },
     /** Writes the whole version; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setVersion(writer: Transaction | WriteBatch, record: VersionRecord, precondition?: Precondition): void {
-      writeWhole(writer, versionRef(record.moduleId, record.version), versionData(record), ["publishedAt", "minAppVersion", "maxAppVersion", "yankedAt", "yankReason", "revocation", "provenance", "authorSignature", "authorKeyId"], precondition);
+      writeWhole(writer, versionRef(record.moduleId, record.version), versionData(record), ["publishedAt", "minAppVersion", "maxAppVersion", "yankedAt", "yankReason", "revocation", "provenance", "authorSignature", "authorKeyId", "hasIcon"], precondition);
     },
     /** Where every version's package is stored: one collection-group query of that field only. */
     async storagePaths(): Promise<Set<string>> {

@@ -18,6 +18,11 @@ export const moduleListQuerySchema = z.strictObject({
   }),
 });
 
+export const moduleAccessSchema = z
+  .object({ usable: z.boolean(), activated: z.boolean() })
+  .optional()
+  .meta({ description: "Present when the request carries an ID token." });
+
 export const marketplaceModuleSchema = z
   .object({
     id: z.string(),
@@ -28,15 +33,13 @@ export const marketplaceModuleSchema = z
     latestVersion: z.string(),
     entitlement: z.string().nullable().meta({ description: "Needed to use the module; null when it is free." }),
     updatedAt: isoDateTime,
+    iconUrl: z.string().nullable().meta({ description: "The latest version's icon (GET /modules/:id/icon), or null when its package has none." }),
     compatibleVersion: z
       .string()
       .nullable()
       .optional()
       .meta({ description: "With ?appVersion: the highest version not yanked that is compatible with it, or null." }),
-    access: z
-      .object({ usable: z.boolean(), activated: z.boolean() })
-      .optional()
-      .meta({ description: "Present when the request carries an ID token." }),
+    access: moduleAccessSchema,
   })
   .meta({ id: "MarketplaceModule" });
 

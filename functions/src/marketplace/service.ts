@@ -18,8 +18,17 @@ type ListQuery = z.output<typeof moduleListQuerySchema>;
 type MarketplaceModule = z.output<typeof marketplaceModuleSchema>;
 type ModulePage = { items: MarketplaceModule[]; nextCursor: string | null };
 
+/**
+ * Where a module's icon is served (contract §16), for its latest version: the version is in the
+ * address, so a cached icon is never another version's. Null when that version's package has none.
+ */
+export function iconUrlOf(publicBaseUrl: string, module: ModuleRecord): string | null {
+  const latest = module.versionSummary.find((entry) => entry.version === module.latestVersion);
+  return latest?.hasIcon ? `${publicBaseUrl}/modules/${module.id}/icon?v=${latest.version}` : null;
+}
+
 /** One page of listed modules, newest `updatedAt` first, as anyone sees it. */
-export async function listModules({ db, cursors }: Deps, query: ListQuery) {
+export async function listModules({ db, cursors, config }: Deps, query: ListQuery) {
   let term: string | undefined;
   if (query.q !== undefined) {
     term = queryTerm(query.q) ?? undefined;
@@ -40,6 +49,7 @@ export async function listModules({ db, cursors }: Deps, query: ListQuery) {
     latestVersion: module.latestVersion!,
     entitlement: module.entitlement ?? null,
     updatedAt: toIso(module.updatedAt),
+    iconUrl: iconUrlOf(config.publicBaseUrl, module),
     ...(query.appVersion ? { compatibleVersion: chooseVersion(module.versionSummary, query.appVersion) } : {}),
   }));
   return { items, nextCursor: page.more && page.last ? cursors.encode(page.last) : null };
@@ -48,11 +58,12 @@ export async function listModules({ db, cursors }: Deps, query: ListQuery) {
 /** A page as the caller sees it: each item says whether they may use it and have activated it. */
 export function withAccess(page: ModulePage, caller: CallerData): ModulePage {
   if (page.items.length === 0) return page;
-  const activated = new Set(caller.activations.map((activation) => activation.moduleId));
-  return {
-    ...page,
-    items: page.items.map((item) => ({ ...item, access: { usable: isModuleUsable(item, caller.access.keys), activated: activated.has(item.id) } })),
-  };
+  return { ...page, items: page.items.map((item) => ({ ...item, access: accessOf(item, caller) })) };
+}
+
+/** Whether the caller may use a module, and whether they have activated it. */
+export function accessOf(module: { id: string; entitlement: string | null }, caller: CallerData) {
+  return { usable: isModuleUsable(module, caller.access.keys), activated: caller.activations.some((activation) => activation.moduleId === module.id) };
 }
 
 /** Where a module and its versions are read from: the store itself, or an instance's memory of it. */

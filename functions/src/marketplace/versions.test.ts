@@ -6,6 +6,8 @@ const entry = (version: string, minAppVersion: string | null = null, maxAppVersi
   maxAppVersion,
   yanked,
   revoked,
+  publishedAt: null,
+  hasIcon: false,
 });
 
 describe("module version choice", () => {

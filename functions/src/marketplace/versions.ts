@@ -12,6 +12,10 @@ export interface VersionSummary {
   yanked: boolean;
   /** Revoked by an operator (contract §14): like yanked, and never downloaded either. */
   revoked: boolean;
+  /** Null on summaries written before module pages (contract §16); `rebuildVersionSummaries` fills it in. */
+  publishedAt: Date | null;
+  /** Its package carries an icon (contract §16). */
+  hasIcon: boolean;
 }
 
 /** At most this many published versions are summarised on a module (the highest ones). */
@@ -44,12 +48,16 @@ export const summaryOf = (record: {
   maxAppVersion: string | null;
   yankedAt: Date | null;
   revocation: object | null;
+  publishedAt: Date | null;
+  hasIcon: boolean;
 }): VersionSummary => ({
   version: record.version,
   minAppVersion: record.minAppVersion,
   maxAppVersion: record.maxAppVersion,
   yanked: record.yankedAt !== null,
   revoked: record.revocation !== null,
+  publishedAt: record.publishedAt,
+  hasIcon: record.hasIcon,
 });
 
 /**

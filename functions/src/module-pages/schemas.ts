@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { isoDateTime } from "../core/schemas";
+import { moduleAccessSchema, moduleIdSchema, versionSchema } from "../marketplace/schemas";
+
+export const modulePageParamsSchema = z.strictObject({ id: moduleIdSchema });
+export const moduleIconQuerySchema = z.strictObject({
+  v: versionSchema.optional().meta({ description: "A published version (as iconUrl names it); by default the latest." }),
+});
+
+const sanitizedHtml = (what: string) =>
+  z
+    .string()
+    .nullable()
+    .meta({
+      description: `The package's ${what}, rendered from Markdown and sanitized at sign: no scripts, handlers, styles, frames, forms or javascript:/data: URLs; images shown as links; every link rel="noopener nofollow ugc". Null when the package has none.`,
+    });
+
+export const modulePageSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    summary: z.string(),
+    description: z.string().nullable(),
+    category: z.string().nullable(),
+    publisherId: z.string(),
+    entitlement: z.string().nullable().meta({ description: "Needed to use the module; null when it is free." }),
+    latestVersion: z.string(),
+    updatedAt: isoDateTime,
+    downloads: z.number().int(),
+    iconUrl: z.string().nullable().meta({ description: "The latest version's icon, or null when its package has none." }),
+    readmeHtml: sanitizedHtml("README"),
+    changelogHtml: sanitizedHtml("CHANGELOG"),
+    versions: z
+      .array(
+        z.object({
+          version: z.string(),
+          publishedAt: isoDateTime.nullable().meta({ description: "Null for versions published before module pages existed, until an operator rebuilds the summaries." }),
+          minAppVersion: z.string().nullable(),
+          maxAppVersion: z.string().nullable(),
+          yanked: z.boolean(),
+        }),
+      )
+      .meta({ description: "Published versions, highest first; revoked versions are left out." }),
+    access: moduleAccessSchema,
+  })
+  .meta({ id: "ModulePage" });
+
+export const moduleIconSchema = z.string().meta({ format: "binary", description: "A PNG of at most 512×512." });

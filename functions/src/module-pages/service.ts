@@ -1,0 +1,87 @@
+import type { z } from "zod";
+import type { CallerData } from "../accounts/caller-data";
+import { catalogCache, moduleTopic } from "../core/catalog-changes";
+import { toIso } from "../core/documents";
+import { ApiError } from "../core/errors";
+import type { Deps } from "../deps";
+import { downloadStore } from "../marketplace/download-store";
+import { moduleStore } from "../marketplace/module-store";
+import { accessOf, iconUrlOf } from "../marketplace/service";
+import { contentStore } from "./content-store";
+import type { modulePageSchema } from "./schemas";
+
+type ModulePage = z.output<typeof modulePageSchema>;
+
+interface KnownModule {
+  page: ModulePage;
+  /** The listed versions whose package carries an icon. */
+  withIcon: ReadonlySet<string>;
+}
+
+/**
+ * A page holds up to two rendered documents of up to 960 KiB each, so an instance keeps fewer of
+ * them than of anything else: at most this many, current with the catalog's change feed.
+ */
+const MAX_REMEMBERED_PAGES = 64;
+
+/** Modules' pages (contract §16), as anyone sees them, kept in memory like the listing. */
+export function modulePages(deps: Deps) {
+  const { db, config } = deps;
+  const remembered = catalogCache<KnownModule | null>(db, { ttlMs: config.memoryCacheMs, maxEntries: MAX_REMEMBERED_PAGES });
+  const known = async (moduleId: string): Promise<KnownModule> => {
+    const found = await remembered.get(moduleId, moduleTopic(moduleId), () => readModulePage(deps, moduleId));
+    if (!found) throw new ApiError("module_not_found", `No module '${moduleId}' in the marketplace.`);
+    return found;
+  };
+  return {
+    /** A listed module's page; with the caller's data, whether they may use it. */
+    async page(moduleId: string, caller: CallerData | null): Promise<ModulePage> {
+      const { page } = await known(moduleId);
+      return caller ? { ...page, access: accessOf(page, caller) } : page;
+    },
+
+    /** The PNG icon of a listed module's latest version, or of one of its listed versions. */
+    async icon(moduleId: string, version: string | undefined): Promise<{ png: Buffer; sha256: string }> {
+      const { page, withIcon } = await known(moduleId);
+      const chosen = version ?? page.latestVersion;
+      if (!page.versions.some((entry) => entry.version === chosen)) throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${chosen}'.`);
+      const icon = withIcon.has(chosen) ? await contentStore(db).icon(moduleId, chosen) : null;
+      if (!icon) throw new ApiError("module_not_found", `${moduleId}@${chosen} has no icon.`);
+      return icon;
+    },
+  };
+}
+
+async function readModulePage({ db, config }: Deps, moduleId: string): Promise<KnownModule | null> {
+  const module = await moduleStore(db).getModule(moduleId);
+  if (!module?.listed || !module.latestVersion) return null;
+  const [documents, downloads] = await Promise.all([
+    contentStore(db).documents(moduleId, module.latestVersion),
+    downloadStore(db, config.downloadShards).total(moduleId),
+  ]);
+  const listedVersions = module.versionSummary.filter((entry) => !entry.revoked);
+  return {
+    page: {
+      id: module.id,
+      name: module.name,
+      summary: module.summary,
+      description: module.description ?? null,
+      category: module.category ?? null,
+      publisherId: module.publisherId,
+      entitlement: module.entitlement ?? null,
+      latestVersion: module.latestVersion,
+      updatedAt: toIso(module.updatedAt),
+      downloads,
+      iconUrl: iconUrlOf(config.publicBaseUrl, module),
+      ...documents,
+      versions: listedVersions.map((entry) => ({
+        version: entry.version,
+        publishedAt: entry.publishedAt ? toIso(entry.publishedAt) : null,
+        minAppVersion: entry.minAppVersion,
+        maxAppVersion: entry.maxAppVersion,
+        yanked: entry.yanked,
+      })),
+    },
+    withIcon: new Set(listedVersions.filter((entry) => entry.hasIcon).map((entry) => entry.version)),
+  };
+}
