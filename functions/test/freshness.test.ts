@@ -165,6 +165,25 @@ describe("freshness across instances (§13)", () => {
     });
   });
 
+  it("a module's page (§16): a new version's README and a yank show on the other instance within 2 s", async () => {
+    const pageOf = async (app: Express) => (await request(app).get("/api/v1/modules/acme.paged")).body as { latestVersion: string; readmeHtml: string | null };
+    const signAndPublish = async (app: Express, version: string, readme: string) => {
+      const bytes = await modulePackage({ id: "acme.paged", version }, [{ name: "README.md", content: readme }]);
+      expect((await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream").send(bytes)).status).toBe(201);
+      expect((await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: "acme.paged", version })).status).toBe(200);
+    };
+    await signAndPublish(one, "1.0.0", "# One");
+    for (const app of [one, two]) expect(await pageOf(app)).toMatchObject({ latestVersion: "1.0.0", readmeHtml: "<h1>One</h1>\n" });
+
+    await signAndPublish(one, "2.0.0", "# Two");
+    expect(await pageOf(one)).toMatchObject({ latestVersion: "2.0.0", readmeHtml: "<h1>Two</h1>\n" });
+    await within2s(async () => expect(await pageOf(two)).toMatchObject({ latestVersion: "2.0.0", readmeHtml: "<h1>Two</h1>\n" }));
+
+    expect((await request(two).post("/api/v1/developers/modules/yank").set(bearer(developer)).send({ moduleId: "acme.paged", version: "2.0.0" })).status).toBe(200);
+    expect(await pageOf(two)).toMatchObject({ latestVersion: "1.0.0", readmeHtml: "<h1>One</h1>\n" });
+    await within2s(async () => expect(await pageOf(one)).toMatchObject({ latestVersion: "1.0.0", readmeHtml: "<h1>One</h1>\n" }));
+  });
+
   it("the catalog: a module whose every version is yanked leaves the listing, and an explicit ?version= download still works", async () => {
     await publishModule(developer, { id: "acme.gone", version: "1.0.0" });
     expect((await request(one).post("/api/v1/developers/modules/yank").set(bearer(developer)).send({ moduleId: "acme.gone", version: "1.0.0" })).status).toBe(200);

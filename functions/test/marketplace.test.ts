@@ -40,6 +40,7 @@ describe("marketplace", () => {
         latestVersion: "2.0.0",
         entitlement: "pro",
         updatedAt: expect.any(String),
+        iconUrl: null,
       });
     });
 

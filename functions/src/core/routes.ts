@@ -125,12 +125,17 @@ declare module "express-serve-static-core" {
 export function mountRoutes(router: Router, routes: AnyRoute[], middleware: RouteMiddleware): void {
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
-  // Before any route: a path that one route names exactly (POST /modules/updates) is not taken for
-  // another's parameter (GET /modules/:id) by a method it does not serve.
-  for (const [path, methods] of methodsByPath) {
-    const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
-    router.all(path, (req, _res, next) => next(allowed.includes(req.method) ? undefined : methodNotAllowed(allowed)));
-  }
+  const refuseOtherMethods = (paths: string[]) => {
+    for (const path of paths) {
+      const methods = methodsByPath.get(path)!;
+      const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
+      router.all(path, (req, _res, next) => next(allowed.includes(req.method) ? undefined : methodNotAllowed(allowed)));
+    }
+  };
+  // Paths without parameters are refused other methods before any route, so that GET
+  // /modules/updates is a 405 and not taken for GET /modules/:id; paths with them after all routes.
+  const [literal, parameterized] = [[...methodsByPath.keys()].filter((path) => !path.includes(":")), [...methodsByPath.keys()].filter((path) => path.includes(":"))];
+  refuseOtherMethods(literal);
   // Public routes first: the busiest and cheapest answers match after the fewest layers.
   const publicFirst = [...routes.filter((route) => route.auth === "none"), ...routes.filter((route) => route.auth !== "none")];
   for (const route of publicFirst) {
@@ -162,6 +167,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], middleware: Rout
     if (route.auth === "none") router[route.method](route.path, ...signing, handle);
     else router[route.method](route.path, ...signing, authenticate, middleware.afterAuth, handle);
   }
+  refuseOtherMethods(parameterized);
 }
 
 async function resolveCaller(route: AnyRoute, req: Request, middleware: RouteMiddleware): Promise<Caller | null> {

@@ -37,7 +37,7 @@ export const modulePageRoutes = (deps: Deps) => {
       cache: "public",
       handle: async ({ params, query }) => {
         const icon = await pages.icon(params.id, query.v);
-        return { status: 200, media: { data: icon.png, type: "image/png" }, headers: { "Content-Security-Policy": "default-src 'none'" } };
+        return { status: 200, media: { data: icon.png, type: "image/png" }, headers: { "Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff" } };
       },
     }),
   ];
