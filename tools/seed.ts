@@ -2,7 +2,9 @@
  * Demo data for local runs, written idempotently: running it twice changes nothing but the
  * subscriptions' period ends, which it keeps relative to today.
  */
+import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
+import path from "node:path";
 import { Readable } from "node:stream";
 import { grantEntitlement } from "../functions/src/users/entitlements";
 import { addMember, createBusiness } from "../functions/src/businesses/service";
@@ -30,7 +32,7 @@ export const DEMO_USERS = [
 
 const DEMO_PUBLISHER = "contoso";
 
-/** Published in this order; contoso.charts needs the 'pro' entitlement. */
+/** Published in this order; contoso.charts needs the 'pro' entitlement. Each package has a README, a CHANGELOG and an icon (§16). */
 const DEMO_MODULES = [
   { id: "contoso.notes", name: "Sticky Notes", version: "1.0.0", summary: "Quick notes on your desktop.", category: "productivity" },
   { id: "contoso.charts", name: "Charts Pro", version: "1.0.0", summary: "Bar, line and pie charts for your data.", category: "data", entitlement: "pro" },
@@ -123,7 +125,9 @@ async function seedDemoModules(deps: Deps): Promise<void> {
     if (existing?.state === "published") continue;
     const bytes = await buildPackage(manifest, [
       { name: "dist/index.js", content: `export function activate() { return ${JSON.stringify(`${manifest.id}@${manifest.version}`)}; }\n` },
-      { name: "README.md", content: `# ${manifest.name}\n\n${manifest.summary}\n` },
+      { name: "README.md", content: demoReadme(manifest) },
+      { name: "CHANGELOG.md", content: demoChangelog(manifest.version) },
+      { name: "icon.png", content: readFileSync(path.join(__dirname, "demo", `${manifest.id.split(".")[1]}.png`)) },
     ]);
     const publisher = accountPublisher(developer, systemActor("seed"));
     await signPackage(deps, publisher, bytes);
@@ -131,6 +135,31 @@ async function seedDemoModules(deps: Deps): Promise<void> {
   }
   // Demo modules kept from before version summaries existed get theirs.
   await rebuildVersionSummaries(deps);
+}
+
+function demoReadme(manifest: (typeof DEMO_MODULES)[number]): string {
+  return [
+    `# ${manifest.name}`,
+    "",
+    manifest.summary,
+    "",
+    "## Getting started",
+    "",
+    "1. Install it from the marketplace in the desktop app.",
+    `2. Open it from the **Modules** menu${manifest.entitlement ? ` (it needs the \`${manifest.entitlement}\` entitlement)` : ""}.`,
+    "",
+    "```js",
+    `app.modules.open(${JSON.stringify(manifest.id)});`,
+    "```",
+    "",
+    "Questions? See [the publisher's site](https://contoso.example/support).",
+    "",
+  ].join("\n");
+}
+
+function demoChangelog(version: string): string {
+  const entries: Record<string, string> = { "1.1.0": "Line charts, and app 1.10 or later.", "1.0.0": "First release." };
+  return ["# Changelog", "", ...Object.entries(entries).filter(([released]) => released <= version).flatMap(([released, text]) => [`## ${released}`, "", `- ${text}`, ""])].join("\n");
 }
 
 /** 256 KiB of deterministic stand-in installer bytes, different for each release. */

@@ -1,6 +1,6 @@
 /**
- * `npm start`: the API at http://127.0.0.1:5001/api/v1 and the Hosting folder at
- * http://127.0.0.1:5001/ on local emulators with demo data. Data is kept in .local/emulator-data
+ * `npm start`: the API at http://127.0.0.1:5001/api/v1 and the Hosting site (built from
+ * packages/web, tools/build-site.ts) at http://127.0.0.1:5001/ on local emulators with demo data. Data is kept in .local/emulator-data
  * across restarts (`npm start -- --fresh` starts empty).
  * `npm run emulators`: the same emulators and data, without the API (`--no-api`).
  *
@@ -12,19 +12,21 @@ import path from "node:path";
 import { createApp, API_PREFIX } from "../functions/src/app";
 import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { Logger } from "../functions/src/core/logger";
-import { localDeps, localServer, localSite } from "../functions/src/local";
+import { localDeps, localServer } from "../functions/src/local";
+import { localSite } from "../functions/src/local-site";
 import { drainDownloadCounters } from "../functions/src/marketplace/download-counter";
+import { buildSite, HOSTING_DIR } from "./build-site";
 import { ensureFunctionsLocalFiles, functionsApiBase, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
 import { HOST, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./local-stack/addresses";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
 
+
 const LOCAL_BUCKET = `${LOCAL_PROJECT_ID}.appspot.com`;
 type Ports = typeof LOCAL_PORTS;
 const ROOT = path.join(__dirname, "..");
 const LOCAL_DIR = path.join(ROOT, ".local");
-const HOSTING_DIR = path.join(ROOT, "hosting");
 
 interface StartOptions {
   withApi: boolean;
@@ -139,6 +141,8 @@ async function main(): Promise<void> {
 
   try {
     await assertPortsFree(portUses(options));
+    // The pages are built from the repository each time (about two seconds), so they never lag behind it.
+    const hostingDir = withApi && !options.functions ? buildSite(HOSTING_DIR) : null;
     stack = await startLocalStack({
       projectId: LOCAL_PROJECT_ID,
       ports,
@@ -179,7 +183,8 @@ async function main(): Promise<void> {
       void emulator.exited.then((what) => stop(1, what));
       apiBase = emulator.apiBase;
     } else if (withApi) {
-      server = await listen(localSite(createApp(deps), HOSTING_DIR), ports.api);
+      const site = localSite(createApp(deps), { hostingDir: hostingDir!, projectId: LOCAL_PROJECT_ID, authEmulatorHost: stack.env.FIREBASE_AUTH_EMULATOR_HOST });
+      server = await listen(site, ports.api);
     }
     ready = true;
     printBanner(options, apiBase, stack.env, (Date.now() - started) / 1000);
@@ -212,7 +217,7 @@ function printBanner({ withApi, functions, ports, dataDir }: StartOptions, base:
   const authHost = env.FIREBASE_AUTH_EMULATOR_HOST;
   const users = DEMO_USERS.map((user) => `    ${user.email.padEnd(20)} ${DEMO_PASSWORD}   (${user.note})`).join("\n");
   console.log(`
-Ready in ${seconds.toFixed(1)} s.${withApi ? `  API: ${base}${functions ? " (the compiled function, in the Functions emulator)" : `   Reference: ${origin}/docs`}` : ""}
+Ready in ${seconds.toFixed(1)} s.${withApi ? `  API: ${base}${functions ? " (the compiled function, in the Functions emulator)" : `\n  Pages: ${origin}/ (marketplace), ${origin}/publisher (portal)   Reference: ${origin}/docs`}` : ""}
 
   Emulators (project ${LOCAL_PROJECT_ID}, bucket ${LOCAL_BUCKET}):
     export FIRESTORE_EMULATOR_HOST=${env.FIRESTORE_EMULATOR_HOST}

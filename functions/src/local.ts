@@ -2,7 +2,6 @@
  * Admin SDK access for code that runs outside Cloud Functions: the dev server, the tests and the
  * operator tools. They reach firebase-admin through this module so that there is one copy of it.
  */
-import express, { type Express } from "express";
 import { createServer, type RequestListener, type Server } from "node:http";
 import { applicationDefault, cert, deleteApp, initializeApp, type App, type ServiceAccount } from "firebase-admin/app";
 import { getAuth } from "firebase-admin/auth";
@@ -74,18 +73,6 @@ export function adminContext(options: {
     actor: { kind: "operator", id: options.actor },
     close: () => deleteApp(app),
   };
-}
-
-/**
- * What Firebase Hosting does in front of the function, for local runs: files of the Hosting
- * folder first (`/docs` and the like), everything else to the API app.
- */
-export function localSite(api: Express, hostingDir: string): Express {
-  const site = express();
-  site.disable("x-powered-by");
-  site.use(express.static(hostingDir));
-  site.use(api);
-  return site;
 }
 
 /**

@@ -98,7 +98,7 @@ describe("npx mpkg (§12)", () => {
 
     // The README's sample module.
     const sample = await json(["pack", path.join(ROOT, "docs", "sample-module"), "--out", path.join(work, "sample.mpkg")]);
-    expect(sample).toMatchObject({ moduleId: "contoso.hello", version: "1.0.0", files: 2 });
+    expect(sample).toMatchObject({ moduleId: "contoso.hello", version: "1.0.0", files: 5 });
     expect(readFileSync(path.join(work, "sample.mpkg")).includes(Buffer.from("notes/"))).toBe(false);
 
     const bad = moduleFolder("bad", { id: "acme.bad", name: "Bad", version: "1.0", summary: "Bad." });

@@ -1,0 +1,87 @@
+import { ErrorBoundary, lazy, LocationProvider, Route, Router, useLocation } from "preact-iso";
+import { useEffect } from "preact/hooks";
+import { MarketplacePage } from "./marketplace/MarketplacePage";
+import { ModulePage } from "./module/ModulePage";
+
+// Firebase Auth and the chart library load only with the portal.
+const PublisherPortal = lazy(() => import("./publisher/PublisherPortal").then((module) => module.PublisherPortal));
+
+/** Links the pages route themselves; /docs (the API reference) and /api are pages of their own. */
+const ROUTED = /^\/(?!docs(\/|$)|api\/)/;
+
+export function App() {
+  return (
+    <LocationProvider scope={ROUTED}>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="site-header">
+        <a class="brand" href="/">
+          Marketplace
+        </a>
+        <nav aria-label="Main">
+          <ul>
+            <li>
+              <NavLink href="/">Modules</NavLink>
+            </li>
+            <li>
+              <NavLink href="/publisher">Publisher portal</NavLink>
+            </li>
+            <li>
+              <a href="/docs/">API</a>
+            </li>
+          </ul>
+        </nav>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <ErrorBoundary>
+          <Router>
+            <Route path="/" component={MarketplacePage} />
+            <Route path="/modules/:id" component={ModulePage} />
+            <Route path="/publisher" component={PublisherPortal} />
+            <Route default component={NotFound} />
+          </Router>
+        </ErrorBoundary>
+      </main>
+      <TitleAndFocus />
+    </LocationProvider>
+  );
+}
+
+function NavLink({ href, children }: { href: string; children: string }) {
+  const { path } = useLocation();
+  const current = href === "/" ? path === "/" || path.startsWith("/modules/") : path.startsWith(href);
+  return (
+    <a href={href} aria-current={current ? "page" : undefined}>
+      {children}
+    </a>
+  );
+}
+
+/** After a client-side navigation, focus moves to the page's content, as a page load would put it. */
+function TitleAndFocus() {
+  const { path } = useLocation();
+  useEffect(() => {
+    if (document.activeElement && document.activeElement !== document.body) document.getElementById("main")?.focus({ preventScroll: true });
+    window.scrollTo(0, 0);
+  }, [path]);
+  return null;
+}
+
+function NotFound() {
+  useTitle("Not found");
+  return (
+    <section class="page">
+      <h1>Not found</h1>
+      <p>
+        There is no page here. <a href="/">Browse the modules</a>.
+      </p>
+    </section>
+  );
+}
+
+export function useTitle(title: string) {
+  useEffect(() => {
+    document.title = `${title} · Marketplace`;
+  }, [title]);
+}

@@ -1,0 +1,69 @@
+import { initializeApp } from "@firebase/app";
+import {
+  browserLocalPersistence,
+  connectAuthEmulator,
+  initializeAuth,
+  onAuthStateChanged,
+  signInWithEmailAndPassword,
+  signOut,
+  type Auth,
+  type User,
+} from "@firebase/auth";
+
+/**
+ * Firebase Auth for the publisher portal. The web app's configuration comes from this site's
+ * `/__/firebase/init.json` (Firebase Hosting serves it for the project's web app; `npm start`
+ * serves one for the Auth emulator, with `emulator: true`). On the emulator the SDK is pointed
+ * at this same origin, which forwards to the emulator, so no request leaves the site.
+ * Only email and password sign-in is used: no popup or redirect resolver, so no third-party
+ * script or frame is ever loaded.
+ */
+interface SiteConfig {
+  apiKey: string;
+  authDomain?: string;
+  projectId: string;
+  appId?: string;
+  emulator?: boolean;
+}
+
+let authPromise: Promise<Auth> | undefined;
+
+export function firebaseAuth(): Promise<Auth> {
+  authPromise ??= (async () => {
+    const response = await fetch("/__/firebase/init.json");
+    if (!response.ok) throw new Error("This site has no Firebase web app configured (/__/firebase/init.json).");
+    const config = (await response.json()) as SiteConfig;
+    const app = initializeApp({ apiKey: config.apiKey, authDomain: config.authDomain, projectId: config.projectId, appId: config.appId });
+    const auth = initializeAuth(app, { persistence: browserLocalPersistence });
+    if (config.emulator) connectAuthEmulator(auth, location.origin, { disableWarnings: true });
+    return auth;
+  })();
+  return authPromise;
+}
+
+export async function watchUser(onChange: (user: User | null) => void): Promise<() => void> {
+  return onAuthStateChanged(await firebaseAuth(), onChange);
+}
+
+const SIGN_IN_ERRORS: Record<string, string> = {
+  "auth/invalid-credential": "The email or password is wrong.",
+  "auth/wrong-password": "The email or password is wrong.",
+  "auth/user-not-found": "The email or password is wrong.",
+  "auth/invalid-email": "That is not an email address.",
+  "auth/user-disabled": "This account is disabled.",
+  "auth/too-many-requests": "Too many attempts: wait a moment and try again.",
+  "auth/network-request-failed": "The sign-in service could not be reached.",
+};
+
+export async function signIn(email: string, password: string): Promise<void> {
+  try {
+    await signInWithEmailAndPassword(await firebaseAuth(), email, password);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "";
+    throw new Error(SIGN_IN_ERRORS[code] ?? `Sign-in failed (${code || (error as Error).message}).`);
+  }
+}
+
+export async function signOutUser(): Promise<void> {
+  await signOut(await firebaseAuth());
+}

@@ -1,0 +1,115 @@
+import { useRoute } from "preact-iso";
+import { useEffect, useState } from "preact/hooks";
+import { dataOf, publicApi, sitePath, type Schemas } from "../api";
+import { useTitle } from "../app";
+import { compatibility, formatCount, formatDate } from "../format";
+import { ErrorMessage, Loading } from "../ui/messages";
+import { ModuleIcon } from "../ui/ModuleIcon";
+
+/**
+ * `/modules/:id`: a module's page. Its README and CHANGELOG arrive as HTML the API sanitized when
+ * the package was signed (§16); the site's Content-Security-Policy allows no inline script on top.
+ */
+export function ModulePage() {
+  const { params } = useRoute();
+  const [page, setPage] = useState<Schemas["ModulePage"] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useTitle(page?.name ?? params.id);
+
+  useEffect(() => {
+    setPage(null);
+    setError(null);
+    dataOf(publicApi.GET("/modules/{id}", { params: { path: { id: params.id } } })).then(setPage, setError);
+  }, [params.id]);
+
+  if (error) {
+    return (
+      <section class="page">
+        <h1>{params.id}</h1>
+        <ErrorMessage error={error} />
+        <p>
+          <a href="/">Back to the modules</a>
+        </p>
+      </section>
+    );
+  }
+  if (!page) return <Loading what="the module" />;
+  return (
+    <article class="page module-page">
+      <header class="module-header">
+        <ModuleIcon url={page.iconUrl ? sitePath(page.iconUrl) : null} name={page.name} size={96} />
+        <div>
+          <h1>{page.name}</h1>
+          <p class="summary">{page.summary}</p>
+          <dl class="facts">
+            <div>
+              <dt>Publisher</dt>
+              <dd>{page.publisherId}</dd>
+            </div>
+            <div>
+              <dt>Version</dt>
+              <dd>{page.latestVersion}</dd>
+            </div>
+            <div>
+              <dt>Updated</dt>
+              <dd>{formatDate(page.updatedAt)}</dd>
+            </div>
+            <div>
+              <dt>Downloads</dt>
+              <dd>{formatCount(page.downloads)}</dd>
+            </div>
+            {page.category && (
+              <div>
+                <dt>Category</dt>
+                <dd>
+                  <a href={`/?category=${encodeURIComponent(page.category)}`}>{page.category}</a>
+                </dd>
+              </div>
+            )}
+            <div>
+              <dt>Access</dt>
+              <dd>{page.entitlement ? <span class="badge">Needs {page.entitlement}</span> : "Free"}</dd>
+            </div>
+          </dl>
+          <p class="module-id">
+            Id: <code>{page.id}</code>
+          </p>
+        </div>
+      </header>
+      {page.description && <p class="description">{page.description}</p>}
+      <section aria-labelledby="readme-heading">
+        <h2 id="readme-heading">README</h2>
+        {page.readmeHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: page.readmeHtml }} /> : <p class="muted">This version has no README.</p>}
+      </section>
+      <section aria-labelledby="versions-heading">
+        <h2 id="versions-heading">Versions</h2>
+        <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="versions-heading">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Version</th>
+                <th scope="col">Published</th>
+                <th scope="col">Runs on app</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.versions.map((version) => (
+                <tr key={version.version}>
+                  <th scope="row">{version.version}</th>
+                  <td>{formatDate(version.publishedAt)}</td>
+                  <td>{compatibility(version.minAppVersion, version.maxAppVersion)}</td>
+                  <td>{version.yanked ? <span class="badge warn">Yanked</span> : version.version === page.latestVersion ? "Latest" : "Available"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section aria-labelledby="changelog-heading">
+        <h2 id="changelog-heading">Changelog</h2>
+        {page.changelogHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: page.changelogHtml }} /> : <p class="muted">This version has no changelog.</p>}
+      </section>
+    </article>
+  );
+}

@@ -1,0 +1,123 @@
+import { useEffect, useState } from "preact/hooks";
+import { dataOf, type Schemas, type SignedInApi } from "../api";
+import { formatDate } from "../format";
+import { ErrorMessage, StatusMessage } from "../ui/messages";
+
+/** Access tokens for CI (§12): created and shown once, listed, revoked. */
+export function AccessTokens({ api }: { api: SignedInApi }) {
+  const [tokens, setTokens] = useState<Schemas["AccessToken"][] | null>(null);
+  const [created, setCreated] = useState<Schemas["CreatedAccessToken"] | null>(null);
+  const [copied, setCopied] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [status, setStatus] = useState("");
+  const reload = async () => setTokens((await dataOf(api.GET("/developers/tokens"))).items);
+  useEffect(() => {
+    reload().catch(setError);
+  }, [api]);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const formElement = event.currentTarget as HTMLFormElement;
+    const form = new FormData(formElement);
+    setError(null);
+    setStatus("");
+    setCopied(false);
+    try {
+      const token = await dataOf(api.POST("/developers/tokens", { body: { name: String(form.get("name") ?? ""), expiresInDays: Number(form.get("expiresInDays")) } }));
+      setCreated(token);
+      formElement.reset();
+      await reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const revoke = async (token: Schemas["AccessToken"]) => {
+    setError(null);
+    try {
+      await dataOf(api.DELETE("/developers/tokens/{id}", { params: { path: { id: token.id } } }));
+      if (created?.id === token.id) setCreated(null);
+      await reload();
+      setStatus(`Revoked “${token.name}”.`);
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const copy = async () => {
+    if (!created) return;
+    try {
+      await navigator.clipboard.writeText(created.token);
+      setCopied(true);
+    } catch {
+      setError(new Error("The browser did not allow copying: select the token and copy it by hand."));
+    }
+  };
+
+  return (
+    <section aria-labelledby="tokens-heading" class="panel">
+      <h2 id="tokens-heading">Access tokens</h2>
+      <p class="muted">For CI and scripts: a token signs, publishes, yanks and lists your modules, nothing else.</p>
+      <form class="grid-form" onSubmit={create}>
+        <div class="field">
+          <label for="token-name">Name</label>
+          <input id="token-name" name="name" required maxLength={100} placeholder="GitHub Actions" />
+        </div>
+        <div class="field">
+          <label for="token-days">Expires after (days)</label>
+          <input id="token-days" name="expiresInDays" type="number" min={1} max={365} defaultValue="90" required />
+        </div>
+        <button type="submit">Create token</button>
+      </form>
+      {created && (
+        <div class="created-token" role="region" aria-labelledby="created-token-heading">
+          <h3 id="created-token-heading">New token “{created.name}”</h3>
+          <p>Copy it now: it is shown this once, and only its hash is kept.</p>
+          <div class="token-row">
+            <label class="visually-hidden" for="created-token">
+              The new token
+            </label>
+            <input id="created-token" class="token-value" readOnly value={created.token} onFocus={(event) => event.currentTarget.select()} />
+            <button type="button" onClick={() => void copy()}>
+              {copied ? "Copied" : "Copy"}
+            </button>
+            <button type="button" class="secondary" onClick={() => setCreated(null)}>
+              Done
+            </button>
+          </div>
+        </div>
+      )}
+      <ErrorMessage error={error} />
+      <StatusMessage>{status}</StatusMessage>
+      {tokens && tokens.length === 0 && <p>No tokens.</p>}
+      {tokens && tokens.length > 0 && (
+        <div class="table-scroll" tabIndex={0} role="region" aria-label="Your access tokens">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Action</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.map((token) => (
+                <tr key={token.id}>
+                  <th scope="row">{token.name}</th>
+                  <td>{formatDate(token.createdAt)}</td>
+                  <td>{formatDate(token.expiresAt)}</td>
+                  <td>{token.lastUsedAt ? formatDate(token.lastUsedAt) : "Never"}</td>
+                  <td>
+                    <button type="button" class="danger" aria-label={`Revoke ${token.name}`} onClick={() => void revoke(token)}>
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,160 @@
+import { useState } from "preact/hooks";
+import { dataOf, type Schemas, type SignedInApi } from "../api";
+import { formatCount, formatDate } from "../format";
+import { ErrorMessage, StatusMessage } from "../ui/messages";
+import { PublishSettings } from "./PublishSettings";
+
+type DeveloperModule = Schemas["DeveloperModules"]["items"][number];
+type DeveloperVersion = DeveloperModule["versions"][number];
+
+/** The developer's modules: every version with its review, and yank and unyank. */
+export function ModulesPanel({ api, modules, reload }: { api: SignedInApi; modules: DeveloperModule[]; reload: () => Promise<void> }) {
+  const [status, setStatus] = useState("");
+  const [error, setError] = useState<unknown>(null);
+
+  const act = async (what: string, call: () => Promise<unknown>) => {
+    setError(null);
+    setStatus("");
+    try {
+      await call();
+      await reload();
+      setStatus(what);
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const yank = (module: DeveloperModule, version: DeveloperVersion, reason: string) =>
+    act(`Yanked ${module.id}@${version.version}.`, () =>
+      dataOf(api.POST("/developers/modules/yank", { body: { moduleId: module.id, version: version.version, ...(reason ? { reason } : {}) } })),
+    );
+  const unyank = (module: DeveloperModule, version: DeveloperVersion) =>
+    act(`Put ${module.id}@${version.version} back.`, () => dataOf(api.POST("/developers/modules/unyank", { body: { moduleId: module.id, version: version.version } })));
+
+  return (
+    <section aria-labelledby="modules-heading" class="panel">
+      <h2 id="modules-heading">Your modules</h2>
+      <ErrorMessage error={error} />
+      <StatusMessage>{status}</StatusMessage>
+      {modules.length === 0 && (
+        <p class="muted">
+          No modules yet. Pack and publish one with <code>npx mpkg publish</code>.
+        </p>
+      )}
+      {modules.map((module) => (
+        <section class="module-panel" aria-labelledby={`module-${module.id}`} key={module.id}>
+          <h3 id={`module-${module.id}`}>
+            {module.name} <code class="muted">{module.id}</code>
+          </h3>
+          <p class="meta">
+            <span>Latest: {module.latestVersion ?? "none published"}</span>
+            <span>{formatCount(module.downloads)} downloads</span>
+            {module.latestVersion && <a href={`/modules/${module.id}`}>Public page</a>}
+          </p>
+          <div class="table-scroll" tabIndex={0} role="region" aria-label={`Versions of ${module.id}`}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Version</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Review</th>
+                  <th scope="col">Signed</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
+              <tbody>
+                {module.versions.map((version) => (
+                  <tr key={version.version}>
+                    <th scope="row">{version.version}</th>
+                    <td>
+                      <VersionState version={version} />
+                    </td>
+                    <td>
+                      <Review review={version.review} />
+                    </td>
+                    <td>{formatDate(version.signedAt)}</td>
+                    <td>
+                      <VersionAction module={module} version={version} onYank={yank} onUnyank={unyank} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <PublishSettings api={api} module={module} onPolicyChanged={reload} />
+        </section>
+      ))}
+    </section>
+  );
+}
+
+function VersionState({ version }: { version: DeveloperVersion }) {
+  if (version.revocation) return <span class="badge danger" title={version.revocation.reason}>Revoked</span>;
+  if (version.yankedAt) return <span class="badge warn">Yanked</span>;
+  return <span>{version.state === "published" ? "Published" : "Signed"}</span>;
+}
+
+function Review({ review }: { review: DeveloperVersion["review"] }) {
+  const label = { passed: "Passed", quarantined: "Quarantined", approved: "Approved", rejected: "Rejected" }[review.state];
+  return (
+    <div class="review">
+      <span class={`badge ${review.state === "passed" || review.state === "approved" ? "ok" : "warn"}`}>{label}</span>
+      {review.findings.length > 0 && (
+        <ul class="findings">
+          {review.findings.map((finding, index) => (
+            <li key={index}>
+              {finding.check === "similar_name" ? `Name resembles ${finding.similarTo ?? "another module"}` : `${finding.check}${finding.rule ? ` (${finding.rule})` : ""}`}
+              {finding.path ? ` in ${finding.path}${finding.line ? `:${finding.line}` : ""}` : ""}
+            </li>
+          ))}
+        </ul>
+      )}
+      {review.reason && <p class="muted">Reviewer: {review.reason}</p>}
+    </div>
+  );
+}
+
+function VersionAction({
+  module,
+  version,
+  onYank,
+  onUnyank,
+}: {
+  module: DeveloperModule;
+  version: DeveloperVersion;
+  onYank: (module: DeveloperModule, version: DeveloperVersion, reason: string) => Promise<void>;
+  onUnyank: (module: DeveloperModule, version: DeveloperVersion) => Promise<void>;
+}) {
+  const [busy, setBusy] = useState(false);
+  if (version.state !== "published" || version.revocation) return <span class="muted">—</span>;
+  const run = async (action: () => Promise<void>) => {
+    setBusy(true);
+    await action();
+    setBusy(false);
+  };
+  const label = `${module.id} ${version.version}`;
+  if (version.yankedAt) {
+    return (
+      <button type="button" class="secondary" disabled={busy} aria-label={`Unyank ${label}`} onClick={() => void run(() => onUnyank(module, version))}>
+        Unyank
+      </button>
+    );
+  }
+  return (
+    <form
+      class="inline"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const reason = String(new FormData(event.currentTarget).get("reason") ?? "").trim();
+        void run(() => onYank(module, version, reason));
+      }}
+    >
+      <label class="visually-hidden" for={`reason-${module.id}-${version.version}`}>
+        Reason to yank {label}
+      </label>
+      <input id={`reason-${module.id}-${version.version}`} name="reason" placeholder="Reason (optional)" maxLength={500} />
+      <button type="submit" class="danger" disabled={busy} aria-label={`Yank ${label}`}>
+        Yank
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,28 @@
+import type { ComponentChildren } from "preact";
+
+/** What went wrong, announced at once (role="alert"). */
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p class="message error" role="alert">
+      {error instanceof Error ? error.message : String(error)}
+    </p>
+  );
+}
+
+/** What just happened, announced politely (role="status"); always present so changes are read out. */
+export function StatusMessage({ children }: { children?: ComponentChildren }) {
+  return (
+    <p class="message status" role="status">
+      {children}
+    </p>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="loading" aria-busy="true">
+      Loading {what}…
+    </p>
+  );
+}
