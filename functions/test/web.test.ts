@@ -1,0 +1,260 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import request from "supertest";
+import { buildSite } from "../../tools/build-site";
+import { createApp } from "../src/app";
+import { localServer } from "../src/local";
+import { localSite } from "../src/local-site";
+import { drainDownloadCounters } from "../src/marketplace/download-counter";
+import { HOSTILE_README, modulePackage, pngImage } from "./support/packages";
+import { bearer, createDeveloper, createUser, projectId, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
+
+/**
+ * The pages of contract §16, end to end in Debian's Chromium (playwright-core) against the site
+ * as `npm start` serves it: built by tools/build-site.ts, behind firebase.json's headers (its
+ * Content-Security-Policy included), the API on the emulators, Firebase Auth's JS SDK signing in
+ * on the Auth emulator through the site's own origin.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const EXTRA_MODULES = 11;
+const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+interface Watch {
+  outside: string[];
+  problems: string[];
+}
+
+describe("web pages (§16)", () => {
+  let siteDir: string;
+  let server: Server;
+  let origin: string;
+  let browser: Browser;
+  let developer: TestDeveloper;
+  const icon = pngImage(96, 96);
+
+  const sign = async (manifest: Record<string, unknown>, files: { name: string; content: Buffer | string }[]) => {
+    const app = createApp(await testDeps());
+    const signed = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream").send(await modulePackage(manifest, files));
+    expect(signed.status).toBe(201);
+    expect((await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: manifest.id, version: manifest.version })).status).toBe(200);
+  };
+  const api = (pathname: string, token?: string) => fetch(`${origin}/api/v1${pathname}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+
+  beforeAll(async () => {
+    await resetEmulators();
+    siteDir = buildSite(mkdtempSync(path.join(tmpdir(), "marketplace-site-")));
+    const deps = await testDeps();
+    server = localServer(localSite(createApp(deps), { hostingDir: siteDir, projectId, authEmulatorHost: process.env.FIREBASE_AUTH_EMULATOR_HOST }));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    developer = await createDeveloper("acme");
+    await sign({ id: "acme.plotter", name: "Plotter", summary: "Plots data on a grid.", version: "1.0.0", category: "data", maxAppVersion: "3.0.0" }, [
+      { name: "README.md", content: HOSTILE_README },
+      { name: "CHANGELOG.md", content: "# Changelog\n\n## 1.0.0\n\n- First plotted release.\n" },
+      { name: "icon.png", content: icon },
+    ]);
+    await sign({ id: "acme.plotter", name: "Plotter", summary: "Plots data on a grid.", version: "1.1.0", category: "data" }, [
+      { name: "README.md", content: HOSTILE_README },
+      { name: "CHANGELOG.md", content: "# Changelog\n\n## 1.1.0\n\n- Plots faster.\n\n## 1.0.0\n\n- First plotted release.\n" },
+      { name: "icon.png", content: icon },
+    ]);
+    await sign({ id: "acme.weather", name: "Weather", summary: "Forecasts for your city.", version: "2.0.0", category: "outdoors", entitlement: "pro" }, []);
+    // Enough modules for a second page (the marketplace shows 12 at a time).
+    for (let index = 1; index <= EXTRA_MODULES; index += 1) {
+      await sign({ id: `acme.tool-${index}`, name: `Tool ${index}`, summary: "A small tool.", version: "1.0.0", category: "tools" }, []);
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    rmSync(siteDir, { recursive: true, force: true });
+  });
+
+  /** A fresh page that records every request leaving the site and everything that went wrong on it. */
+  async function openPage(width = 1200): Promise<{ page: Page; watch: Watch }> {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+    const page = await context.newPage();
+    const watch: Watch = { outside: [], problems: [] };
+    page.on("request", (sent) => {
+      if (!sent.url().startsWith(`${origin}/`)) watch.outside.push(sent.url());
+    });
+    page.on("pageerror", (error) => watch.problems.push(`page error: ${error.message}`));
+    page.on("dialog", (dialog) => {
+      watch.problems.push(`dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    page.on("console", (message) => {
+      // Refusals the tests provoke (a two-word search, a wrong password) are logged by the browser as failed loads.
+      if (message.type() === "error" && !/the server responded with a status of 4\d\d/.test(message.text())) watch.problems.push(`console: ${message.text()}`);
+    });
+    return { page, watch };
+  }
+
+  /** axe-core's serious and critical violations (run through the DevTools protocol, so the page's CSP stays on). */
+  async function seriousViolations(page: Page): Promise<string[]> {
+    await page.evaluate(`${axeSource}\n;undefined`);
+    const results = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as {
+      violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+    };
+    return results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  }
+
+  const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+
+  const done = (watch: Watch) => {
+    expect(watch.problems).toEqual([]);
+    expect(watch.outside).toEqual([]);
+  };
+
+  it("serves the pages with hashed, immutable assets, a fallback for page routes, and the site's security headers", async () => {
+    const home = await fetch(`${origin}/modules/acme.plotter`);
+    expect(home.status).toBe(200);
+    expect(home.headers.get("cache-control")).toBe("no-cache");
+    expect(home.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const html = await home.text();
+    const asset = html.match(/\/assets\/index-[\w-]+\.js/)?.[0];
+    expect(asset).toBeDefined();
+    const script = await fetch(`${origin}${asset}`);
+    expect(script.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect((await fetch(`${origin}/api/v1/nothing-here`)).headers.get("content-type")).toMatch(/problem\+json/);
+  });
+
+  it("/ lists the modules as cards, searches, filters by category, and pages", async () => {
+    const { page, watch } = await openPage();
+    await page.goto(`${origin}/`);
+    const cards = page.locator("ul.cards > li");
+    await expect_(async () => expect(await cards.count()).toBe(12));
+    await page.click("button:has-text('Show more modules')");
+    await expect_(async () => expect(await cards.count()).toBe(2 + EXTRA_MODULES));
+    expect(await page.locator("button:has-text('Show more modules')").count()).toBe(0);
+    const plotterCard = cards.filter({ hasText: "Plotter" });
+    expect(await plotterCard.locator("img.module-icon").evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBe(96);
+    expect(await cards.filter({ hasText: "Weather" }).locator(".badge").textContent()).toBe("Needs pro");
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.fill("#search-q", "plot");
+    await page.click("form[role=search] button[type=submit]");
+    await page.waitForURL(`${origin}/?q=plot`);
+    await expect_(async () => expect(await cards.allTextContents()).toEqual([expect.stringContaining("Plotter")]));
+
+    await page.goto(`${origin}/?category=outdoors`);
+    await expect_(async () => expect(await cards.allTextContents()).toEqual([expect.stringContaining("Weather")]));
+
+    await page.goto(`${origin}/?q=two%20words`);
+    await expect_(async () => expect(await page.locator("[role=alert]").textContent()).toMatch(/single word/));
+    done(watch);
+  });
+
+  it("/modules/:id shows the icon, README, versions and changelog, and runs none of the README's code", async () => {
+    const { page, watch } = await openPage();
+    await page.goto(`${origin}/modules/acme.plotter`);
+    await page.waitForSelector("h1:has-text('Plotter')");
+    expect(await page.locator(".module-header img.module-icon").evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(96);
+    const readme = page.locator(".markdown").first();
+    expect(await readme.textContent()).toContain("Safe: the docs and code.");
+    expect(await readme.locator("script, iframe, form, input, style, svg, object, embed, meta, base, img, [style], [onerror], [onclick], [onload]").count()).toBe(0);
+    expect(await readme.locator("a").evaluateAll((links) => links.map((link) => link.getAttribute("rel")))).toEqual(expect.arrayContaining(["noopener nofollow ugc"]));
+    expect(new Set(await readme.locator("a").evaluateAll((links) => links.map((link) => link.getAttribute("rel"))))).toEqual(new Set(["noopener nofollow ugc"]));
+    // Clicking what the README offers runs nothing either.
+    for (const link of await readme.locator("a[href]").all()) expect(await link.getAttribute("href")).toMatch(/^(https?:|mailto:|[^:]*$)/);
+    await readme.locator("summary").click();
+    expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(await page.locator("table").first().textContent()).toMatch(/1\.1\.0.*Latest.*1\.0\.0.*up to 3\.0\.0/s);
+    expect(await page.locator(".markdown").nth(1).textContent()).toContain("Plots faster.");
+    expect(await seriousViolations(page)).toEqual([]);
+    done(watch);
+  });
+
+  it("/publisher signs in, yanks and unyanks with the API agreeing, draws downloads per day, and creates, shows once and revokes a token", async () => {
+    const reader = await createUser();
+    for (let count = 0; count < 3; count += 1) expect((await api("/modules/download/acme.plotter?version=1.0.0", reader.idToken)).status).toBe(200);
+    expect((await api("/modules/download/acme.plotter", reader.idToken)).status).toBe(200);
+    await drainDownloadCounters();
+
+    const { page, watch } = await openPage();
+    await page.goto(`${origin}/publisher`);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.fill("#sign-in-password", "wrong-password");
+    await page.fill("#sign-in-email", developer.email);
+    await page.click("button[type=submit]");
+    await expect_(async () => expect(await page.locator("[role=alert]").textContent()).toMatch(/email or password is wrong/));
+    await page.fill("#sign-in-password", developer.password);
+    await page.click("button[type=submit]");
+    await page.waitForSelector("#modules-heading");
+    expect(await page.locator(".module-panel h3").allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining("acme.plotter"), expect.stringContaining("acme.weather")]));
+
+    // Yank and unyank 1.1.0; the API agrees each time.
+    await page.fill("#reason-acme\\.plotter-1\\.1\\.0", "Plots upside down");
+    await page.click("button[aria-label='Yank acme.plotter 1.1.0']");
+    await expect_(async () => expect(await page.locator("[role=status]").first().textContent()).toBe("Yanked acme.plotter@1.1.0."));
+    const yanked = (await (await api("/modules/acme.plotter")).json()) as { latestVersion: string; versions: { version: string; yanked: boolean }[] };
+    expect(yanked.latestVersion).toBe("1.0.0");
+    expect(yanked.versions.find((entry) => entry.version === "1.1.0")?.yanked).toBe(true);
+    await page.click("button[aria-label='Unyank acme.plotter 1.1.0']");
+    await expect_(async () => expect(await page.locator("[role=status]").first().textContent()).toBe("Put acme.plotter@1.1.0 back."));
+    expect(((await (await api("/modules/acme.plotter")).json()) as { latestVersion: string }).latestVersion).toBe("1.1.0");
+
+    // Downloads per day, drawn: the chart's summary counts them and its canvas is painted.
+    await expect_(async () => expect(await page.locator(".chart figcaption").textContent()).toMatch(/^4 downloads of acme\.plotter .* versions 1\.1\.0, 1\.0\.0\.$/));
+    const painted = await page.locator(".chart canvas").evaluate((canvas: HTMLCanvasElement) => {
+      const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
+      let colored = 0;
+      for (let at = 0; at < data.length; at += 4) if (data[at + 3] > 0 && !(data[at] === data[at + 1] && data[at + 1] === data[at + 2])) colored += 1;
+      return colored;
+    });
+    expect(painted).toBeGreaterThan(100);
+
+    // A token: created, shown once with a copy button, working, listed, revoked.
+    await page.fill("#token-name", "Portal CI");
+    await page.click("button:has-text('Create token')");
+    const shown = page.locator("#created-token");
+    await shown.waitFor();
+    const token = await shown.inputValue();
+    expect(token).toMatch(/^mpt_/);
+    await page.click(".created-token button:has-text('Copy')");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
+    expect((await api("/developers/modules", token)).status).toBe(200);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.reload();
+    await page.waitForSelector("#tokens-heading");
+    await expect_(async () => expect(await page.locator("table").filter({ hasText: "Portal CI" }).count()).toBe(1));
+    expect(await page.content()).not.toContain(token);
+    await page.click("button[aria-label='Revoke Portal CI']");
+    await expect_(async () => expect(await page.locator("[role=status]").filter({ hasText: "Revoked “Portal CI”." }).count()).toBe(1));
+    expect((await api("/developers/modules", token)).status).toBe(401);
+    done(watch);
+  }, 90_000);
+
+  it("no page scrolls sideways at 375 px, and each is free of serious accessibility problems there too", async () => {
+    const { page, watch } = await openPage(375);
+    for (const pathname of ["/", "/modules/acme.plotter", "/publisher"]) {
+      await page.goto(`${origin}${pathname}`);
+      await page.waitForSelector("main h1");
+      await page.waitForLoadState("networkidle");
+      expect([pathname, await scrollsSideways(page)]).toEqual([pathname, false]);
+      expect(await seriousViolations(page)).toEqual([]);
+    }
+    done(watch);
+  });
+});
+
+/** Retries an assertion for a few seconds: what a page shows arrives after its requests. */
+async function expect_(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
