@@ -158,7 +158,7 @@ describe("npm start", () => {
     await until("every port to be free", () => allFree(ports), 30_000);
   }, 120_000);
 
-  it("serves the Hosting folder, whose /docs renders every operation of the API", async () => {
+  it("builds and serves the Hosting site: /docs renders every operation of the API, / the demo modules", async () => {
     const started = await start();
     const document = (await (await fetch(`${base()}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
     const operationIds = Object.values(document.paths).flatMap((operations) => Object.values(operations).map((operation) => operation.operationId));
@@ -179,6 +179,13 @@ describe("npm start", () => {
       const rendered = await page.$$eval(".opblock-summary-operation-id", (nodes) => nodes.map((node) => node.textContent?.trim()));
       expect(new Set(rendered)).toEqual(new Set(operationIds));
       expect(await page.textContent(".info .title")).toContain("Marketplace API");
+
+      // The pages (§16), built from packages/web by npm start itself, with the demo modules.
+      await page.goto(`http://${HOST}:${ports[0]}/`);
+      await page.waitForSelector("ul.cards a:has-text('Charts Pro')");
+      await page.click("ul.cards a:has-text('Charts Pro')");
+      await page.waitForSelector(".markdown h1:has-text('Charts Pro')");
+      expect(await page.locator(".module-header img").evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth)).toBe(128);
       expect(outside).toEqual([]);
     } finally {
       await browser.close();
