@@ -243,6 +243,18 @@ describe("web pages (§16)", () => {
       expect([pathname, await scrollsSideways(page)]).toEqual([pathname, false]);
       expect(await seriousViolations(page)).toEqual([]);
     }
+    // The portal signed in, with its tables, forms, chart and a token shown.
+    await page.fill("#sign-in-email", developer.email);
+    await page.fill("#sign-in-password", developer.password);
+    await page.click("button[type=submit]");
+    await page.waitForSelector(".chart canvas");
+    await page.fill("#token-name", "Narrow screen");
+    await page.click("button:has-text('Create token')");
+    await page.locator("#created-token").waitFor();
+    for (const details of await page.locator("details").all()) await details.locator("summary").first().click();
+    await page.waitForSelector("#keys-heading");
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
     done(watch);
   });
 });
