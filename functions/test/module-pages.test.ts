@@ -4,7 +4,7 @@ import { LINK_REL } from "../src/module-pages/markdown";
 import type { PackageEntry } from "../../packages/mpkg/src/archive";
 import { countDocuments } from "./support/fixtures";
 import { HOSTILE_README, modulePackage, pngImage } from "./support/packages";
-import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, storedObjects, testApp, type TestDeveloper } from "./support/harness";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, storedObjects, testApp, type TestDeveloper } from "./support/harness";
 
 /** Contract §16: what a package's README, CHANGELOG and icon become, through the API. */
 describe("module pages", () => {
@@ -13,17 +13,11 @@ describe("module pages", () => {
 
   const sign = async (developer: TestDeveloper, bytes: Buffer) =>
     request(await testApp()).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream").send(bytes);
-  const publish = async (developer: TestDeveloper, moduleId: string, version: string) =>
-    request(await testApp()).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId, version });
-  const signAndPublish = async (developer: TestDeveloper, manifest: Record<string, unknown>, files: PackageEntry[]) => {
-    expect((await sign(developer, await modulePackage(manifest, files))).status).toBe(201);
-    expect((await publish(developer, manifest.id as string, manifest.version as string)).status).toBe(200);
-  };
 
   beforeAll(async () => {
     await resetEmulators();
     acme = await createDeveloper("acme");
-    await signAndPublish(acme, { id: "acme.plotter", name: "Plotter", summary: "Plots things.", version: "1.0.0", category: "data", maxAppVersion: "3.0.0" }, [
+    await publishModule(acme, { id: "acme.plotter", name: "Plotter", summary: "Plots things.", version: "1.0.0", category: "data", maxAppVersion: "3.0.0" }, [
       { name: "README.md", content: HOSTILE_README },
       { name: "CHANGELOG.md", content: "# Changelog\n\n## 1.0.0\n\n- First release, see <https://example.com/notes>.\n" },
       { name: "icon.png", content: icon },
@@ -91,14 +85,14 @@ describe("module pages", () => {
     expectProblem(await request(app).get("/api/v1/modules/acme.nothing"), 404, "module_not_found");
     expectProblem(await request(app).get("/api/v1/modules/__proto__"), 400, "invalid_request");
     expectProblem(await request(app).get("/api/v1/modules/updates"), 405, "method_not_allowed");
-    await signAndPublish(acme, { id: "acme.bare", version: "1.0.0" }, []);
+    await publishModule(acme, { id: "acme.bare", version: "1.0.0" });
     const bare = await request(app).get("/api/v1/modules/acme.bare");
     expect(bare.body).toMatchObject({ iconUrl: null, readmeHtml: null, changelogHtml: null });
     expectProblem(await request(app).get("/api/v1/modules/acme.bare/icon"), 404, "module_not_found");
   });
 
   it("takes the files module.json names instead of the defaults", async () => {
-    await signAndPublish(acme, { id: "acme.named", version: "1.0.0", readme: "docs/intro.md", changelog: "docs/history.md", icon: "assets/logo.png" }, [
+    await publishModule(acme, { id: "acme.named", version: "1.0.0", readme: "docs/intro.md", changelog: "docs/history.md", icon: "assets/logo.png" }, [
       { name: "README.md", content: "# Not this one" },
       { name: "docs/intro.md", content: "# Intro" },
       { name: "docs/history.md", content: "## 1.0.0" },
@@ -132,13 +126,13 @@ describe("module pages", () => {
 
   it("a version signed again before it is published has its new package's content only", async () => {
     expect((await sign(acme, await modulePackage({ id: "acme.resigned", version: "1.0.0" }, [{ name: "README.md", content: "# First" }, { name: "icon.png", content: icon }]))).status).toBe(201);
-    await signAndPublish(acme, { id: "acme.resigned", version: "1.0.0" }, [{ name: "CHANGELOG.md", content: "# Second" }]);
+    await publishModule(acme, { id: "acme.resigned", version: "1.0.0" }, [{ name: "CHANGELOG.md", content: "# Second" }]);
     const page = (await request(await testApp()).get("/api/v1/modules/acme.resigned")).body;
     expect(page).toMatchObject({ readmeHtml: null, changelogHtml: "<h1>Second</h1>\n", iconUrl: null });
   });
 
   it("shows the latest version's content, and versions yanked as such", async () => {
-    await signAndPublish(acme, { id: "acme.plotter", name: "Plotter", summary: "Plots things.", version: "2.0.0" }, [{ name: "README.md", content: "# Two" }]);
+    await publishModule(acme, { id: "acme.plotter", name: "Plotter", summary: "Plots things.", version: "2.0.0" }, [{ name: "README.md", content: "# Two" }]);
     const app = await testApp();
     const page = (await request(app).get("/api/v1/modules/acme.plotter")).body;
     expect(page).toMatchObject({ latestVersion: "2.0.0", readmeHtml: "<h1>Two</h1>\n", changelogHtml: null, iconUrl: null });

@@ -32,7 +32,8 @@ export interface ReviewVerdict {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-function textOf(bytes: Buffer): string | null {
+/** The bytes as UTF-8 text, or null when they are not. */
+export function textOf(bytes: Buffer): string | null {
   try {
     return utf8.decode(bytes);
   } catch {

@@ -58,12 +58,14 @@ export async function listModules({ db, cursors, config }: Deps, query: ListQuer
 /** A page as the caller sees it: each item says whether they may use it and have activated it. */
 export function withAccess(page: ModulePage, caller: CallerData): ModulePage {
   if (page.items.length === 0) return page;
-  return { ...page, items: page.items.map((item) => ({ ...item, access: accessOf(item, caller) })) };
+  const accessOf = accessFor(caller);
+  return { ...page, items: page.items.map((item) => ({ ...item, access: accessOf(item) })) };
 }
 
-/** Whether the caller may use a module, and whether they have activated it. */
-export function accessOf(module: { id: string; entitlement: string | null }, caller: CallerData) {
-  return { usable: isModuleUsable(module, caller.access.keys), activated: caller.activations.some((activation) => activation.moduleId === module.id) };
+/** For one caller: whether they may use a module, and whether they have activated it. */
+export function accessFor(caller: CallerData) {
+  const activated = new Set(caller.activations.map((activation) => activation.moduleId));
+  return (module: { id: string; entitlement: string | null }) => ({ usable: isModuleUsable(module, caller.access.keys), activated: activated.has(module.id) });
 }
 
 /** Where a module and its versions are read from: the store itself, or an instance's memory of it. */

@@ -11,7 +11,7 @@ import type { PackageContent } from "./package-content";
  */
 
 const htmlDocument = z.object({ html: z.string() });
-const iconDocument = z.object({ png: z.instanceof(Uint8Array), sha256: z.string() });
+const iconDocument = z.object({ png: z.instanceof(Uint8Array) });
 
 export interface VersionContent {
   readmeHtml: string | null;
@@ -27,7 +27,7 @@ export function contentStore(db: Firestore) {
       const put = (id: string, data: object | null) => (data ? tx.set(docs.doc(id), data) : tx.delete(docs.doc(id)));
       put("readme", content.readmeHtml === null ? null : { html: content.readmeHtml });
       put("changelog", content.changelogHtml === null ? null : { html: content.changelogHtml });
-      put("icon", content.icon);
+      put("icon", content.icon && { png: content.icon });
     },
     /** The rendered README and CHANGELOG of a version, in one batched read. */
     async documents(moduleId: string, version: string): Promise<VersionContent> {
@@ -35,9 +35,9 @@ export function contentStore(db: Firestore) {
       const [readme, changelog] = await db.getAll(docs.doc("readme"), docs.doc("changelog"));
       return { readmeHtml: readDocument(htmlDocument, readme)?.html ?? null, changelogHtml: readDocument(htmlDocument, changelog)?.html ?? null };
     },
-    async icon(moduleId: string, version: string): Promise<{ png: Buffer; sha256: string } | null> {
+    async icon(moduleId: string, version: string): Promise<Buffer | null> {
       const stored = readDocument(iconDocument, await contentOf(moduleId, version).doc("icon").get());
-      return stored && { png: Buffer.from(stored.png), sha256: stored.sha256 };
+      return stored && Buffer.from(stored.png);
     },
   });
 }

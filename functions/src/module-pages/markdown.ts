@@ -31,7 +31,7 @@ const SANITIZE: sanitizeHtml.IOptions = {
     a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: LINK_REL } }),
     img: (_tagName, attribs) => ({ tagName: "a", attribs: { href: attribs.src ?? "", rel: LINK_REL }, text: attribs.alt?.trim() || "image" }),
   },
-  // A link whose URL was refused keeps its text, not an empty anchor.
+  // A link whose URL was refused and that has no text is dropped; one with text keeps it (inert, without href).
   exclusiveFilter: (frame) => frame.tag === "a" && !frame.attribs.href && frame.text.trim() === "",
 };
 

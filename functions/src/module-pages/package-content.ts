@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import { ApiError } from "../core/errors";
-import type { PackageEntryContent } from "../checks/service";
+import { textOf, type PackageEntryContent } from "../checks/service";
 import { checkIcon, ICON_RULES } from "./icon";
 import { renderMarkdown } from "./markdown";
 
@@ -28,10 +27,10 @@ export type ContentPaths = Partial<Record<ContentKind, string>>;
 export interface PackageContent {
   readmeHtml: string | null;
   changelogHtml: string | null;
-  icon: { png: Buffer; sha256: string } | null;
+  /** The PNG, checked. */
+  icon: Buffer | null;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 const invalid = (detail: string) => new ApiError("invalid_package", detail);
 
 export function packageContent(manifestPaths: ContentPaths) {
@@ -58,7 +57,7 @@ export function packageContent(manifestPaths: ContentPaths) {
       return {
         readmeHtml: rendered(found.get("readme"), paths.readme),
         changelogHtml: rendered(found.get("changelog"), paths.changelog),
-        icon: icon ? { png: icon, sha256: createHash("sha256").update(icon).digest("hex") } : null,
+        icon: icon ?? null,
       };
     },
   };
@@ -66,12 +65,8 @@ export function packageContent(manifestPaths: ContentPaths) {
 
 function rendered(bytes: Buffer | undefined, name: string): string | null {
   if (!bytes) return null;
-  let source: string;
-  try {
-    source = utf8.decode(bytes);
-  } catch {
-    throw invalid(`${name} is not UTF-8 text.`);
-  }
+  const source = textOf(bytes);
+  if (source === null) throw invalid(`${name} is not UTF-8 text.`);
   const html = renderMarkdown(source);
   if (Buffer.byteLength(html) > CONTENT_RULES.maxHtmlBytes) {
     throw invalid(`${name} renders to more than ${CONTENT_RULES.maxHtmlBytes / 1024} KiB of HTML; shorten it.`);

@@ -36,8 +36,8 @@ export const modulePageRoutes = (deps: Deps) => {
       problems: ["module_not_found", "version_not_found"],
       cache: "public",
       handle: async ({ params, query }) => {
-        const icon = await pages.icon(params.id, query.v);
-        return { status: 200, media: { data: icon.png, type: "image/png" }, headers: { "Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff" } };
+        const png = await pages.icon(params.id, query.v);
+        return { status: 200, media: { data: png, type: "image/png" }, headers: { "Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff" } };
       },
     }),
   ];

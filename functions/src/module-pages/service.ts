@@ -6,7 +6,7 @@ import { ApiError } from "../core/errors";
 import type { Deps } from "../deps";
 import { downloadStore } from "../marketplace/download-store";
 import { moduleStore } from "../marketplace/module-store";
-import { accessOf, iconUrlOf } from "../marketplace/service";
+import { accessFor, iconUrlOf } from "../marketplace/service";
 import { contentStore } from "./content-store";
 import type { modulePageSchema } from "./schemas";
 
@@ -37,11 +37,11 @@ export function modulePages(deps: Deps) {
     /** A listed module's page; with the caller's data, whether they may use it. */
     async page(moduleId: string, caller: CallerData | null): Promise<ModulePage> {
       const { page } = await known(moduleId);
-      return caller ? { ...page, access: accessOf(page, caller) } : page;
+      return caller ? { ...page, access: accessFor(caller)(page) } : page;
     },
 
     /** The PNG icon of a listed module's latest version, or of one of its listed versions. */
-    async icon(moduleId: string, version: string | undefined): Promise<{ png: Buffer; sha256: string }> {
+    async icon(moduleId: string, version: string | undefined): Promise<Buffer> {
       const { page, withIcon } = await known(moduleId);
       const chosen = version ?? page.latestVersion;
       if (!page.versions.some((entry) => entry.version === chosen)) throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${chosen}'.`);

@@ -11,6 +11,7 @@ import type { Config } from "../../src/config";
 import { silentLogger, type Logger } from "../../src/core/logger";
 import type { Deps } from "../../src/deps";
 import { localDeps } from "../../src/local";
+import type { PackageEntry } from "../../../packages/mpkg/src/archive";
 import { modulePackage } from "./packages";
 
 export const projectId = process.env.TEST_PROJECT_ID!;
@@ -156,10 +157,10 @@ export async function createDeveloper(publisherId: string): Promise<TestDevelope
   return { ...user, publisherId };
 }
 
-/** Signs and publishes a package of `manifest` through the API; returns its bytes. */
-export async function publishModule(developer: TestDeveloper, manifest: Record<string, unknown>): Promise<Buffer> {
+/** Signs and publishes a package of `manifest` (and `files`, e.g. a README) through the API; returns its bytes. */
+export async function publishModule(developer: TestDeveloper, manifest: Record<string, unknown>, files: PackageEntry[] = []): Promise<Buffer> {
   const app = await testApp();
-  const bytes = await modulePackage(manifest);
+  const bytes = await modulePackage(manifest, files);
   const signed = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream").send(bytes);
   if (signed.status !== 201) throw new Error(`sign failed: ${JSON.stringify(signed.body)}`);
   const published = await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: manifest.id, version: manifest.version });

@@ -2,46 +2,39 @@ import { useEffect, useState } from "preact/hooks";
 import { dataOf, type Schemas, type SignedInApi } from "../api";
 import { formatDate } from "../format";
 import { ErrorMessage, StatusMessage } from "../ui/messages";
+import { useAction } from "../ui/use-action";
 
 /** Access tokens for CI (§12): created and shown once, listed, revoked. */
 export function AccessTokens({ api }: { api: SignedInApi }) {
   const [tokens, setTokens] = useState<Schemas["AccessToken"][] | null>(null);
   const [created, setCreated] = useState<Schemas["CreatedAccessToken"] | null>(null);
   const [copied, setCopied] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [status, setStatus] = useState("");
+  const { error, status, run, setError } = useAction();
   const reload = async () => setTokens((await dataOf(api.GET("/developers/tokens"))).items);
   useEffect(() => {
     reload().catch(setError);
   }, [api]);
 
-  const create = async (event: Event) => {
+  const create = (event: Event) => {
     event.preventDefault();
     const formElement = event.currentTarget as HTMLFormElement;
     const form = new FormData(formElement);
-    setError(null);
-    setStatus("");
     setCopied(false);
-    try {
+    return run(async () => {
       const token = await dataOf(api.POST("/developers/tokens", { body: { name: String(form.get("name") ?? ""), expiresInDays: Number(form.get("expiresInDays")) } }));
       setCreated(token);
       formElement.reset();
       await reload();
-    } catch (failure) {
-      setError(failure);
-    }
+      return "";
+    });
   };
-  const revoke = async (token: Schemas["AccessToken"]) => {
-    setError(null);
-    try {
+  const revoke = (token: Schemas["AccessToken"]) =>
+    run(async () => {
       await dataOf(api.DELETE("/developers/tokens/{id}", { params: { path: { id: token.id } } }));
       if (created?.id === token.id) setCreated(null);
       await reload();
-      setStatus(`Revoked “${token.name}”.`);
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+      return `Revoked “${token.name}”.`;
+    });
   const copy = async () => {
     if (!created) return;
     try {

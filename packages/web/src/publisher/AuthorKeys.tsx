@@ -2,49 +2,40 @@ import { useEffect, useState } from "preact/hooks";
 import { dataOf, type Schemas, type SignedInApi } from "../api";
 import { formatDate } from "../format";
 import { ErrorMessage, StatusMessage } from "../ui/messages";
+import { useAction } from "../ui/use-action";
 
 /** Author keys (§15): Ed25519 public keys whose signatures packages may carry. */
 export function AuthorKeys({ api }: { api: SignedInApi }) {
   const [keys, setKeys] = useState<Schemas["AuthorKey"][] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [status, setStatus] = useState("");
+  const { error, status, run, setError } = useAction();
   const reload = async () => setKeys((await dataOf(api.GET("/developers/keys"))).items);
   useEffect(() => {
     reload().catch(setError);
   }, [api]);
 
-  const add = async (event: Event) => {
+  const add = (event: Event) => {
     event.preventDefault();
     const formElement = event.currentTarget as HTMLFormElement;
     const form = new FormData(formElement);
-    setError(null);
-    setStatus("");
-    let publicKey: Schemas["Ed25519PublicJwk"];
-    try {
-      publicKey = JSON.parse(String(form.get("publicKey") ?? ""));
-    } catch {
-      setError(new Error("The public key must be a JWK in JSON, as `mpkg keys generate` prints it."));
-      return;
-    }
-    try {
+    return run(async () => {
+      let publicKey: Schemas["Ed25519PublicJwk"];
+      try {
+        publicKey = JSON.parse(String(form.get("publicKey") ?? ""));
+      } catch {
+        throw new Error("The public key must be a JWK in JSON, as `mpkg keys generate` prints it.");
+      }
       await dataOf(api.POST("/developers/keys", { body: { name: String(form.get("name") ?? ""), publicKey } }));
       formElement.reset();
       await reload();
-      setStatus("Key added.");
-    } catch (failure) {
-      setError(failure);
-    }
+      return "Key added.";
+    });
   };
-  const revoke = async (key: Schemas["AuthorKey"]) => {
-    setError(null);
-    try {
+  const revoke = (key: Schemas["AuthorKey"]) =>
+    run(async () => {
       await dataOf(api.DELETE("/developers/keys/{kid}", { params: { path: { kid: key.kid } } }));
       await reload();
-      setStatus(`Revoked “${key.name}”.`);
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+      return `Revoked “${key.name}”.`;
+    });
 
   return (
     <section aria-labelledby="keys-heading" class="panel">

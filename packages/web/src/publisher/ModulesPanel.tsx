@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { dataOf, type Schemas, type SignedInApi } from "../api";
 import { formatCount, formatDate } from "../format";
 import { ErrorMessage, StatusMessage } from "../ui/messages";
+import { useAction } from "../ui/use-action";
 import { PublishSettings } from "./PublishSettings";
 
 type DeveloperModule = Schemas["DeveloperModules"]["items"][number];
@@ -9,20 +10,14 @@ type DeveloperVersion = DeveloperModule["versions"][number];
 
 /** The developer's modules: every version with its review, and yank and unyank. */
 export function ModulesPanel({ api, modules, reload }: { api: SignedInApi; modules: DeveloperModule[]; reload: () => Promise<void> }) {
-  const [status, setStatus] = useState("");
-  const [error, setError] = useState<unknown>(null);
+  const { error, status, run } = useAction();
 
-  const act = async (what: string, call: () => Promise<unknown>) => {
-    setError(null);
-    setStatus("");
-    try {
+  const act = (what: string, call: () => Promise<unknown>) =>
+    run(async () => {
       await call();
       await reload();
-      setStatus(what);
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+      return what;
+    });
   const yank = (module: DeveloperModule, version: DeveloperVersion, reason: string) =>
     act(`Yanked ${module.id}@${version.version}.`, () =>
       dataOf(api.POST("/developers/modules/yank", { body: { moduleId: module.id, version: version.version, ...(reason ? { reason } : {}) } })),

@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { dataOf, type Schemas, type SignedInApi } from "../api";
 import { formatDate } from "../format";
 import { ErrorMessage, StatusMessage } from "../ui/messages";
+import { useAction } from "../ui/use-action";
 
 type DeveloperModule = Schemas["DeveloperModules"]["items"][number];
 type TrustedPublisher = Schemas["TrustedPublisher"];
@@ -33,23 +34,20 @@ export function PublishSettings({ api, module, onPolicyChanged }: { api: SignedI
 
 function TrustedPublishers({ api, moduleId }: { api: SignedInApi; moduleId: string }) {
   const [items, setItems] = useState<TrustedPublisher[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [status, setStatus] = useState("");
+  const { error, status, run, setError } = useAction();
   const path = { params: { path: { id: moduleId } } };
   const reload = async () => setItems((await dataOf(api.GET("/developers/modules/{id}/trusted-publishers", path))).items);
   useEffect(() => {
     reload().catch(setError);
   }, [moduleId]);
 
-  const add = async (event: Event) => {
+  const add = (event: Event) => {
     event.preventDefault();
     const formElement = event.currentTarget as HTMLFormElement;
     const form = new FormData(formElement);
     const value = (name: string) => String(form.get(name) ?? "").trim() || undefined;
     const claims = Object.fromEntries(CLAIMS.flatMap(([name]) => (value(name) ? [[name, value(name)]] : [])));
-    setError(null);
-    setStatus("");
-    try {
+    return run(async () => {
       await dataOf(
         api.POST("/developers/modules/{id}/trusted-publishers", {
           ...path,
@@ -58,21 +56,15 @@ function TrustedPublishers({ api, moduleId }: { api: SignedInApi; moduleId: stri
       );
       formElement.reset();
       await reload();
-      setStatus("Trusted publisher added.");
-    } catch (failure) {
-      setError(failure);
-    }
+      return "Trusted publisher added.";
+    });
   };
-  const remove = async (tpId: string) => {
-    setError(null);
-    try {
+  const remove = (tpId: string) =>
+    run(async () => {
       await dataOf(api.DELETE("/developers/modules/{id}/trusted-publishers/{tpId}", { params: { path: { id: moduleId, tpId } } }));
       await reload();
-      setStatus("Trusted publisher removed.");
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+      return "Trusted publisher removed.";
+    });
 
   const prefix = `tp-${moduleId}`;
   return (
@@ -131,14 +123,11 @@ function TrustedPublishers({ api, moduleId }: { api: SignedInApi; moduleId: stri
 }
 
 function Policy({ api, module, onChanged }: { api: SignedInApi; module: DeveloperModule; onChanged: () => Promise<void> }) {
-  const [error, setError] = useState<unknown>(null);
-  const [status, setStatus] = useState("");
-  const save = async (event: Event) => {
+  const { error, status, run } = useAction();
+  const save = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    setError(null);
-    setStatus("");
-    try {
+    return run(async () => {
       await dataOf(
         api.PUT("/developers/modules/{id}/policy", {
           params: { path: { id: module.id } },
@@ -146,10 +135,8 @@ function Policy({ api, module, onChanged }: { api: SignedInApi; module: Develope
         }),
       );
       await onChanged();
-      setStatus("Policy saved.");
-    } catch (failure) {
-      setError(failure);
-    }
+      return "Policy saved.";
+    });
   };
   const prefix = `policy-${module.id}`;
   return (
