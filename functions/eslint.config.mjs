@@ -26,4 +26,17 @@ export default tseslint.config(
       "@typescript-eslint/no-non-null-assertion": "off",
     },
   },
+  {
+    files: ["functions/src/**/*.ts"],
+    ignores: ["functions/src/**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name='doc'][arguments.length>0]",
+          message: "Address documents with documentAt(collection, id) from core/documents: it refuses ids Firestore cannot take.",
+        },
+      ],
+    },
+  },
 );

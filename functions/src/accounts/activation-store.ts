@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin
 import { z } from "zod";
 import { keyedQueue } from "../core/concurrency";
 import { withDeadlines } from "../core/deadline";
-import { readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp } from "../core/documents";
 
 /**
  * `users/{uid}/activations/{moduleId}`: which modules a user confirmed, and on which devices
@@ -48,7 +48,7 @@ const turnsByClient = new WeakMap<Firestore, ReturnType<typeof keyedQueue>>();
 export function activationStore(db: Firestore) {
   if (!turnsByClient.has(db)) turnsByClient.set(db, keyedQueue());
   const turns = turnsByClient.get(db)!;
-  const collection = (uid: string) => db.collection("users").doc(uid).collection("activations");
+  const collection = (uid: string) => documentAt(db.collection("users"), uid).collection("activations");
   const read = (snapshot: DocumentSnapshot): ActivationRecord | null => {
     const stored = readDocument(activationDocument, snapshot);
     return (
@@ -84,7 +84,7 @@ export function activationStore(db: Firestore) {
   });
   return withDeadlines("Firestore", {
     async get(uid: string, moduleId: string): Promise<ActivationRecord | null> {
-      return read(await collection(uid).doc(moduleId).get());
+      return read(await documentAt(collection(uid), moduleId).get());
     },
     /** Every activation of a user, oldest first. */
     async list(uid: string): Promise<ActivationRecord[]> {
@@ -92,13 +92,11 @@ export function activationStore(db: Firestore) {
     },
     /** Creates the first activation; rejects (ALREADY_EXISTS) when there is one. */
     async create(uid: string, activation: ActivationRecord): Promise<void> {
-      await collection(uid).doc(activation.moduleId).create(toDocument(activation));
+      await documentAt(collection(uid), activation.moduleId).create(toDocument(activation));
     },
     /** A repeat confirmation without a device: the version and time move; the rest stays. */
     async refresh(uid: string, activation: Pick<ActivationRecord, "moduleId" | "version" | "updatedAt">): Promise<void> {
-      await collection(uid)
-        .doc(activation.moduleId)
-        .update({ version: activation.version, updatedAt: Timestamp.fromDate(activation.updatedAt) });
+      await documentAt(collection(uid), activation.moduleId).update({ version: activation.version, updatedAt: Timestamp.fromDate(activation.updatedAt) });
     },
     /**
      * Reads the activation and writes what `change` makes of it, in one transaction, so that
@@ -106,7 +104,7 @@ export function activationStore(db: Firestore) {
      * `change` may throw to write nothing.
      */
     async change(uid: string, moduleId: string, change: (current: ActivationRecord | null) => ActivationRecord): Promise<ActivationRecord> {
-      const ref = collection(uid).doc(moduleId);
+      const ref = documentAt(collection(uid), moduleId);
       return turns(ref.path, () =>
         db.runTransaction(
           async (tx) => {

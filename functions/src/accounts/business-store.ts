@@ -2,7 +2,7 @@ import { FieldPath, FieldValue, type DocumentSnapshot, type Firestore, type Tran
 import { z } from "zod";
 import { BUSINESS_ROLES, type BusinessRole } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
-import { readDocument } from "../core/documents";
+import { documentAt, readDocument } from "../core/documents";
 
 /** `businesses/{businessId}`: a business and its members, written by billing and operators. */
 
@@ -27,7 +27,7 @@ export function businessStore(db: Firestore) {
     return stored && { id: snapshot.id, name: stored.name, memberIds: stored.memberIds, roles: stored.roles ?? {} };
   };
   return withDeadlines("Firestore", {
-    ref: (businessId: string) => collection.doc(businessId),
+    ref: (businessId: string) => documentAt(collection, businessId),
     read,
     /** The businesses a user is a member of: one query. */
     async forMember(uid: string): Promise<BusinessRecord[]> {
@@ -36,16 +36,16 @@ export function businessStore(db: Firestore) {
     },
     /** Creates a business with no members; rejects (ALREADY_EXISTS) when the id is taken. */
     async create(businessId: string, name: string): Promise<void> {
-      await collection.doc(businessId).create({ name, memberIds: [], roles: {} });
+      await documentAt(collection, businessId).create({ name, memberIds: [], roles: {} });
     },
     createIn(tx: Transaction, businessId: string, name: string): void {
-      tx.create(collection.doc(businessId), { name, memberIds: [], roles: {} });
+      tx.create(documentAt(collection, businessId), { name, memberIds: [], roles: {} });
     },
     setMember(tx: Transaction, businessId: string, uid: string, role: BusinessRole): void {
-      tx.update(collection.doc(businessId), "memberIds", FieldValue.arrayUnion(uid), new FieldPath("roles", uid), role);
+      tx.update(documentAt(collection, businessId), "memberIds", FieldValue.arrayUnion(uid), new FieldPath("roles", uid), role);
     },
     removeMember(tx: Transaction, businessId: string, uid: string): void {
-      tx.update(collection.doc(businessId), "memberIds", FieldValue.arrayRemove(uid), new FieldPath("roles", uid), FieldValue.delete());
+      tx.update(documentAt(collection, businessId), "memberIds", FieldValue.arrayRemove(uid), new FieldPath("roles", uid), FieldValue.delete());
     },
   });
 }

@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, typ
 import { z } from "zod";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
-import { readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp } from "../core/documents";
 
 /** `subscriptions/{businessId}`: written by billing (and the operator CLI), read by the service. */
 
@@ -60,15 +60,15 @@ export function subscriptionStore(db: Firestore) {
       : {}),
   });
   return withDeadlines("Firestore", {
-    ref: (businessId: string) => collection.doc(businessId),
+    ref: (businessId: string) => documentAt(collection, businessId),
     read,
     /** One batched read of several businesses' subscriptions, in their order. */
     async getMany(businessIds: string[]): Promise<(SubscriptionRecord | null)[]> {
       if (businessIds.length === 0) return [];
-      return (await db.getAll(...businessIds.map((id) => collection.doc(id)))).map(read);
+      return (await db.getAll(...businessIds.map((id) => documentAt(collection, id)))).map(read);
     },
     setIn(writer: Transaction | WriteBatch, businessId: string, subscription: SubscriptionRecord): void {
-      (writer as WriteBatch).set(collection.doc(businessId), toDocument(subscription));
+      (writer as WriteBatch).set(documentAt(collection, businessId), toDocument(subscription));
     },
   });
 }

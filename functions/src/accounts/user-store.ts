@@ -1,7 +1,7 @@
 import { FieldValue, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { readDocument } from "../core/documents";
+import { documentAt, readDocument } from "../core/documents";
 
 /** `users/{uid}`: a user's profile data and direct entitlement grants (support and operators write it). */
 
@@ -23,19 +23,19 @@ export function userStore(db: Firestore) {
     return stored && { displayName: stored.displayName ?? null, entitlements: stored.entitlements ?? [] };
   };
   return withDeadlines("Firestore", {
-    ref: (uid: string) => collection.doc(uid),
+    ref: (uid: string) => documentAt(collection, uid),
     read,
     async get(uid: string): Promise<UserRecord | null> {
-      return read(await collection.doc(uid).get());
+      return read(await documentAt(collection, uid).get());
     },
     async setDisplayName(uid: string, displayName: string): Promise<void> {
-      await collection.doc(uid).set({ displayName }, { merge: true });
+      await documentAt(collection, uid).set({ displayName }, { merge: true });
     },
     grantIn(writer: WriteBatch, uid: string, key: string): void {
-      writer.set(collection.doc(uid), { entitlements: FieldValue.arrayUnion(key) }, { merge: true });
+      writer.set(documentAt(collection, uid), { entitlements: FieldValue.arrayUnion(key) }, { merge: true });
     },
     revokeIn(writer: WriteBatch, uid: string, key: string): void {
-      writer.update(collection.doc(uid), { entitlements: FieldValue.arrayRemove(key) });
+      writer.update(documentAt(collection, uid), { entitlements: FieldValue.arrayRemove(key) });
     },
   });
 }

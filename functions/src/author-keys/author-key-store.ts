@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp } from "../core/documents";
 
 /**
  * `authorKeys/{kid}`: publishers' own Ed25519 public keys (contract §15), addressed by their RFC
@@ -48,7 +48,7 @@ export function authorKeyStore(db: Firestore) {
   return {
     /** Fails (ALREADY_EXISTS) when the key is registered already, by anyone. */
     createIn(writer: WriteBatch, key: AuthorKeyRecord): void {
-      writer.create(collection.doc(key.kid), {
+      writer.create(documentAt(collection, key.kid), {
         publisherId: key.publisherId,
         developerId: key.developerId,
         name: key.name,
@@ -58,14 +58,14 @@ export function authorKeyStore(db: Firestore) {
     },
     /** A key as a transaction sees it, so a revocation racing with a sign decides it. */
     async getIn(tx: Transaction, kid: string): Promise<AuthorKeyRecord | null> {
-      return read(await tx.get(collection.doc(kid)));
+      return read(await tx.get(documentAt(collection, kid)));
     },
     revokeIn(writer: WriteBatch, kid: string, at: Date): void {
-      writer.update(collection.doc(kid), { revokedAt: Timestamp.fromDate(at) });
+      writer.update(documentAt(collection, kid), { revokedAt: Timestamp.fromDate(at) });
     },
     ...withDeadlines("Firestore", {
       async get(kid: string): Promise<AuthorKeyRecord | null> {
-        return read(await collection.doc(kid).get());
+        return read(await documentAt(collection, kid).get());
       },
       /** A publisher's keys, revoked ones included, oldest first. */
       async ofPublisher(publisherId: string): Promise<AuthorKeyRecord[]> {

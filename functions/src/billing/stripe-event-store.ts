@@ -1,5 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { DAY_MS } from "../core/time";
+import { documentAt } from "../core/documents";
 
 /**
  * `stripeEvents/{eventId}`: the Stripe events this service has processed, so a replay changes
@@ -15,10 +16,10 @@ export type StripeEventOutcome = "applied" | "stale" | "superseded";
 export function stripeEventStore(db: Firestore) {
   const collection = db.collection("stripeEvents");
   return {
-    ref: (eventId: string) => collection.doc(eventId),
+    ref: (eventId: string) => documentAt(collection, eventId),
     processed: (snapshot: DocumentSnapshot) => snapshot.exists,
     recordIn(tx: Transaction, event: { id: string; type: string; created: number; businessId: string; outcome: StripeEventOutcome }, now: Date): void {
-      tx.create(collection.doc(event.id), {
+      tx.create(documentAt(collection, event.id), {
         type: event.type,
         created: Timestamp.fromMillis(event.created * 1000),
         businessId: event.businessId,

@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, typ
 import { z } from "zod";
 import { ACTOR_KINDS, type Actor } from "../core/audit-log";
 import { withDeadlines } from "../core/deadline";
-import { readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp } from "../core/documents";
 
 /**
  * `blocklist/{sha256}`: SHA-256s (hex) of files and packages that operators refuse (contract §14),
@@ -33,25 +33,25 @@ export function blocklistStore(db: Firestore) {
   };
   return {
     set(writer: WriteBatch | Transaction, record: BlocklistRecord): void {
-      (writer as WriteBatch).set(collection.doc(record.sha256), {
+      (writer as WriteBatch).set(documentAt(collection, record.sha256), {
         reason: record.reason,
         addedAt: Timestamp.fromDate(record.addedAt),
         addedBy: record.addedBy,
       });
     },
     delete(writer: WriteBatch | Transaction, sha256: string): void {
-      (writer as WriteBatch).delete(collection.doc(sha256));
+      (writer as WriteBatch).delete(documentAt(collection, sha256));
     },
     ...withDeadlines("Firestore", {
       async get(sha256: string): Promise<BlocklistRecord | null> {
-        return read(await collection.doc(sha256).get());
+        return read(await documentAt(collection, sha256).get());
       },
       /** The entries among these hashes, in batched reads. */
       async find(hashes: string[]): Promise<BlocklistRecord[]> {
         const unique = [...new Set(hashes)];
         const found: BlocklistRecord[] = [];
         for (let start = 0; start < unique.length; start += READ_CHUNK) {
-          const snapshots = await db.getAll(...unique.slice(start, start + READ_CHUNK).map((hash) => collection.doc(hash)));
+          const snapshots = await db.getAll(...unique.slice(start, start + READ_CHUNK).map((hash) => documentAt(collection, hash)));
           for (const snapshot of snapshots) {
             const record = read(snapshot);
             if (record) found.push(record);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { FieldValue, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { readDocument } from "../core/documents";
+import { documentAt, readDocument } from "../core/documents";
 import { foldedNamesOf, indexKeysOf } from "./names";
 
 /**
@@ -30,7 +30,7 @@ export function nameIndexStore(db: Firestore) {
       for (const folded of foldedNamesOf(module.moduleId, module.name)) {
         const named: NamedModule = { moduleId: module.moduleId, publisherId: module.publisherId, folded };
         for (const key of indexKeysOf(folded)) {
-          (writer as WriteBatch).set(collection.doc(documentIdOf(key)), { key, modules: FieldValue.arrayUnion(named) }, { merge: true });
+          (writer as WriteBatch).set(documentAt(collection, documentIdOf(key)), { key, modules: FieldValue.arrayUnion(named) }, { merge: true });
         }
       }
     },
@@ -39,7 +39,7 @@ export function nameIndexStore(db: Firestore) {
       async candidates(keys: string[]): Promise<NamedModule[]> {
         const unique = [...new Set(keys)];
         if (unique.length === 0) return [];
-        const snapshots = await db.getAll(...unique.map((key) => collection.doc(documentIdOf(key))));
+        const snapshots = await db.getAll(...unique.map((key) => documentAt(collection, documentIdOf(key))));
         return snapshots.flatMap((snapshot) => read(snapshot)?.modules ?? []);
       },
     }),

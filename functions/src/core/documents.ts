@@ -1,6 +1,7 @@
-import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
+import { Timestamp, type CollectionReference, type DocumentReference, type DocumentSnapshot } from "firebase-admin/firestore";
 import semver from "semver";
 import { z } from "zod";
+import { invalidRequest } from "./errors";
 
 /**
  * What every collection's store (`<resource>/*-store.ts`) shares: field types of stored
@@ -22,6 +23,32 @@ export const MODULE_ID = /^[a-z][a-z0-9-]{2,31}\.[a-z0-9][a-z0-9-]{0,63}$/;
 /** An entitlement key, e.g. "pro" or "beta-access". */
 export const ENTITLEMENT_KEY = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const entitlementKey = z.string().regex(ENTITLEMENT_KEY, "must be 1-64 of [a-z0-9_-], starting with a letter or digit");
+
+/** Firestore's limit on a document id, in UTF-8 bytes. */
+const MAX_DOCUMENT_ID_BYTES = 1500;
+
+/** Why a string cannot be a Firestore document id, or null when it can. */
+export function documentIdProblem(id: string): string | null {
+  if (id.length === 0) return "it is empty";
+  if (id.includes("/")) return "it contains '/'";
+  if (id === "." || id === "..") return "it is '.' or '..'";
+  if (/^__.*__$/s.test(id)) return "ids of the form __…__ are reserved";
+  if (!id.isWellFormed()) return "it is not valid Unicode";
+  if (Buffer.byteLength(id, "utf8") > MAX_DOCUMENT_ID_BYTES) return `it is longer than ${MAX_DOCUMENT_ID_BYTES} bytes`;
+  return null;
+}
+
+/**
+ * The one place a document is addressed by an id (ESLint refuses `.doc(id)` anywhere else): an id
+ * that cannot name a document, wherever it came from (a path, a header, a token's claim), is the
+ * caller's 400 before any Firestore call, never a path error or a reserved-id failure after retries.
+ */
+export function documentAt(collection: CollectionReference, id: string): DocumentReference {
+  const problem = documentIdProblem(id);
+  // eslint-disable-next-line no-restricted-syntax -- the check above is why this is the one place
+  if (problem === null) return collection.doc(id);
+  throw invalidRequest(`${JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id)} is not a usable id: ${problem}.`);
+}
 
 /** A document that does not match its definition: a data error, answered as a 500 and logged. */
 export class MalformedDocumentError extends Error {

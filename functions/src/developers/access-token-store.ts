@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp } from "../core/documents";
 
 /**
  * `accessTokens/{sha256}`: publishers' access tokens (contract §12), addressed by the SHA-256 of
@@ -45,7 +45,7 @@ export function accessTokenStore(db: Firestore) {
   const byId = (developerId: string, id: string) => collection.where("developerId", "==", developerId).where("id", "==", id).limit(1);
   return withDeadlines("Firestore", {
     createIn(writer: WriteBatch, hash: string, token: Omit<AccessTokenRecord, "lastUsedAt">): void {
-      writer.create(collection.doc(hash), {
+      writer.create(documentAt(collection, hash), {
         id: token.id,
         developerId: token.developerId,
         name: token.name,
@@ -54,7 +54,7 @@ export function accessTokenStore(db: Firestore) {
       });
     },
     async findByHash(hash: string): Promise<AccessTokenRecord | null> {
-      return read(await collection.doc(hash).get());
+      return read(await documentAt(collection, hash).get());
     },
     /** A developer's tokens, newest first. */
     async list(developerId: string): Promise<AccessTokenRecord[]> {
@@ -70,7 +70,7 @@ export function accessTokenStore(db: Firestore) {
       return snapshot.empty ? null : snapshot.docs[0].ref;
     },
     async touch(hash: string, at: Date): Promise<void> {
-      await collection.doc(hash).update({ lastUsedAt: Timestamp.fromDate(at) });
+      await documentAt(collection, hash).update({ lastUsedAt: Timestamp.fromDate(at) });
     },
   });
 }

@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } fr
 import { z } from "zod";
 import type { DeveloperAccount } from "../core/auth";
 import { withDeadlines } from "../core/deadline";
-import { readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp } from "../core/documents";
 
 /**
  * `developers/{uid}`: developer accounts; and `publishers/{publisherId}` (`{ developerId }`), the
@@ -25,19 +25,19 @@ export function developerStore(db: Firestore) {
   };
   return withDeadlines("Firestore", {
     async get(uid: string): Promise<DeveloperAccount | null> {
-      return read(await developers.doc(uid).get());
+      return read(await documentAt(developers, uid).get());
     },
     async publisherTaken(publisherId: string): Promise<boolean> {
-      return (await publishers.doc(publisherId).get()).exists;
+      return (await documentAt(publishers, publisherId).get()).exists;
     },
     /** In a transaction: whether the user is a developer already, and whether the publisher id is claimed. */
     async claims(tx: Transaction, uid: string, publisherId: string): Promise<{ registered: boolean; publisherTaken: boolean }> {
-      const [developer, publisher] = await tx.getAll(developers.doc(uid), publishers.doc(publisherId));
+      const [developer, publisher] = await tx.getAll(documentAt(developers, uid), documentAt(publishers, publisherId));
       return { registered: developer.exists, publisherTaken: publisher.exists };
     },
     create(tx: Transaction, account: DeveloperAccount): void {
-      tx.create(publishers.doc(account.publisherId), { developerId: account.id });
-      tx.create(developers.doc(account.id), {
+      tx.create(documentAt(publishers, account.publisherId), { developerId: account.id });
+      tx.create(documentAt(developers, account.id), {
         email: account.email,
         displayName: account.displayName,
         publisherId: account.publisherId,

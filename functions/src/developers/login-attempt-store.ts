@@ -1,5 +1,6 @@
 import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
 import { withDeadlines } from "../core/deadline";
+import { documentAt } from "../core/documents";
 
 /**
  * `loginAttempts/{accountHash}-{window}`: failed developer logins of one account in one window
@@ -10,14 +11,14 @@ export function loginAttemptStore(db: Firestore) {
   const collection = db.collection("loginAttempts");
   return withDeadlines("Firestore", {
     async failures(key: string): Promise<number> {
-      const snapshot = await collection.doc(key).get();
+      const snapshot = await documentAt(collection, key).get();
       return snapshot.exists ? Number(snapshot.get("failures") ?? 0) : 0;
     },
     async recordFailure(key: string, expireAt: Date): Promise<void> {
-      await collection.doc(key).set({ failures: FieldValue.increment(1), expireAt: Timestamp.fromDate(expireAt) }, { merge: true });
+      await documentAt(collection, key).set({ failures: FieldValue.increment(1), expireAt: Timestamp.fromDate(expireAt) }, { merge: true });
     },
     async clear(key: string): Promise<void> {
-      await collection.doc(key).delete();
+      await documentAt(collection, key).delete();
     },
   });
 }

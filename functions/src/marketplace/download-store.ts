@@ -1,7 +1,7 @@
 import { AggregateField, FieldValue, type Firestore } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { readDocument } from "../core/documents";
+import { documentAt, readDocument } from "../core/documents";
 
 /**
  * `modules/{moduleId}/downloadShards/{day}-{shard}`: download counts of a module, per UTC day and
@@ -21,7 +21,7 @@ export interface DownloadCount {
 const shardDocument = z.object({ day: z.string(), count: z.number(), versions: z.record(z.string(), z.number()).optional() });
 
 export function downloadStore(db: Firestore, shards: number) {
-  const collection = (moduleId: string) => db.collection("modules").doc(moduleId).collection("downloadShards");
+  const collection = (moduleId: string) => documentAt(db.collection("modules"), moduleId).collection("downloadShards");
   return withDeadlines("Firestore", {
     /** Adds downloads in one atomic batch: each (module, day, version) to a random shard of its day. */
     async add(counts: DownloadCount[]): Promise<void> {
@@ -29,7 +29,7 @@ export function downloadStore(db: Firestore, shards: number) {
       for (const { moduleId, version, day, downloads } of counts) {
         const shard = Math.floor(Math.random() * shards);
         batch.set(
-          collection(moduleId).doc(`${day}-${shard}`),
+          documentAt(collection(moduleId), `${day}-${shard}`),
           { day, count: FieldValue.increment(downloads), versions: { [version]: FieldValue.increment(downloads) } },
           { merge: true },
         );

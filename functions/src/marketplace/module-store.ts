@@ -11,7 +11,7 @@ import {
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { ACTOR_KINDS, type Actor } from "../core/audit-log";
-import { readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp } from "../core/documents";
 import { pageOfQuery, type CursorPosition } from "../core/pagination";
 import { packageFindingSchema, type PackageFinding } from "../core/findings";
 import { provenanceSchema, type Provenance } from "../core/provenance";
@@ -224,8 +224,8 @@ const readRevocation = (stored: z.output<typeof revocationFields> | undefined): 
 
 export function moduleStore(db: Firestore) {
   const modules = db.collection("modules");
-  const moduleRef = (moduleId: string) => modules.doc(moduleId);
-  const versionRef = (moduleId: string, version: string) => moduleRef(moduleId).collection("versions").doc(version);
+  const moduleRef = (moduleId: string) => documentAt(modules, moduleId);
+  const versionRef = (moduleId: string, version: string) => documentAt(moduleRef(moduleId).collection("versions"), version);
 
   const readModule = (snapshot: DocumentSnapshot): ModuleRecord | null => {
     const stored = readDocument(moduleDocument, snapshot);

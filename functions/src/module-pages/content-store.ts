@@ -1,7 +1,7 @@
 import type { Firestore, Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { readDocument } from "../core/documents";
+import { documentAt, readDocument } from "../core/documents";
 import type { PackageContent } from "./package-content";
 
 /**
@@ -19,12 +19,12 @@ export interface VersionContent {
 }
 
 export function contentStore(db: Firestore) {
-  const contentOf = (moduleId: string, version: string) => db.collection("modules").doc(moduleId).collection("versions").doc(version).collection("content");
+  const contentOf = (moduleId: string, version: string) => documentAt(documentAt(db.collection("modules"), moduleId).collection("versions"), version).collection("content");
   return withDeadlines("Firestore", {
     /** Replaces a version's content: what the package lacks is deleted. */
     write(tx: Transaction, moduleId: string, version: string, content: PackageContent): void {
       const docs = contentOf(moduleId, version);
-      const put = (id: string, data: object | null) => (data ? tx.set(docs.doc(id), data) : tx.delete(docs.doc(id)));
+      const put = (id: string, data: object | null) => (data ? tx.set(documentAt(docs, id), data) : tx.delete(documentAt(docs, id)));
       put("readme", content.readmeHtml === null ? null : { html: content.readmeHtml });
       put("changelog", content.changelogHtml === null ? null : { html: content.changelogHtml });
       put("icon", content.icon && { png: content.icon });
@@ -32,11 +32,11 @@ export function contentStore(db: Firestore) {
     /** The rendered README and CHANGELOG of a version, in one batched read. */
     async documents(moduleId: string, version: string): Promise<VersionContent> {
       const docs = contentOf(moduleId, version);
-      const [readme, changelog] = await db.getAll(docs.doc("readme"), docs.doc("changelog"));
+      const [readme, changelog] = await db.getAll(documentAt(docs, "readme"), documentAt(docs, "changelog"));
       return { readmeHtml: readDocument(htmlDocument, readme)?.html ?? null, changelogHtml: readDocument(htmlDocument, changelog)?.html ?? null };
     },
     async icon(moduleId: string, version: string): Promise<Buffer | null> {
-      const stored = readDocument(iconDocument, await contentOf(moduleId, version).doc("icon").get());
+      const stored = readDocument(iconDocument, await documentAt(contentOf(moduleId, version), "icon").get());
       return stored && Buffer.from(stored.png);
     },
   });

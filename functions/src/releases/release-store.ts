@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type Writ
 import { z } from "zod";
 import { ARCHES, CHANNELS, PLATFORMS } from "./rules";
 import { withDeadlines } from "../core/deadline";
-import { readDocument, semverVersion, timestamp } from "../core/documents";
+import { documentAt, readDocument, semverVersion, timestamp } from "../core/documents";
 
 /** `releases/{releaseId}`: desktop installer releases, written by operators, read by the service. */
 
@@ -82,7 +82,7 @@ export function releaseStore(db: Firestore) {
   return withDeadlines("Firestore", {
     read,
     async get(releaseId: string): Promise<ReleaseRecord | null> {
-      return read(await collection.doc(releaseId).get());
+      return read(await documentAt(collection, releaseId).get());
     },
     /** Every release matching the filter (equality on each given field), in no particular order. */
     async find(filter: ReleaseFilter): Promise<ReleaseRecord[]> {
@@ -106,20 +106,20 @@ export function releaseStore(db: Firestore) {
     },
     /** Adds a new release to a batch; the commit rejects (ALREADY_EXISTS) when its id is taken. */
     createIn(writer: WriteBatch, release: ReleaseRecord): void {
-      writer.create(collection.doc(release.id), toDocument(release));
+      writer.create(documentAt(collection, release.id), toDocument(release));
     },
     replaceIn(writer: WriteBatch, release: ReleaseRecord): void {
-      writer.set(collection.doc(release.id), toDocument(release));
+      writer.set(documentAt(collection, release.id), toDocument(release));
     },
     async replace(release: ReleaseRecord): Promise<void> {
-      await collection.doc(release.id).set(toDocument(release));
+      await documentAt(collection, release.id).set(toDocument(release));
     },
     /** Where every release's installer is stored: one query of that field only. */
     async storagePaths(): Promise<Set<string>> {
       return new Set((await collection.select("storagePath").get()).docs.map((doc) => doc.get("storagePath") as string));
     },
     async delete(releaseId: string): Promise<void> {
-      await collection.doc(releaseId).delete();
+      await documentAt(collection, releaseId).delete();
     },
   });
 }

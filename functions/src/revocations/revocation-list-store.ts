@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp } from "../core/documents";
 
 /**
  * `registry/revocations`: the revocation list (contract §14) in one document, so that a change and
@@ -37,7 +37,7 @@ export interface RevocationList {
 export const ALL_VERSIONS = "*";
 
 export function revocationListStore(db: Firestore) {
-  const ref = db.collection("registry").doc("revocations");
+  const ref = documentAt(db.collection("registry"), "revocations");
   const read = (snapshot: DocumentSnapshot): RevocationList => {
     const stored = readDocument(listDocument, snapshot);
     return {

@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp } from "../core/documents";
 import { provenanceSchema, type Provenance } from "../core/provenance";
 
 /**
@@ -50,7 +50,7 @@ export function publishTokenStore(db: Firestore) {
   };
   return {
     createIn(writer: WriteBatch, hash: string, token: PublishTokenRecord): void {
-      writer.create(collection.doc(hash), {
+      writer.create(documentAt(collection, hash), {
         id: token.id,
         developerId: token.developerId,
         moduleIds: token.moduleIds,
@@ -62,7 +62,7 @@ export function publishTokenStore(db: Firestore) {
     },
     ...withDeadlines("Firestore", {
       async findByHash(hash: string): Promise<PublishTokenRecord | null> {
-        return read(await collection.doc(hash).get());
+        return read(await documentAt(collection, hash).get());
       },
     }),
   };

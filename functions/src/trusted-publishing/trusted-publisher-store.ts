@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp } from "../core/documents";
 import { PINNABLE_CLAIMS, type TrustedPublisherRule } from "./claims";
 
 /**
@@ -30,7 +30,7 @@ export interface TrustedPublisherRecord extends TrustedPublisherRule {
 
 export function trustedPublisherStore(db: Firestore) {
   const group = db.collectionGroup("trustedPublishers");
-  const collection = (moduleId: string) => db.collection("modules").doc(moduleId).collection("trustedPublishers");
+  const collection = (moduleId: string) => documentAt(db.collection("modules"), moduleId).collection("trustedPublishers");
   const read = (snapshot: DocumentSnapshot): TrustedPublisherRecord | null => {
     const stored = readDocument(trustedPublisherDocument, snapshot);
     return (
@@ -47,7 +47,7 @@ export function trustedPublisherStore(db: Firestore) {
   };
   return {
     createIn(writer: WriteBatch, record: TrustedPublisherRecord): void {
-      writer.create(collection(record.moduleId).doc(record.id), {
+      writer.create(documentAt(collection(record.moduleId), record.id), {
         issuer: record.issuer,
         subject: record.subject,
         claims: record.claims,
@@ -57,11 +57,11 @@ export function trustedPublisherStore(db: Firestore) {
       });
     },
     deleteIn(writer: WriteBatch, moduleId: string, id: string): void {
-      writer.delete(collection(moduleId).doc(id));
+      writer.delete(documentAt(collection(moduleId), id));
     },
     ...withDeadlines("Firestore", {
       async get(moduleId: string, id: string): Promise<TrustedPublisherRecord | null> {
-        return read(await collection(moduleId).doc(id).get());
+        return read(await documentAt(collection(moduleId), id).get());
       },
       /** A module's trusted publishers, oldest first. */
       async list(moduleId: string): Promise<TrustedPublisherRecord[]> {
@@ -74,7 +74,7 @@ export function trustedPublisherStore(db: Firestore) {
       /** Those of these trusted publishers that still exist, in one batched read. */
       async existing(keys: { moduleId: string; id: string }[]): Promise<TrustedPublisherRecord[]> {
         if (keys.length === 0) return [];
-        const snapshots = await db.getAll(...keys.map((key) => collection(key.moduleId).doc(key.id)));
+        const snapshots = await db.getAll(...keys.map((key) => documentAt(collection(key.moduleId), key.id)));
         return snapshots.map(read).filter((record) => record !== null);
       },
       /** Every trusted publisher, of any module, that could match a token of this issuer, subject and repository. */
