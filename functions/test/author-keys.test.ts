@@ -53,7 +53,7 @@ describe("author keys and signatures", () => {
     expect((await request(await testApp()).delete(`/api/v1/developers/keys/${key.kid}`).set(bearer(acme))).status).toBe(204);
     const after = await request(await testApp()).get("/api/v1/publishers/acme/keys");
     expect(after.body.keys[0].revokedAt).toEqual(expect.any(String));
-    expectProblem(await addKey(key), 400, "invalid_request");
+    expectProblem(await addKey(key), 409, "author_key_exists");
     expectProblem(await request(await testApp()).get("/api/v1/publishers/nobody/keys"), 404, "not_found");
 
     const globex = await createDeveloper("globex");

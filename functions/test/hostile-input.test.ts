@@ -4,7 +4,7 @@ import request from "supertest";
 import { localServer } from "../src/local";
 import type { Express } from "express";
 import { modulePackage } from "./support/packages";
-import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, type TestDeveloper, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, storedObjects, testApp, type TestDeveloper, type TestUser } from "./support/harness";
 
 /** No input a client can send makes a 5xx: every error is problem+json with a contract code. */
 
@@ -43,7 +43,7 @@ function operationsOf(document: OpenApiDocument): Operation[] {
 
 /** Names Firestore reserves or refuses as document ids and map keys. */
 const reservedName = fc.oneof(
-  fc.constantFrom(".", "..", "__x__", "____", "__.__", "__name__", "a".repeat(1501), "é".repeat(751), "x".repeat(1500)),
+  fc.constantFrom(".", "..", "__x__", "____", "__.__", "__name__", `__${"a".repeat(39)}__`, "a".repeat(1501), "é".repeat(751), "x".repeat(1500)),
   fc.stringMatching(/^__[A-Za-z0-9._:-]{0,12}__$/),
 );
 
@@ -149,6 +149,35 @@ describe("hostile input", () => {
       }
       const nestedField = `{"moduleId":"acme.tool","deviceId":${"{\"a\":".repeat(15_000)}1${"}".repeat(15_000)}}`;
       expectProblem(await request(app).post("/api/v1/modules/confirm").set(bearer(user)).set("Content-Type", "application/json").send(nestedField), 400, "invalid_request");
+    });
+
+    it("answers every path parameter that names an id, given an id Firestore cannot take, with a 4xx problem and no Firestore call", async () => {
+      const document = (await request(app).get("/api/v1/openapi.json")).body as OpenApiDocument;
+      const withIds = operationsOf(document).filter((operation) => operation.parameters.some((parameter) => parameter.in === "path"));
+      expect(withIds.length).toBeGreaterThan(10);
+      const ids = ["%20", ".", "..", "%2E%2E", "__x__", `__${"a".repeat(39)}__`, `__${"B".repeat(20)}__`, "a%2Fb", "%2F", "x".repeat(1501)];
+      for (const operation of withIds) {
+        for (const id of ids) {
+          const url = `/api/v1${operation.path.replace(/\{[^}]+\}/g, id)}`;
+          const started = Date.now();
+          const response = await request(app)[operation.method as "get"](url).set(bearer(developer));
+          expect({ url, status: response.status, type: response.headers["content-type"] }).toEqual({ url, status: expect.any(Number), type: expect.stringMatching(/^application\/problem\+json/) });
+          expect({ url, clientError: response.status >= 400 && response.status < 500 }).toEqual({ url, clientError: true });
+          // A reserved id that reached Firestore fails only after its retries, seconds later.
+          expect({ url, quick: Date.now() - started < 2_000 }).toEqual({ url, quick: true });
+        }
+      }
+    });
+
+    it.each(["", "/", "a/b", ".", "..", "__x__", `__${"a".repeat(39)}__`, "\ud800", "x".repeat(2000)])("answers an author signature naming kid %p with a 4xx problem, storing nothing", async (kid) => {
+      const manifest = { id: "acme.tool", version: "3.0.0" };
+      const header = Buffer.from(JSON.stringify({ alg: "EdDSA", kid })).toString("base64url");
+      const response = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer))
+        .set("Content-Type", "application/octet-stream").set("X-Author-Signature", `${header}.e30.AAAA`).send(await modulePackage(manifest));
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+      expect(response.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(await storedObjects("modules/acme.tool/3.0.0")).toEqual([]);
     });
 
     it.each(["__x__", "__.__", ".", ".."])("refuses device id %p, a name Firestore reserves, with 400, writing nothing", async (deviceId) => {

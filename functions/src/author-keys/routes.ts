@@ -13,6 +13,7 @@ export const authorKeyRoutes = (deps: Deps): AnyRoute[] => [
     tag: "Developers",
     auth: "developer",
     body: addAuthorKeySchema,
+    problems: ["author_key_exists"],
     responses: { 201: { description: "The key, with its id (the kid of its signatures).", schema: authorKeySchema } },
     handle: async ({ caller, actor, body }) => ({ status: 201, body: await addAuthorKey(deps, caller.developer, actor, body) }),
   }),

@@ -3,7 +3,7 @@ import type { Transaction } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { auditLog, type Actor } from "../core/audit-log";
 import type { DeveloperAccount } from "../core/auth";
-import { toIso } from "../core/documents";
+import { isAlreadyExists, toIso } from "../core/documents";
 import { ApiError, invalidRequest } from "../core/errors";
 import type { Deps } from "../deps";
 import { developerStore } from "../developers/developer-store";
@@ -17,8 +17,6 @@ import type { addAuthorKeySchema, authorKeySchema, publisherKeysSchema } from ".
  */
 
 export const MAX_ACTIVE_AUTHOR_KEYS = 10;
-/** Firestore's code for a create of a document that exists. */
-const ALREADY_EXISTS = 6;
 
 type AuthorKeyView = z.output<typeof authorKeySchema>;
 
@@ -50,8 +48,8 @@ export async function addAuthorKey({ db, clock }: Deps, developer: DeveloperAcco
   const event = { action: "author-key.add", target: developer.id, details: { kid: key.kid, name: key.name, publisherId: key.publisherId } };
   await auditLog(db)
     .commit(actor, event, now, (batch) => keys.createIn(batch, key))
-    .catch((error: { code?: number }) => {
-      if (error.code === ALREADY_EXISTS) throw invalidRequest(`The key ${key.kid} is registered already (a revoked key cannot come back); generate a new one.`);
+    .catch((error: unknown) => {
+      if (isAlreadyExists(error)) throw new ApiError("author_key_exists", `The key ${key.kid} is registered already (a revoked key cannot come back); generate a new one.`);
       throw error;
     });
   return view(key);

@@ -39,6 +39,8 @@ export const PROBLEM_STATUS = {
   version_already_published: 409,
   version_not_newer: 409,
   device_limit_reached: 409,
+  /** Beyond the contract's table: an author key registered already (§15), by anyone, revoked or not. */
+  author_key_exists: 409,
   under_review: 409,
   /** Operator operations: a review decision on a version that is not quarantined. */
   not_under_review: 409,
