@@ -5,6 +5,7 @@ import { approveVersion, listQuarantined, rejectVersion } from "../src/publishin
 import { countDocuments, sha256Hex } from "./support/fixtures";
 import { bearer, createDeveloper, expectProblem, operatorDeps, publishModule, resetEmulators, storedObjects, testApp, testDeps, type TestDeveloper } from "./support/harness";
 import { modulePackage } from "./support/packages";
+import { privateKeySamples } from "./support/private-keys";
 import { ORDINARY_TEXT, SECRET_SAMPLES, secretOf } from "./support/secret-samples";
 
 /** Contract §14: what a package may not carry, and names that wait for an operator. */
@@ -26,6 +27,8 @@ describe("package checks at sign", () => {
   };
 
   describe("secrets", () => {
+    const privateKeys = privateKeySamples();
+
     it.each(Object.entries(SECRET_SAMPLES))("refuses a %s in a text file with its file, line and a redacted excerpt; nothing is stored", async (_kind, sample) => {
       const bytes = await modulePackage({}, [{ name: "config/settings.txt", content: `# settings\nname = charts\n${sample.text}\n` }]);
       const response = await sign(bytes);
@@ -36,6 +39,17 @@ describe("package checks at sign", () => {
       expect(JSON.stringify(response.body)).not.toContain(secretOf(sample.text).slice(4, 12));
       await expectNothingStored();
     });
+
+    it.each(["ed25519 PKCS#8", "x448 encrypted PKCS#8", "ed25519 PKCS#8 in a JSON string", "ssh-keygen ed25519 OpenSSH", "gpg ed25519 secret key block", "puttygen ed25519"])(
+      "refuses a %s private key with a finding on its path; nothing is stored",
+      async (kind) => {
+        const key = privateKeys.find((sample) => sample.kind === kind)!;
+        const response = await sign(await modulePackage({}, [{ name: "deploy/key.txt", content: `# key\n${key.text}` }]));
+        expectProblem(response, 422, "package_rejected");
+        expect(response.body.findings).toEqual([expect.objectContaining({ check: "secret", path: "deploy/key.txt", line: 2 })]);
+        await expectNothingStored();
+      },
+    );
 
     it("passes a clean package with ordinary words", async () => {
       const response = await sign(await modulePackage({}, [{ name: "README.md", content: ORDINARY_TEXT }]));
