@@ -14,12 +14,13 @@ export interface ActivationClaims {
 /**
  * Checks an activation certificate offline: signed by a key of the saved `GET /signing-keys`
  * answer, of type `activation+jwt` (a package signature never passes), not expired, and for this
- * device and module. Throws when any of that fails.
+ * device and module (the app always names both; `mpkg verify-certificate` may leave them out to
+ * inspect a certificate). Throws when any of that fails.
  */
 export async function verifyActivationCertificate(
   certificate: string,
   savedJwks: JSONWebKeySet,
-  expected: { deviceId: string; moduleId: string },
+  expected: { deviceId?: string; moduleId?: string },
 ): Promise<ActivationClaims> {
   const { payload } = await jwtVerify(certificate, createLocalJWKSet(savedJwks), {
     typ: "activation+jwt",
@@ -27,7 +28,7 @@ export async function verifyActivationCertificate(
     requiredClaims: ["sub", "iat", "exp", "jti"],
   });
   const claims = payload as unknown as ActivationClaims;
-  if (claims.deviceId !== expected.deviceId) throw new Error("This certificate belongs to another device.");
-  if (claims.moduleId !== expected.moduleId) throw new Error("This certificate is for another module.");
+  if (expected.deviceId !== undefined && claims.deviceId !== expected.deviceId) throw new Error("This certificate belongs to another device.");
+  if (expected.moduleId !== undefined && claims.moduleId !== expected.moduleId) throw new Error("This certificate is for another module.");
   return claims;
 }

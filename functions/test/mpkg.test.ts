@@ -150,6 +150,19 @@ describe("npx mpkg (§12)", () => {
     const certificate = (await request(await testApp()).post("/api/v1/modules/confirm").set(bearer(user)).send({ moduleId: "acme.maps", deviceId: "pc-1" })).body.certificate;
     expect(await mpkg(["verify", file, "--signature", certificate])).toMatchObject({ code: 1, stderr: expect.stringContaining("activation+jwt") });
 
+    // The desktop app's offline checks: a certificate and a revocation list, with the saved keys.
+    writeFileSync(path.join(work, "certificate.jwt"), certificate);
+    expect(await json(["verify-certificate", "@certificate.jwt", "--jwks", jwks, "--device", "pc-1", "--module", "acme.maps"], offline)).toEqual({
+      valid: true, userId: user.uid, moduleId: "acme.maps", version: "1.2.0", deviceId: "pc-1", entitlement: null, issuedAt: expect.any(String), expiresAt: expect.any(String),
+    });
+    expect(await mpkg(["verify-certificate", certificate, "--jwks", jwks, "--device", "pc-2"], offline)).toMatchObject({ code: 1, stderr: expect.stringContaining("another device") });
+    expect(await mpkg(["verify-certificate", download.body.signature, "--jwks", jwks], offline)).toMatchObject({ code: 1, stderr: expect.stringContaining("does not verify") });
+    const newest = await json(["verify-revocations", revocations, "--jwks", jwks], offline);
+    expect(newest).toEqual({ valid: true, serial: 1, issuedAt: expect.any(String), expiresAt: expect.any(String), entries: [expect.objectContaining({ moduleId: "acme.maps", version: "1.2.0", reason: "Exfiltrates documents." })] });
+    expect((await json(["verify-revocations"])).serial).toBe(2);
+    expect(await mpkg(["verify-revocations", revocations, "--jwks", jwks, "--kept-serial", "2"], offline)).toMatchObject({ code: 1, stderr: expect.stringContaining("older than the one kept") });
+    expect((await mpkg(["verify-revocations", jwks, "--jwks", jwks], offline)).code).toBe(2);
+
     // The same token yanks and reads statistics; it cannot manage tokens.
     expect(await json(["yank", "acme.maps", "1.2.0", "--reason", "broken"], { env })).toEqual(expect.objectContaining({ moduleId: "acme.maps", version: "1.2.0" }));
     await drainDownloadCounters();
@@ -159,6 +172,30 @@ describe("npx mpkg (§12)", () => {
     expect(await mpkg(["tokens", "list"], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining("mpkg login") });
     expect(await mpkg(["publish", dir], { env: { MPKG_TOKEN: "mpt_revokedOrWrong0000000000000000000000000000" } })).toMatchObject({ code: 1, stderr: expect.stringContaining("access token") });
   }, 90_000);
+
+  it("registers a new publisher, signs in with it, and lists its modules", async () => {
+    const config = { MPKG_CONFIG_DIR: path.join(work, "config-new") };
+    const registered = await json(["register", "--email", "new@example.test", "--publisher-id", "newco", "--display-name", "New Co", "--password-stdin"], { input: "a-long-password\n", env: config });
+    expect(registered).toEqual({ email: "new@example.test", publisherId: "newco", credentials: path.join(work, "config-new", "credentials.json") });
+    expect(await mpkg(["register", "--email", "new@example.test", "--publisher-id", "newco2", "--display-name", "Again", "--password-stdin"], { input: "a-long-password\n", env: config })).toMatchObject({
+      code: 1, stderr: expect.stringContaining("email"),
+    });
+    expect(await json(["list"], { env: config })).toEqual([]);
+    const folder = moduleFolder("listed", { id: "newco.listed", name: "Listed", version: "2.0.0", summary: "Listed by mpkg list." });
+    await json(["publish", folder], { env: config });
+    expect(await json(["list"], { env: config })).toEqual([expect.objectContaining({ id: "newco.listed", latestVersion: "2.0.0", versions: [expect.objectContaining({ version: "2.0.0", state: "published" })] })]);
+    const text = await mpkg(["list"], { env: config });
+    expect(text.stdout).toMatch(/newco\.listed\s+2\.0\.0\s+published\s+passed/);
+  }, 60_000);
+
+  it("takes a key id that starts with '-' for a key id, not an option", async () => {
+    await json(["login", "--email", developer.email, "--password-stdin"], { input: `${developer.password}\n` });
+    const kid = `-${"A".repeat(42)}`;
+    for (const args of [["keys", "revoke", kid], ["keys", "revoke", kid, "--json"], ["--json", "keys", "revoke", "--", kid]]) {
+      expect(await mpkg(args)).toMatchObject({ code: 1, stderr: expect.stringContaining(`no key '${kid}'`) });
+    }
+    await json(["logout"]);
+  }, 60_000);
 
   it("logs in with --password-stdin, keeps a refresh token, and manages tokens with it", async () => {
     expect((await mpkg(["login", "--email", developer.email, "--password-stdin"], { input: "wrong-password\n" })).code).toBe(1);

@@ -9,7 +9,7 @@ import { inspectPackageBytes, packageFileName, packDirectory } from "./pack";
 import { ProblemError, unwrap, UsageError } from "./problems";
 import { anonymousClient, DEFAULT_API, forgetLogin, publisherClient, saveLogin, type Env } from "./session";
 import { uploadPackage } from "./upload";
-import { assertNotRevoked, VerificationError, verifyPackage } from "./verify";
+import { assertNotRevoked, VerificationError, verifyActivationCertificate, verifyPackage, verifyRevocationList } from "./verify";
 
 export interface Io {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -82,6 +82,9 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
       print(command, { moduleId: signed.moduleId, version: signed.version, sha256: signed.sha256, size: signed.size, state: "published" });
     });
 
+  const signingKeys = async (command: Command, file: string | undefined) =>
+    file ? await readJson<JSONWebKeySet>(file) : (unwrap(await anonymousClient(apiOf(command)).GET("/signing-keys")) as JSONWebKeySet);
+
   program
     .command("verify")
     .description("check a downloaded package against its signature and the revocation list; offline with --jwks (and --revocations), else with the API")
@@ -93,13 +96,11 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
       const bytes = await readFile(file).catch(() => {
         throw new UsageError(`Cannot read '${file}'.`);
       });
-      const signature = options.signature.startsWith("@") ? (await readFile(options.signature.slice(1), "utf8")).trim() : options.signature.trim();
-      const jwks = options.jwks
-        ? (JSON.parse(await readFile(options.jwks, "utf8")) as JSONWebKeySet)
-        : (unwrap(await anonymousClient(apiOf(command)).GET("/signing-keys")) as JSONWebKeySet);
+      const signature = await inlineOrFile(options.signature);
+      const jwks = await signingKeys(command, options.jwks);
       const signed = await verifyPackage(bytes, signature, jwks);
       const revocations = options.revocations
-        ? (JSON.parse(await readFile(options.revocations, "utf8")) as { list: string })
+        ? await readJson<{ list: string }>(options.revocations)
         : options.jwks
           ? null
           : (unwrap(await anonymousClient(apiOf(command)).GET("/revocations")) as { list: string });
@@ -113,6 +114,71 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
         size: signed.size,
         revocationSerial: checked ? checked.serial : "not checked (offline without --revocations)",
       });
+    });
+
+  program
+    .command("verify-certificate")
+    .description("check an activation certificate as the desktop app does offline: signed by the marketplace, not expired, for this device and module")
+    .argument("<certificate>", "the certificate (as POST /modules/confirm answers it), or @file holding it")
+    .option("--jwks <file>", "a saved GET /signing-keys answer (no network)")
+    .option("--device <deviceId>", "the device it must be for")
+    .option("--module <moduleId>", "the module it must be for")
+    .action(async (certificate: string, options: { jwks?: string; device?: string; module?: string }, command: Command) => {
+      const jwks = await signingKeys(command, options.jwks);
+      const claims = await verifyActivationCertificate(await inlineOrFile(certificate), jwks, { deviceId: options.device, moduleId: options.module });
+      print(command, {
+        valid: true,
+        userId: claims.sub,
+        moduleId: claims.moduleId,
+        version: claims.version,
+        deviceId: claims.deviceId,
+        entitlement: claims.entitlement,
+        issuedAt: new Date(claims.iat * 1000).toISOString(),
+        expiresAt: new Date(claims.exp * 1000).toISOString(),
+      });
+    });
+
+  program
+    .command("verify-revocations")
+    .description("check a revocation list as the desktop app does offline: signed by the marketplace, not expired, not older than the one you keep")
+    .argument("[file]", "a saved GET /revocations answer (default: fetch it from the API)")
+    .option("--jwks <file>", "a saved GET /signing-keys answer (no network)")
+    .option("--kept-serial <n>", "the serial of the list you keep: an older list is refused as a replay")
+    .action(async (file: string | undefined, options: { jwks?: string; keptSerial?: string }, command: Command) => {
+      const keptSerial = options.keptSerial === undefined ? null : Number(options.keptSerial);
+      if (keptSerial !== null && !Number.isInteger(keptSerial)) throw new UsageError("--kept-serial must be a whole number.");
+      const answer = file ? await readJson<{ list?: unknown }>(file) : (unwrap(await anonymousClient(apiOf(command)).GET("/revocations")) as { list: string });
+      if (typeof answer.list !== "string") throw new UsageError(`'${file}' is not a GET /revocations answer (no "list").`);
+      const list = await verifyRevocationList(answer.list, await signingKeys(command, options.jwks), keptSerial);
+      print(command, {
+        valid: true,
+        serial: list.serial,
+        issuedAt: new Date(list.iat * 1000).toISOString(),
+        expiresAt: new Date(list.exp * 1000).toISOString(),
+        entries: list.entries.map((entry) => ({ moduleId: entry.moduleId, version: entry.version, reason: entry.reason, revokedAt: entry.revokedAt })),
+      });
+    });
+
+  program
+    .command("list")
+    .description("your modules and their versions, with state and review")
+    .action(async (_options: object, command: Command) => {
+      const { client } = await asPublisher(command);
+      const modules = unwrap(await client.GET("/developers/modules")).items;
+      if (globals(command).json) return print(command, modules);
+      print(
+        command,
+        modules.flatMap((module) =>
+          module.versions.map((version) => ({
+            moduleId: module.id,
+            version: version.version,
+            state: version.yankedAt ? "yanked" : version.state,
+            review: version.review.state,
+            revoked: version.revocation ? "yes" : "",
+            downloads: version.version === module.latestVersion ? module.downloads : "",
+          })),
+        ),
+      );
     });
 
   for (const [name, yanked] of [
@@ -235,16 +301,71 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
     });
 
   program
+    .command("register")
+    .description("create your marketplace account and publisher, and sign in (as `mpkg login` does)")
+    .requiredOption("--publisher-id <id>", "your namespace: module ids will be <id>.<name> (3-32 of a-z, 0-9, '-')")
+    .requiredOption("--display-name <name>", "the name users see")
+    .option("--email <email>", "(asked for when missing)")
+    .option("--password-stdin", "read the password from standard input (for scripts)")
+    .action(async (options: { publisherId: string; displayName: string; email?: string; passwordStdin?: boolean }, command: Command) => {
+      const email = options.email ?? (await ask(io, "Email: ", false));
+      const password = options.passwordStdin ? (await readAll(io.stdin)).replace(/\r?\n$/, "") : await ask(io, "Password (8+ characters): ", true);
+      const api = apiOf(command);
+      const body = { email, password, displayName: options.displayName, publisherId: options.publisherId };
+      const session = unwrap(await anonymousClient(api).POST("/developers/auth/register", { body }));
+      if (!("refreshToken" in session)) throw new Error("The API made the account but did not sign in; run `mpkg login`.");
+      const file = await saveLogin(io.env, { api, email, refreshToken: session.refreshToken });
+      print(command, { email, publisherId: session.developer.publisherId, credentials: file });
+    });
+
+  program
     .command("logout")
     .description("forget the saved login")
     .action(async (_options: object, command: Command) => print(command, { loggedOut: await forgetLogin(io.env) }));
 
   try {
-    await program.parseAsync(argv, { from: "user" });
+    await program.parseAsync(keyIdsAsOperands(argv), { from: "user" });
     return 0;
   } catch (error) {
     return exitCodeOf(error, io);
   }
+}
+
+/** A key id's shape: an RFC 7638 thumbprint, 43 characters of base64url. */
+const KEY_ID = /^-[A-Za-z0-9_-]{42}$/;
+
+/**
+ * Key ids are base64url, so one in 32 starts with '-', and commander would take it for an
+ * unknown option. A word of exactly a key id's shape (no option has it) is moved behind `--`,
+ * where it can only be an operand, wherever it stood among the options.
+ */
+export function keyIdsAsOperands(argv: string[]): string[] {
+  const end = argv.indexOf("--");
+  const before = end === -1 ? argv : argv.slice(0, end);
+  const after = end === -1 ? [] : argv.slice(end + 1);
+  const ids = before.filter((word) => KEY_ID.test(word));
+  return ids.length === 0 ? argv : [...before.filter((word) => !KEY_ID.test(word)), "--", ...ids, ...after];
+}
+
+async function readJson<T>(file: string): Promise<T> {
+  const text = await readFile(file, "utf8").catch(() => {
+    throw new UsageError(`Cannot read '${file}'.`);
+  });
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new UsageError(`'${file}' is not JSON.`);
+  }
+}
+
+/** A value given inline, or as @file. */
+async function inlineOrFile(value: string): Promise<string> {
+  if (!value.startsWith("@")) return value.trim();
+  return (
+    await readFile(value.slice(1), "utf8").catch(() => {
+      throw new UsageError(`Cannot read '${value.slice(1)}'.`);
+    })
+  ).trim();
 }
 
 function exitCodeOf(error: unknown, io: Io): number {

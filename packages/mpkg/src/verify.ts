@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import type { SignaturePayload } from "../../../functions/src/publishing/signature";
+import { verifyActivationCertificate as verifyCertificateAsTheAppDoes, type ActivationClaims } from "../../../docs/examples/verify-activation-certificate";
+import { acceptRevocationList, type RevocationList } from "../../../docs/examples/verify-revocations";
 
 /** Why a package does not verify; exit 1. */
 export class VerificationError extends Error {}
@@ -56,4 +58,23 @@ export async function assertNotRevoked(signed: SignaturePayload, list: string, j
   );
   if (entry) throw new VerificationError(`${signed.moduleId}@${signed.version} is revoked by the marketplace: ${entry.reason}`);
   return { serial: payload.serial };
+}
+
+/** An activation certificate, checked as the desktop app checks it offline (docs/examples), or a VerificationError saying why not. */
+export async function verifyActivationCertificate(certificate: string, jwks: JSONWebKeySet, expected: { deviceId?: string; moduleId?: string }): Promise<ActivationClaims> {
+  return verifiedAs("The activation certificate", () => verifyCertificateAsTheAppDoes(certificate, jwks, expected));
+}
+
+/** A revocation list, checked as the desktop app checks it before keeping it (docs/examples), or a VerificationError saying why not. */
+export async function verifyRevocationList(list: string, jwks: JSONWebKeySet, keptSerial: number | null): Promise<RevocationList> {
+  const kept = keptSerial === null ? null : { serial: keptSerial, iat: 0, exp: 0, entries: [] };
+  return verifiedAs("The revocation list", () => acceptRevocationList(list, jwks, kept));
+}
+
+async function verifiedAs<T>(what: string, check: () => Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    throw new VerificationError(`${what} does not verify: ${(error as Error).message}`);
+  }
 }
