@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { Readable } from "node:stream";
 import { grantEntitlement } from "../functions/src/users/entitlements";
 import { addMember, createBusiness } from "../functions/src/businesses/service";
@@ -20,6 +21,7 @@ import type { Release } from "../functions/src/releases/schemas";
 import { backfillSha512, listReleasesFor, publishRelease } from "../functions/src/releases/service";
 import { setSubscription } from "../functions/src/subscriptions/service";
 import { userStore } from "../functions/src/accounts/user-store";
+import { subscriptionStore } from "../functions/src/accounts/subscription-store";
 import { buildPackage } from "../packages/mpkg/src/archive";
 
 export const DEMO_PASSWORD = "marketplace-demo";
@@ -74,14 +76,22 @@ const DEMO_RELEASES: DemoRelease[] = [
  */
 export async function seedDemoData(deps: Deps): Promise<void> {
   for (const user of DEMO_USERS) {
-    const profile = { email: user.email, password: DEMO_PASSWORD, displayName: user.displayName, disabled: false };
-    await deps.auth.updateUser(user.uid, profile).catch(async (error: { code?: string }) => {
+    const profile = { email: user.email, displayName: user.displayName, disabled: false };
+    const existing = await deps.auth.getUser(user.uid).catch((error: { code?: string }) => {
       if (error.code !== "auth/user-not-found") throw error;
-      await deps.auth.createUser({ uid: user.uid, ...profile });
+      return null;
     });
+    if (!existing) {
+      await deps.auth.createUser({ uid: user.uid, ...profile, password: DEMO_PASSWORD });
+    } else if (existing.email !== profile.email || existing.displayName !== profile.displayName || existing.disabled) {
+      // Only what differs: a new password or email would revoke the demo user's sessions at every start.
+      await deps.auth.updateUser(user.uid, profile);
+    }
     await userStore(deps.db).setDisplayName(user.uid, user.displayName);
   }
-  await grantEntitlement(deps, { user: "demo-alice", key: "beta-access" });
+  if (!(await userStore(deps.db).get("demo-alice"))?.entitlements.includes("beta-access")) {
+    await grantEntitlement(deps, { user: "demo-alice", key: "beta-access" });
+  }
 
   const now = deps.clock().getTime();
   for (const business of DEMO_BUSINESSES) {
@@ -90,14 +100,17 @@ export async function seedDemoData(deps: Deps): Promise<void> {
     });
     await addMember(deps, { id: business.id, user: "demo-alice", role: business.role });
     const { status, plan, seats, periodEndInDays, entitlements } = business.subscription;
-    await setSubscription(deps, {
-      business: business.id,
-      status,
-      plan,
-      seats,
-      periodEnd: new Date(now + periodEndInDays * DAY_MS).toISOString(),
-      entitlements: [...entitlements],
-    });
+    const intended = { status, plan, seats, entitlements: [...entitlements], cancelAtPeriodEnd: false };
+    const [kept] = await subscriptionStore(deps.db).getMany([business.id]);
+    // Written again only when it no longer shows what the demo needs (its period has run on), so
+    // a restart writes nothing, in the audit log neither.
+    const stillIntended =
+      kept !== null &&
+      isDeepStrictEqual({ status: kept.status, plan: kept.plan, seats: kept.seats, entitlements: kept.entitlements, cancelAtPeriodEnd: kept.cancelAtPeriodEnd }, intended) &&
+      (periodEndInDays > 0 ? kept.currentPeriodEnd.getTime() > now + DAY_MS : kept.currentPeriodEnd.getTime() < now + periodEndInDays * DAY_MS / 2);
+    if (!stillIntended) {
+      await setSubscription(deps, { business: business.id, ...intended, periodEnd: new Date(now + periodEndInDays * DAY_MS).toISOString() });
+    }
   }
 
   for (const release of DEMO_RELEASES) {

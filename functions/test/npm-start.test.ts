@@ -83,6 +83,16 @@ describe("npm start", () => {
     return started;
   };
   const base = () => `http://${HOST}:${ports[0]}/api/v1`;
+  /** How many entries the stack's audit log holds, counted by the Firestore emulator itself. */
+  const auditLogSize = async () => {
+    const answer = await fetch(`http://${HOST}:${ports[1]}/v1/projects/demo-marketplace/databases/(default)/documents:runAggregationQuery`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer owner" },
+      body: JSON.stringify({ structuredAggregationQuery: { structuredQuery: { from: [{ collectionId: "auditLog" }] }, aggregations: [{ alias: "n", count: {} }] } }),
+    });
+    const [row] = (await answer.json()) as { result: { aggregateFields: { n: { integerValue: string } } } }[];
+    return Number(row.result.aggregateFields.n.integerValue);
+  };
   const login = (email: string, password: string) =>
     fetch(`${base()}/developers/auth/login`, {
       method: "POST",
@@ -121,6 +131,10 @@ describe("npm start", () => {
       body: JSON.stringify({ email: "kept@example.com", password: "kept-password", displayName: "Kept", publisherId: "kept" }),
     });
     expect(register.status).toBe(201);
+    const kept = (await register.json()) as { idToken: string; refreshToken: string };
+    const dana = (await (await login("dana@example.com", "marketplace-demo")).json()) as { idToken: string; refreshToken: string };
+    const auditEntries = await auditLogSize();
+    expect(auditEntries).toBeGreaterThan(0);
 
     first.npm.kill("SIGTERM");
     await first.exited;
@@ -130,7 +144,17 @@ describe("npm start", () => {
     const second = await start();
     expect(second.output()).toContain("Data loaded from");
     expect((await login("kept@example.com", "kept-password")).status).toBe(200);
-    // The demo seed stays idempotent on top of kept data.
+    // Sessions survive the restart: ID tokens from before it, and refresh tokens traded after it,
+    // for a user the seed never touches and for a demo user it does.
+    for (const session of [kept, dana]) {
+      const me = await fetch(`${base()}/developers/tokens`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${session.idToken}` }, body: JSON.stringify({ name: "after restart" }) });
+      expect({ status: me.status, body: me.status === 201 ? null : await me.text() }).toEqual({ status: 201, body: null });
+      const refreshed = await fetch(`${base()}/developers/auth/refresh`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ refreshToken: session.refreshToken }) });
+      const { idToken } = (await refreshed.json()) as { idToken: string };
+      expect((await fetch(`${base()}/developers/me`, { headers: { authorization: `Bearer ${idToken}` } })).status).toBe(200);
+    }
+    // The demo seed stays idempotent on top of kept data, in the audit log too (the two tokens above are the only new entries).
+    expect(await auditLogSize()).toBe(auditEntries + 2);
     expect((await login("dana@example.com", "marketplace-demo")).status).toBe(200);
     second.npm.kill("SIGTERM");
     await until("every port to be free", () => allFree(ports), 30_000);

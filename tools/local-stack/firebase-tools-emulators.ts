@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { HOST } from "./addresses";
@@ -18,11 +18,13 @@ export interface InProcessEmulators {
  * the unit test beside this file, instead of somewhere deep in an emulator.
  */
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
-export function firebaseToolsInternals(): { EmulatorRegistry: any; AuthEmulator: any; StorageEmulator: any; exegesisExpress: any } {
+export function firebaseToolsInternals(): { EmulatorRegistry: any; AuthEmulator: any; createAuthApp: any; createDestroyer: any; StorageEmulator: any; exegesisExpress: any } {
   const loaded = {
     exegesisExpress: require("exegesis-express"),
     EmulatorRegistry: require("firebase-tools/lib/emulator/registry").EmulatorRegistry,
     AuthEmulator: require("firebase-tools/lib/emulator/auth").AuthEmulator,
+    createAuthApp: require("firebase-tools/lib/emulator/auth/server").createApp,
+    createDestroyer: require("firebase-tools/lib/utils").createDestroyer,
     StorageEmulator: require("firebase-tools/lib/emulator/storage").StorageEmulator,
   };
   const storage = typeof loaded.StorageEmulator === "function" ? new loaded.StorageEmulator({ projectId: "probe", host: HOST, port: 0, auto_download: false }) : undefined;
@@ -32,6 +34,8 @@ export function firebaseToolsInternals(): { EmulatorRegistry: any; AuthEmulator:
     ["EmulatorRegistry.stopAll()", loaded.EmulatorRegistry?.stopAll],
     ["AuthEmulator", loaded.AuthEmulator],
     ["AuthEmulator#importData()", loaded.AuthEmulator?.prototype?.importData],
+    ["auth/server createApp()", loaded.createAuthApp],
+    ["utils createDestroyer()", loaded.createDestroyer],
     ["StorageEmulator", loaded.StorageEmulator],
     ["StorageEmulator#_persistence.reset()", storage?._persistence?.reset],
     ["StorageEmulator#_rulesRuntime", storage?._rulesRuntime],
@@ -53,7 +57,7 @@ export function firebaseToolsInternals(): { EmulatorRegistry: any; AuthEmulator:
  * compile them on first use keeps validation and starts in ~1 s.
  */
 export async function startInProcessEmulators(projectId: string, ports: { auth?: number; storage?: number }): Promise<InProcessEmulators> {
-  const { exegesisExpress, EmulatorRegistry, AuthEmulator, StorageEmulator } = firebaseToolsInternals();
+  const { exegesisExpress, EmulatorRegistry, AuthEmulator, createAuthApp, createDestroyer, StorageEmulator } = firebaseToolsInternals();
   if (!exegesisExpress.__lazySchemas) {
     const middleware = exegesisExpress.middleware;
     exegesisExpress.middleware = (spec: unknown, options: object) =>
@@ -64,10 +68,26 @@ export async function startInProcessEmulators(projectId: string, ports: { auth?:
   const exports: ((dir: string) => Promise<void>)[] = [];
   if (ports.auth !== undefined) {
     const auth = new AuthEmulator({ projectId, host: HOST, port: ports.auth });
+    // The emulator as its own start() makes it, but with its project state in our hands (below).
+    const projectStates = new Map<string, any>();
+    auth.start = async () => {
+      const server = (await createAuthApp(projectId, auth.args.singleProjectMode, projectStates)).listen(ports.auth, HOST);
+      auth.destroyServer = createDestroyer(server);
+    };
     await EmulatorRegistry.start(auth);
     const authUrl = `http://${HOST}:${ports.auth}`;
     imports.push(async (dir) => {
-      if (existsSync(path.join(dir, EXPORT.auth))) await auth.importData(path.join(dir, EXPORT.auth), projectId, { initiatedBy: "start" });
+      const exported = path.join(dir, EXPORT.auth);
+      if (!existsSync(exported)) return;
+      await auth.importData(exported, projectId, { initiatedBy: "start" });
+      // An import makes every account valid only since the import, which revokes every session
+      // signed in before it (saved `mpkg login`s, the pages' sign-ins). Each account gets back the
+      // validSince it had, so only what revoked sessions before the restart still does.
+      const { users = [] } = JSON.parse(readFileSync(path.join(exported, "accounts.json"), "utf8")) as { users?: { localId: string; validSince?: string }[] };
+      const state = projectStates.get(projectId);
+      for (const user of users) {
+        if (user.validSince && state?.getUserByLocalId(user.localId)) state.updateUserByLocalId(user.localId, { validSince: user.validSince });
+      }
     });
     exports.push(async (dir) => {
       const target = path.join(dir, EXPORT.auth);
