@@ -4,6 +4,12 @@ import path from "node:path";
 import { HOST } from "./addresses";
 import { EXPORT, firebaseToolsVersion } from "./export";
 
+/** What the local stack uses of the Auth emulator's state of one project. */
+interface AuthProjectState {
+  getUserByLocalId(localId: string): object | undefined;
+  updateUserByLocalId(localId: string, fields: { validSince: string }): void;
+}
+
 export interface InProcessEmulators {
   importData(dir: string): Promise<void>;
   exportData(dir: string): Promise<void>;
@@ -69,7 +75,7 @@ export async function startInProcessEmulators(projectId: string, ports: { auth?:
   if (ports.auth !== undefined) {
     const auth = new AuthEmulator({ projectId, host: HOST, port: ports.auth });
     // The emulator as its own start() makes it, but with its project state in our hands (below).
-    const projectStates = new Map<string, any>();
+    const projectStates = new Map<string, AuthProjectState>();
     auth.start = async () => {
       const server = (await createAuthApp(projectId, auth.args.singleProjectMode, projectStates)).listen(ports.auth, HOST);
       auth.destroyServer = createDestroyer(server);
