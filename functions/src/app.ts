@@ -8,7 +8,7 @@ import { requestDeadlines } from "./core/deadline";
 import { problemErrorHandler, unknownRoute } from "./core/error-handler";
 import { perIpRateLimit, perUserRateLimit } from "./core/rate-limit";
 import { requestId, requestLog, requireHost } from "./core/request-context";
-import { mountRoutes, type AnyRoute } from "./core/routes";
+import { routeDispatcher, type AnyRoute } from "./core/routes";
 import { loadConfig } from "./config";
 import type { Deps } from "./deps";
 import { buildOpenApiDocument } from "./openapi";
@@ -88,8 +88,7 @@ export function createApp(deps: Deps): Express {
   }
   app.use(perIpRateLimit(config.rateLimit.perIpPerMinute));
 
-  const router = express.Router({ caseSensitive: true, strict: false });
-  mountRoutes(router, routes, {
+  const dispatch = routeDispatcher(routes, {
     tokens: tokenVerifier(deps.auth, config.revocationCheckMs),
     afterAuth: perUserRateLimit(config.rateLimit.perUserPerMinute),
     requireDeveloper: (caller) => requireDeveloper(deps.db, caller),
@@ -98,7 +97,7 @@ export function createApp(deps: Deps): Express {
     maxJsonBytes: config.maxJsonBytes,
     cachePolicy: config.cache,
   });
-  app.use(API_PREFIX, router);
+  app.use(API_PREFIX, dispatch);
   app.use(API_PREFIX, unknownRoute);
   app.use(unknownRoute);
   app.use(problemErrorHandler(logger));

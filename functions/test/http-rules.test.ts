@@ -4,7 +4,7 @@ import { z } from "zod";
 import { tokenVerifier } from "../src/core/auth";
 import { problemErrorHandler } from "../src/core/error-handler";
 import type { Logger } from "../src/core/logger";
-import { defineRoute, mountRoutes } from "../src/core/routes";
+import { defineRoute, routeDispatcher } from "../src/core/routes";
 import { putRelease } from "./support/fixtures";
 import { bearer, createUser, expectProblem, resetEmulators, testApp, testDeps } from "./support/harness";
 
@@ -155,10 +155,8 @@ describe("JSON request bodies", () => {
   const app = async () => {
     const deps = await testDeps();
     const server = express();
-    const router = express.Router();
     server.use((req, _res, next) => ((req.requestId = "req-body"), next()));
-    mountRoutes(router, [echo], { tokens: tokenVerifier(deps.auth, 0), afterAuth: (_req, _res, next) => next(), maxJsonBytes: 100 * 1024, cachePolicy: deps.config.cache });
-    server.use("/api/v1", router);
+    server.use("/api/v1", routeDispatcher([echo], { tokens: tokenVerifier(deps.auth, 0), afterAuth: (_req, _res, next) => next(), maxJsonBytes: 100 * 1024, cachePolicy: deps.config.cache }));
     server.use(problemErrorHandler(deps.logger));
     return server;
   };

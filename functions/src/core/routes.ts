@@ -1,10 +1,11 @@
-import type { Request, RequestHandler, Router } from "express";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import findMyWay, { type HTTPMethod } from "find-my-way";
 import type { z } from "zod";
 import type { Actor } from "./audit-log";
 import { actorOf, isPublisherToken, bearerToken, idTokenCaller, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
 import { readJsonBody } from "./body";
 import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type MediaBody } from "./http-cache";
-import { methodNotAllowed, tokenError, unsupportedMediaType, type ProblemCode } from "./errors";
+import { invalidRequest, methodNotAllowed, tokenError, unsupportedMediaType, type ProblemCode } from "./errors";
 import { parseRequestPart } from "./validation";
 
 /**
@@ -118,56 +119,95 @@ declare module "express-serve-static-core" {
   }
 }
 
+/** The methods a route may declare, and HEAD, which every GET route answers too. */
+const METHODS = ["GET", "POST", "PUT", "DELETE"] as const;
+
 /**
- * Mounts routes on a router: authentication, rate limit, body, validation, handler, reply; and
- * for every known path, a 405 with `Allow` for the methods it does not serve.
+ * The API's routes as one middleware: authentication, rate limit, body, validation, handler,
+ * reply; and for every known path, a 405 with `Allow` for the methods it does not serve.
+ *
+ * Routes are found in a radix tree (find-my-way, fastify's router) in one look-up, instead of
+ * Express trying each route's pattern in turn: with some seventy routes and their 405s, that walk
+ * was a fifth of the time of a cheap answer. Paths match as Express matched them: case-sensitive,
+ * a trailing slash ignored, parameters percent-decoded (a bad escape is a 400).
  */
-export function mountRoutes(router: Router, routes: AnyRoute[], middleware: RouteMiddleware): void {
+export function routeDispatcher(routes: AnyRoute[], middleware: RouteMiddleware): RequestHandler {
+  const tree = findMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
   const methodsByPath = new Map<string, string[]>();
-  for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
-  const refuseOtherMethods = (paths: string[]) => {
-    for (const path of paths) {
-      const methods = methodsByPath.get(path)!;
-      const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
-      router.all(path, (req, _res, next) => next(allowed.includes(req.method) ? undefined : methodNotAllowed(allowed)));
+  for (const route of routes) {
+    const method = route.method.toUpperCase();
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), method]);
+    tree.on(method as HTTPMethod, route.path, () => undefined, { handlers: routeHandlers(route, middleware) });
+  }
+  const withHead = (methods: string[]) => (methods.includes("GET") ? [...methods, "HEAD"] : methods);
+  // A path without parameters is refused other methods before any route is tried, so that GET
+  // /modules/updates is a 405 and not taken for GET /modules/:id.
+  const literalPaths = new Map([...methodsByPath].filter(([path]) => !path.includes(":")).map(([path, methods]) => [path, withHead(methods)]));
+
+  return (req, res, next) => {
+    const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
+    const literal = literalPaths.get(path);
+    if (literal && !literal.includes(req.method)) return next(methodNotAllowed(literal));
+    const method = req.method === "HEAD" ? "GET" : req.method;
+    const found = (METHODS as readonly string[]).includes(method) ? tree.find(method as HTTPMethod, req.path) : null;
+    if (found) {
+      req.params = found.params as Record<string, string>;
+      return inTurn((found.store as { handlers: RequestHandler[] }).handlers, req, res, next);
+    }
+    const allowed = METHODS.filter((other) => other !== method && tree.find(other, req.path));
+    if (allowed.length > 0) return next(methodNotAllowed(withHead(allowed)));
+    try {
+      decodeURIComponent(req.path);
+    } catch {
+      return next(invalidRequest("The path is not valid percent-encoded UTF-8."));
+    }
+    next();
+  };
+}
+
+/** What one route runs, in order: signing, authentication and the per-user limit where it has them, then the handler. */
+function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHandler[] {
+  const authenticate: RequestHandler = async (req, _res, next) => {
+    req.caller = await resolveCaller(route, req, middleware);
+    next();
+  };
+  const handle: RequestHandler = async (req, res) => {
+    const params = route.params ? parseRequestPart(route.params, req.params, "path") : undefined;
+    const query = route.query ? parseRequestPart(route.query, req.query, "query") : undefined;
+    const body = route.body ? parseRequestPart(route.body, await readJsonBody(req, middleware.maxJsonBytes), "body") : undefined;
+    if (route.rawBody && !route.rawBody.contentTypes.some((type) => req.is(type))) {
+      throw unsupportedMediaType(route.rawBody.contentTypes.join(" or "));
+    }
+    const caller = req.caller ?? null;
+    const reply = await route.handle({ params, query, body, caller, actor: caller && actorOf(caller, req.requestId), req });
+    if (reply.headers) res.set(reply.headers);
+    if (reply.body !== undefined || reply.media) {
+      return sendBody(req, res, reply.status, reply.body, route.cache, middleware.cachePolicy, reply.media);
+    }
+    if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
+    res.status(reply.status).end();
+  };
+  // Signed answers are signed whatever they are, refusals included: signing comes first.
+  const signing = route.signedAnswers && middleware.signAnswers ? [middleware.signAnswers] : [];
+  // Public routes have no caller to find or to limit.
+  return route.auth === "none" ? [...signing, handle] : [...signing, authenticate, middleware.afterAuth, handle];
+}
+
+/** Runs handlers in turn as an Express router runs a route's: `next(error)`, a throw or a rejection ends in `done(error)`. */
+function inTurn(handlers: RequestHandler[], req: Request, res: Response, done: NextFunction): void {
+  let index = 0;
+  const next: NextFunction = (error?: unknown) => {
+    if (error) return done(error);
+    const handler = handlers[index++];
+    if (!handler) return done();
+    try {
+      const result = handler(req, res, next) as unknown;
+      if (result instanceof Promise) result.catch(next);
+    } catch (thrown) {
+      next(thrown);
     }
   };
-  // Paths without parameters are refused other methods before any route, so that GET
-  // /modules/updates is a 405 and not taken for GET /modules/:id; paths with them after all routes.
-  const [literal, parameterized] = [[...methodsByPath.keys()].filter((path) => !path.includes(":")), [...methodsByPath.keys()].filter((path) => path.includes(":"))];
-  refuseOtherMethods(literal);
-  // Public routes first: the busiest and cheapest answers match after the fewest layers.
-  const publicFirst = [...routes.filter((route) => route.auth === "none"), ...routes.filter((route) => route.auth !== "none")];
-  for (const route of publicFirst) {
-    const authenticate: RequestHandler = async (req, _res, next) => {
-      req.caller = await resolveCaller(route, req, middleware);
-      next();
-    };
-    const handle: RequestHandler = async (req, res) => {
-      const params = route.params ? parseRequestPart(route.params, req.params, "path") : undefined;
-      const query = route.query ? parseRequestPart(route.query, req.query, "query") : undefined;
-      const body = route.body
-        ? parseRequestPart(route.body, await readJsonBody(req, middleware.maxJsonBytes), "body")
-        : undefined;
-      if (route.rawBody && !route.rawBody.contentTypes.some((type) => req.is(type))) {
-        throw unsupportedMediaType(route.rawBody.contentTypes.join(" or "));
-      }
-      const caller = req.caller ?? null;
-      const reply = await route.handle({ params, query, body, caller, actor: caller && actorOf(caller, req.requestId), req });
-      if (reply.headers) res.set(reply.headers);
-      if (reply.body !== undefined || reply.media) {
-        return sendBody(req, res, reply.status, reply.body, route.cache, middleware.cachePolicy, reply.media);
-      }
-      if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
-      res.status(reply.status).end();
-    };
-    // Signed answers are signed whatever they are, refusals included: signing comes first.
-    const signing = route.signedAnswers && middleware.signAnswers ? [middleware.signAnswers] : [];
-    // Public routes have no caller to find or to limit.
-    if (route.auth === "none") router[route.method](route.path, ...signing, handle);
-    else router[route.method](route.path, ...signing, authenticate, middleware.afterAuth, handle);
-  }
-  refuseOtherMethods(parameterized);
+  next();
 }
 
 async function resolveCaller(route: AnyRoute, req: Request, middleware: RouteMiddleware): Promise<Caller | null> {
