@@ -66,13 +66,12 @@ export function sendBody(
   media?: MediaBody,
 ): void {
   if (caching === "public-anonymous") res.vary("Authorization");
-  const type = media?.type ?? "application/json";
+  const type = media?.type ?? JSON_TYPE;
   const shared =
     status === 200 && !res.get("Cache-Control") && (caching === "public" || (caching === "public-anonymous" && !req.get("authorization")));
   if (!shared) {
     if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
-    res.status(status).type(type).send(media ? media.data : JSON.stringify(body));
-    return;
+    return endWith(res, status, type, media ? media.data : JSON.stringify(body));
   }
   const { json: payload, etag } = media ? { json: media.data, etag: strongEtag(media.data) } : serialize(body);
   res.set({ ETag: etag, "Cache-Control": `public, max-age=${policy.maxAgeSeconds}, s-maxage=${policy.sMaxAgeSeconds}` });
@@ -80,5 +79,19 @@ export function sendBody(
     res.status(304).end();
     return;
   }
-  res.status(200).type(type).send(payload);
+  endWith(res, 200, type, payload);
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * What `res.type(t).send(body)` does for these answers, without its content-type parsing, MIME
+ * look-up and freshness check (this module answers If-None-Match itself): Content-Type,
+ * Content-Length, the body (Node leaves it out of a HEAD answer).
+ */
+function endWith(res: Response, status: number, type: string, payload: string | Buffer): void {
+  res.statusCode = status;
+  res.setHeader("Content-Type", type);
+  res.setHeader("Content-Length", typeof payload === "string" ? Buffer.byteLength(payload) : payload.length);
+  res.end(payload);
 }
