@@ -4,7 +4,8 @@ import type { PackageFinding } from "../core/findings";
 import { blocklistStore } from "./blocklist-store";
 import { nameIndexStore } from "./name-index-store";
 import { areAlike, foldedNamesOf, indexKeysOf } from "./names";
-import { findSecrets, type SecretFinding } from "./secrets";
+import { scanForSecrets } from "./secret-scan-pool";
+import type { SecretFinding } from "./secrets";
 
 /** One entry of a package: its name, SHA-256, and its bytes when it is small enough to scan (MAX_SCANNED_ENTRY_BYTES). */
 export interface PackageEntryContent {
@@ -44,17 +45,23 @@ export function textOf(bytes: Buffer): string | null {
 /** Collects what the checks need while the package is read, entry by entry, then decides. */
 export function packageChecks(db: Firestore) {
   const entryHashes: { name: string; sha256: string }[] = [];
-  const secrets: SecretFinding[] = [];
+  // Scans run in the pool while the package is read on; the verdict waits for them all.
+  const scans: Promise<SecretFinding[]>[] = [];
   return {
-    async visit(entry: PackageEntryContent): Promise<void> {
+    visit(entry: PackageEntryContent): void {
       entryHashes.push({ name: entry.name, sha256: entry.sha256 });
       if (!entry.bytes) return;
       const text = textOf(entry.bytes);
-      if (text !== null) secrets.push(...(await findSecrets(entry.name, text)));
+      if (text === null) return;
+      const scan = scanForSecrets(entry.name, text);
+      // A package refused before its verdict leaves its scans unawaited: not an unhandled rejection.
+      scan.catch(() => undefined);
+      scans.push(scan);
     },
 
     /** Refuses the package, or says whether it passes or waits for review. */
     async verdict(pkg: { moduleId: string; name: string; sha256: string; publisherId: string }): Promise<ReviewVerdict> {
+      const secrets = (await Promise.all(scans)).flat();
       const blocked = await blocklistStore(db).find([pkg.sha256, ...entryHashes.map((entry) => entry.sha256)]);
       const blockedHashes = new Set(blocked.map((record) => record.sha256));
       const refusals: PackageFinding[] = [
