@@ -5,7 +5,7 @@
  * that does only the Firestore reads the same answers need (the user document, the memberships and
  * the activations in parallel, then the subscriptions) with everything else ready in memory. It
  * listens on BENCH_PORT, says "ready" over IPC, and answers the message "counts" with its backend
- * call counts, once its pending download counts are written.
+ * call counts and the CPU time it has used, once its pending download counts are written.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -33,7 +33,11 @@ async function main(): Promise<void> {
   localServer(handler).listen(port, "127.0.0.1", () => process.send?.("ready"));
   process.on("message", async (message) => {
     // Counts reported after every pending download count is written.
-    if (message === "counts") process.send?.({ counts: backendCallCounts(), drained: await drainDownloadCounters() });
+    if (message === "counts") {
+      const drained = await drainDownloadCounters();
+      const cpu = process.cpuUsage();
+      process.send?.({ counts: { ...backendCallCounts(), "CPU µs": cpu.user + cpu.system }, drained });
+    }
   });
   process.on("disconnect", () => process.exit(0));
 }
