@@ -1,5 +1,5 @@
-import cors from "cors";
-import express, { type Express } from "express";
+import corsMiddleware from "cors";
+import express, { type Express, type RequestHandler } from "express";
 import { activationRoutes } from "./activations/routes";
 import { billingRoutes } from "./billing/routes";
 import { answerSignatures } from "./core/answer-signatures";
@@ -8,7 +8,7 @@ import { requestDeadlines } from "./core/deadline";
 import { problemErrorHandler, unknownRoute } from "./core/error-handler";
 import { perIpRateLimit, perUserRateLimit } from "./core/rate-limit";
 import { requestId, requestLog, requireHost } from "./core/request-context";
-import { routeDispatcher, type AnyRoute } from "./core/routes";
+import { inTurn, routeDispatcher, type AnyRoute } from "./core/routes";
 import { loadConfig } from "./config";
 import type { Deps } from "./deps";
 import { buildOpenApiDocument } from "./openapi";
@@ -71,37 +71,49 @@ export function createApp(deps: Deps): Express {
   app.set("etag", false);
   app.set("trust proxy", config.trustProxyHops);
 
-  app.use(requestId);
-  app.use(requestLog(logger));
-  app.use(requireHost);
-  app.use(requestDeadlines(config.deadlines));
-  if (config.corsOrigins.length > 0) {
-    app.use(
-      cors({
-        origin: config.corsOrigins,
-        methods: servedMethods(routes),
-        allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id", "X-Author-Signature", "Accept-Signature"],
-        exposedHeaders: ["X-Request-Id", "Retry-After", "Location", "Content-Digest", "Signature", "Signature-Input"],
-        maxAge: 600,
-      }),
-    );
-  }
-  app.use(perIpRateLimit(config.rateLimit.perIpPerMinute));
-
-  const dispatch = routeDispatcher(routes, {
-    tokens: tokenVerifier(deps.auth, config.revocationCheckMs),
-    afterAuth: perUserRateLimit(config.rateLimit.perUserPerMinute),
-    requireDeveloper: (caller) => requireDeveloper(deps.db, caller),
-    publisherTokens: (bearer) => (bearer.startsWith(ACCESS_TOKEN_PREFIX) ? authenticateAccessToken(deps, bearer) : authenticatePublishToken(deps, bearer)),
-    signAnswers: answerSignatures(deps.signingKeys, deps.clock, logger),
-    maxJsonBytes: config.maxJsonBytes,
-    cachePolicy: config.cache,
-  });
-  app.use(API_PREFIX, dispatch);
+  const cors = corsFor(config.corsOrigins, routes);
+  const dispatch = routeDispatcher(
+    routes,
+    {
+      tokens: tokenVerifier(deps.auth, config.revocationCheckMs),
+      afterAuth: perUserRateLimit(config.rateLimit.perUserPerMinute),
+      requireDeveloper: (caller) => requireDeveloper(deps.db, caller),
+      publisherTokens: (bearer) => (bearer.startsWith(ACCESS_TOKEN_PREFIX) ? authenticateAccessToken(deps, bearer) : authenticatePublishToken(deps, bearer)),
+      signAnswers: answerSignatures(deps.signingKeys, deps.clock, logger),
+      maxJsonBytes: config.maxJsonBytes,
+      cachePolicy: config.cache,
+    },
+    API_PREFIX,
+  );
+  // What every request passes, as one middleware: Express's router would match each layer's path
+  // again for nothing, which cost a cheap answer a sixth of its time.
+  app.use(
+    inTurn([
+      requestId,
+      requestLog(logger),
+      requireHost,
+      requestDeadlines(config.deadlines),
+      ...(cors ? [cors] : []),
+      perIpRateLimit(config.rateLimit.perIpPerMinute),
+      dispatch,
+    ]),
+  );
   app.use(API_PREFIX, unknownRoute);
   app.use(unknownRoute);
   app.use(problemErrorHandler(logger));
   return app;
+}
+
+/** CORS for the configured origins, or none. */
+function corsFor(origins: string[], routes: AnyRoute[]): RequestHandler | null {
+  if (origins.length === 0) return null;
+  return corsMiddleware({
+    origin: origins,
+    methods: servedMethods(routes),
+    allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id", "X-Author-Signature", "Accept-Signature"],
+    exposedHeaders: ["X-Request-Id", "Retry-After", "Location", "Content-Digest", "Signature", "Signature-Input"],
+    maxAge: 600,
+  });
 }
 
 /** What CORS preflights advertise: the methods some route serves (HEAD wherever GET is). */

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { NextFunction, Request, RequestHandler } from "express";
 import findMyWay, { type HTTPMethod } from "find-my-way";
 import type { z } from "zod";
 import type { Actor } from "./audit-log";
@@ -129,15 +129,16 @@ const METHODS = ["GET", "POST", "PUT", "DELETE"] as const;
  * Routes are found in a radix tree (find-my-way, fastify's router) in one look-up, instead of
  * Express trying each route's pattern in turn: with some seventy routes and their 405s, that walk
  * was a fifth of the time of a cheap answer. Paths match as Express matched them: case-sensitive,
- * a trailing slash ignored, parameters percent-decoded (a bad escape is a 400).
+ * a trailing slash ignored, parameters percent-decoded (a bad escape is a 400). With a `prefix`
+ * (the API's /api/v1), other paths are passed on.
  */
-export function routeDispatcher(routes: AnyRoute[], middleware: RouteMiddleware): RequestHandler {
+export function routeDispatcher(routes: AnyRoute[], middleware: RouteMiddleware, prefix = ""): RequestHandler {
   const tree = findMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
     const method = route.method.toUpperCase();
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), method]);
-    tree.on(method as HTTPMethod, route.path, () => undefined, { handlers: routeHandlers(route, middleware) });
+    tree.on(method as HTTPMethod, route.path, () => undefined, { run: inTurn(routeHandlers(route, middleware)) });
   }
   const withHead = (methods: string[]) => (methods.includes("GET") ? [...methods, "HEAD"] : methods);
   // A path without parameters is refused other methods before any route is tried, so that GET
@@ -145,19 +146,22 @@ export function routeDispatcher(routes: AnyRoute[], middleware: RouteMiddleware)
   const literalPaths = new Map([...methodsByPath].filter(([path]) => !path.includes(":")).map(([path, methods]) => [path, withHead(methods)]));
 
   return (req, res, next) => {
-    const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
+    if (prefix && !req.path.startsWith(`${prefix}/`)) return next();
+    const requested = req.path.slice(prefix.length);
+    const path = requested.length > 1 && requested.endsWith("/") ? requested.slice(0, -1) : requested;
     const literal = literalPaths.get(path);
     if (literal && !literal.includes(req.method)) return next(methodNotAllowed(literal));
     const method = req.method === "HEAD" ? "GET" : req.method;
-    const found = (METHODS as readonly string[]).includes(method) ? tree.find(method as HTTPMethod, req.path) : null;
+    const found = (METHODS as readonly string[]).includes(method) ? tree.find(method as HTTPMethod, requested) : null;
     if (found) {
       req.params = found.params as Record<string, string>;
-      return inTurn((found.store as { handlers: RequestHandler[] }).handlers, req, res, next);
+      void (found.store as { run: RequestHandler }).run(req, res, next);
+      return;
     }
-    const allowed = METHODS.filter((other) => other !== method && tree.find(other, req.path));
+    const allowed = METHODS.filter((other) => other !== method && tree.find(other, requested));
     if (allowed.length > 0) return next(methodNotAllowed(withHead(allowed)));
     try {
-      decodeURIComponent(req.path);
+      decodeURIComponent(requested);
     } catch {
       return next(invalidRequest("The path is not valid percent-encoded UTF-8."));
     }
@@ -193,21 +197,27 @@ function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHan
   return route.auth === "none" ? [...signing, handle] : [...signing, authenticate, middleware.afterAuth, handle];
 }
 
-/** Runs handlers in turn as an Express router runs a route's: `next(error)`, a throw or a rejection ends in `done(error)`. */
-function inTurn(handlers: RequestHandler[], req: Request, res: Response, done: NextFunction): void {
-  let index = 0;
-  const next: NextFunction = (error?: unknown) => {
-    if (error) return done(error);
-    const handler = handlers[index++];
-    if (!handler) return done();
-    try {
-      const result = handler(req, res, next) as unknown;
-      if (result instanceof Promise) result.catch(next);
-    } catch (thrown) {
-      next(thrown);
-    }
+/**
+ * Handlers as one, run in turn as an Express router runs a route's: `next(error)`, a throw or a
+ * rejection ends in the caller's `next(error)`, and the last one's `next()` in the caller's.
+ * Without the router's per-layer path matching, which a chain of always-run middleware does not need.
+ */
+export function inTurn(handlers: RequestHandler[]): RequestHandler {
+  return (req, res, done) => {
+    let index = 0;
+    const next: NextFunction = (error?: unknown) => {
+      if (error) return done(error);
+      const handler = handlers[index++];
+      if (!handler) return done();
+      try {
+        const result = handler(req, res, next) as unknown;
+        if (result instanceof Promise) result.catch(next);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    next();
   };
-  next();
 }
 
 async function resolveCaller(route: AnyRoute, req: Request, middleware: RouteMiddleware): Promise<Caller | null> {
