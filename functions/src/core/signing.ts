@@ -64,6 +64,8 @@ export async function loadSigningKeys(json: string): Promise<SigningKeys> {
     })),
   );
   const keyId = publicKeys[0].kid;
+  // One object for the life of the instance, so its JSON and ETag are computed once (core/http-cache.ts).
+  const jwks = { keys: publicKeys };
   const privateKey = (await importJWK({ ...active, alg: "EdDSA" }, "EdDSA")) as KeyLike;
   const rawKey = createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", x: active.x, d: active.d }, format: "jwk" });
   const encoder = new TextEncoder();
@@ -74,7 +76,7 @@ export async function loadSigningKeys(json: string): Promise<SigningKeys> {
       new CompactSign(encoder.encode(JSON.stringify(payload)))
         .setProtectedHeader({ alg: "EdDSA", kid: keyId, ...header })
         .sign(privateKey),
-    jwks: () => ({ keys: publicKeys }),
+    jwks: () => jwks,
     derivedKey: (purpose) => Buffer.from(hkdfSync("sha256", Buffer.from(active.d!, "base64url"), Buffer.alloc(0), `marketplace:${purpose}`, 32)),
   };
 }
