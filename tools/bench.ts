@@ -15,7 +15,8 @@
  *   cold load    loading the built function, against a minimal function with the Admin SDK
  *
  * The API and the baseline each run in a process of their own (bench-server.ts); the load comes
- * from this one. `npm run bench -- --quick` runs 2 s per endpoint.
+ * from this one. `npm run bench -- --quick` runs 2 s per endpoint; `-- --profile` also writes a CPU
+ * profile of the API's process (node --cpu-prof) and says where.
  */
 import autocannon from "autocannon";
 import { execFileSync, fork, spawnSync, type ChildProcess } from "node:child_process";
@@ -42,6 +43,7 @@ const PROJECT_ID = "demo-marketplace-bench";
 const ROOT = path.join(__dirname, "..");
 const FUNCTIONS_DIR = path.join(ROOT, "functions");
 const quick = process.argv.includes("--quick");
+const profileDir = process.argv.includes("--profile") ? mkdtempSync(path.join(tmpdir(), "bench-profile-")) : null;
 const DURATION_S = quick ? 2 : 5;
 /** Distinct callers of the authenticated reads, taking turns. */
 const CALLERS = 40;
@@ -77,7 +79,7 @@ async function load(url: string, options: { callers?: string[]; amount?: number 
 function startServer(kind: "--api" | "--bare" | "--ceiling", port: number, env: Record<string, string>): Promise<ChildProcess> {
   const child = fork(path.join(__dirname, "bench-server.ts"), [kind], {
     env: { ...process.env, ...env, BENCH_PORT: String(port) },
-    execArgv: ["--import", "tsx"],
+    execArgv: ["--import", "tsx", ...(kind === "--api" && profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])],
   });
   return new Promise((resolve, reject) => {
     child.once("message", () => resolve(child));
@@ -209,6 +211,12 @@ async function main(): Promise<number> {
     console.log(`Rows written to ${file}.`);
     return 0;
   } finally {
+    // The profile is written when the API's process exits on its own, which it does when let go.
+    const api = servers[1];
+    if (profileDir && api?.connected) {
+      await new Promise((resolve) => (api.once("exit", resolve), api.disconnect()));
+      console.log(`CPU profile of the API's process in ${profileDir} (open it in Chrome DevTools' Performance panel).`);
+    }
     for (const server of servers) server.kill();
     await stack.stop();
   }
