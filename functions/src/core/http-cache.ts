@@ -32,15 +32,16 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
 }
 
 /**
- * Bodies served from memory (core/memo.ts) are the same object request after request: their JSON
- * and ETag are computed once per object, not once per request.
+ * Bodies served from memory (core/memo.ts) are the same object request after request: their JSON,
+ * encoded as the bytes that are sent, and their ETag are computed once per object, not once per
+ * request.
  */
-const serialized = new WeakMap<object, { json: string; etag: string }>();
+const serialized = new WeakMap<object, { json: Buffer; etag: string }>();
 
-function serialize(body: unknown): { json: string; etag: string } {
+function serialize(body: unknown): { json: Buffer; etag: string } {
   const known = typeof body === "object" && body !== null ? serialized.get(body) : undefined;
   if (known) return known;
-  const json = JSON.stringify(body);
+  const json = Buffer.from(JSON.stringify(body));
   const fresh = { json, etag: strongEtag(json) };
   if (typeof body === "object" && body !== null) serialized.set(body, fresh);
   return fresh;
