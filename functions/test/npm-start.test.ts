@@ -63,9 +63,13 @@ describe("npm start", () => {
   let dataDir: string;
   const running: Started[] = [];
 
-  beforeAll(async () => {
-    ports = await Promise.all(Array.from({ length: 4 }, freePort));
+  beforeAll(() => {
     dataDir = path.join(mkdtempSync(path.join(tmpdir(), "marketplace-start-")), "emulator-data");
+  });
+  // Fresh ports for every test: a port found free long before it is used may meanwhile be the
+  // local end of some connection (the emulators' own), and the Firestore emulator then cannot bind it.
+  beforeEach(async () => {
+    ports = await Promise.all(Array.from({ length: 4 }, freePort));
   });
 
   afterAll(async () => {
