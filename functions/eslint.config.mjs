@@ -10,7 +10,7 @@ export default tseslint.config(
     files: ["**/*.cjs"],
     languageOptions: {
       sourceType: "commonjs",
-      globals: { require: "readonly", module: "writable", __dirname: "readonly", process: "readonly", setTimeout: "readonly", setInterval: "readonly" },
+      globals: { require: "readonly", module: "writable", __dirname: "readonly", process: "readonly", setTimeout: "readonly", setInterval: "readonly", Buffer: "readonly" },
     },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },

@@ -8,13 +8,14 @@
  *                of a bare Express handler
  *   caller reads /users/me, /modules with a token and downloads by 40 distinct callers in turn /
  *                the same through a ceiling that does only the Firestore reads those answers need
- *                (bench-server.ts --ceiling), with Firestore calls and round trips per request;
+ *                (bench-server.cjs --ceiling), with Firestore calls and round trips per request;
  *                downloads are a fixed number, and every one must be counted
  *   sign         a 20 MiB sign, against sha256 plus one raw upload of the same bytes
  *   memory       the API process's peak RSS growth under 16 concurrent 20 MiB signs
  *   cold load    loading the built function, against a minimal function with the Admin SDK
  *
- * The API and the baseline each run in a process of their own (bench-server.ts); the load comes
+ * The API and the baselines each run in a process of their own (bench-server.cjs), on the compiled
+ * function (functions/lib, built first) as deploy ships it, with node alone; the load comes
  * from this one. `npm run bench -- --quick` runs 2 s per endpoint; `-- --profile` also writes a CPU
  * profile of the API's process (node --cpu-prof) and says where.
  */
@@ -75,11 +76,11 @@ async function load(url: string, options: { callers?: string[]; amount?: number 
   return { rps: result.requests.average, total: result.requests.total, ok: result["2xx"] + result["3xx"], bad: result.non2xx - result["3xx"] + result.errors + result.timeouts };
 }
 
-/** An API or baseline server in a process of its own (bench-server.ts), once it listens. */
+/** An API or baseline server in a process of its own (bench-server.cjs), once it listens. */
 function startServer(kind: "--api" | "--bare" | "--ceiling", port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = fork(path.join(__dirname, "bench-server.ts"), [kind], {
+  const child = fork(path.join(__dirname, "bench-server.cjs"), [kind], {
     env: { ...process.env, ...env, BENCH_PORT: String(port) },
-    execArgv: ["--import", "tsx", ...(kind === "--api" && profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])],
+    execArgv: kind === "--api" && profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
   });
   return new Promise((resolve, reject) => {
     child.once("message", () => resolve(child));
@@ -117,6 +118,8 @@ async function main(): Promise<number> {
     } as Record<string, string>;
     const deps = await localDeps({ serviceAccount, env: serverEnv, logger: silentLogger, appName: "bench" });
     const { callers, moduleId, storagePath } = await seed(deps);
+    // The servers run the compiled function (functions/lib), as deploy ships it.
+    execFileSync("npm", ["run", "-s", "build"], { cwd: FUNCTIONS_DIR });
 
     const bare = await startServer("--bare", barePort, {});
     const api = await startServer("--api", apiPort, serverEnv);
@@ -339,9 +342,8 @@ async function signMemory(base: string, deps: Deps, api: ChildProcess) {
   });
 }
 
-/** Loading the built function, against a minimal function with the Admin SDK (median of 5 each). */
+/** Loading the built function (main built it), against a minimal function with the Admin SDK (median of 5 each). */
 function coldLoad() {
-  execFileSync("npm", ["run", "-s", "build"], { cwd: FUNCTIONS_DIR });
   const dir = mkdtempSync(path.join(tmpdir(), "cold-"));
   const minimal = path.join(dir, "minimal.js");
   writeFileSync(
