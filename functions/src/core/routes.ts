@@ -128,9 +128,9 @@ const METHODS = ["GET", "POST", "PUT", "DELETE"] as const;
  *
  * Routes are found in a radix tree (find-my-way, fastify's router) in one look-up, instead of
  * Express trying each route's pattern in turn: with some seventy routes and their 405s, that walk
- * was a fifth of the time of a cheap answer. Paths match as Express matched them: case-sensitive,
- * a trailing slash ignored, parameters percent-decoded (a bad escape is a 400). With a `prefix`
- * (the API's /api/v1), other paths are passed on.
+ * was about a sixth of the CPU of a cheap answer in a profile. Paths match as Express matched
+ * them: case-sensitive, a trailing slash ignored, parameters percent-decoded (a bad escape is a
+ * 400). With a `prefix` (the API's /api/v1), other paths are passed on.
  */
 export function routeDispatcher(routes: AnyRoute[], middleware: RouteMiddleware, prefix = ""): RequestHandler {
   const tree = findMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
