@@ -119,7 +119,7 @@ declare module "express-serve-static-core" {
   }
 }
 
-/** The methods a route may declare, and HEAD, which every GET route answers too. */
+/** The methods a route may declare; a HEAD request is answered by the GET route. */
 const METHODS = ["GET", "POST", "PUT", "DELETE"] as const;
 
 /**
