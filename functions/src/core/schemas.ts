@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { documentIdProblem } from "./documents";
 import { packageFindingSchema } from "./findings";
 
 /** Building blocks shared by the resources' schemas. */
@@ -6,13 +7,11 @@ import { packageFindingSchema } from "./findings";
 export const isoDateTime = z.iso.datetime().meta({ description: "RFC 3339 timestamp, UTC." });
 
 /**
- * Whether Firestore stores a string as a document id or a map key: no slash, not "." or "..", not
- * a `__reserved__` name, at most 1,500 bytes. Every client-given string that becomes either passes
- * this, so none reaches Firestore to be refused there as a 5xx.
+ * Whether Firestore stores a string as a document id or a map key (the rules of
+ * `documentIdProblem`, which `documentAt` applies to every id). Every client-given string that
+ * becomes either passes this, so none reaches Firestore to be refused there as a 5xx.
  */
-export function isStorableId(id: string): boolean {
-  return !id.includes("/") && id !== "." && id !== ".." && !/^__.*__$/.test(id) && Buffer.byteLength(id) <= 1500;
-}
+export const isStorableId = (id: string): boolean => documentIdProblem(id) === null;
 
 /** A Firestore document id as it may appear in a path. */
 export const documentId = z.string().min(1).max(200).refine(isStorableId, "Not a valid id.");
