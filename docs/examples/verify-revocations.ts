@@ -25,7 +25,7 @@ export interface RevocationList {
 export async function acceptRevocationList(
   jws: string,
   savedJwks: JSONWebKeySet,
-  newestAccepted: RevocationList | null,
+  newestAccepted: Pick<RevocationList, "serial"> | null,
   now: Date = new Date(),
 ): Promise<RevocationList> {
   const { payload } = await jwtVerify(jws, createLocalJWKSet(savedJwks), {

@@ -84,6 +84,9 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
 
   const signingKeys = async (command: Command, file: string | undefined) =>
     file ? await readJson<JSONWebKeySet>(file) : (unwrap(await anonymousClient(apiOf(command)).GET("/signing-keys")) as JSONWebKeySet);
+  /** A GET /revocations answer: saved in `file`, else fetched. */
+  const revocations = async (command: Command, file: string | undefined) =>
+    file ? await readJson<{ list?: unknown }>(file) : (unwrap(await anonymousClient(apiOf(command)).GET("/revocations")) as { list: string });
 
   program
     .command("verify")
@@ -99,12 +102,9 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
       const signature = await inlineOrFile(options.signature);
       const jwks = await signingKeys(command, options.jwks);
       const signed = await verifyPackage(bytes, signature, jwks);
-      const revocations = options.revocations
-        ? await readJson<{ list: string }>(options.revocations)
-        : options.jwks
-          ? null
-          : (unwrap(await anonymousClient(apiOf(command)).GET("/revocations")) as { list: string });
-      const checked = revocations ? await assertNotRevoked(signed, revocations.list, jwks) : null;
+      // Offline (--jwks) without a saved list, revocations are not checked, and the answer says so.
+      const answer = options.revocations || !options.jwks ? await revocations(command, options.revocations) : null;
+      const checked = answer ? await assertNotRevoked(signed, revocationListOf(answer, options.revocations), jwks) : null;
       print(command, {
         valid: true,
         moduleId: signed.moduleId,
@@ -147,9 +147,8 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
     .action(async (file: string | undefined, options: { jwks?: string; keptSerial?: string }, command: Command) => {
       const keptSerial = options.keptSerial === undefined ? null : Number(options.keptSerial);
       if (keptSerial !== null && !Number.isInteger(keptSerial)) throw new UsageError("--kept-serial must be a whole number.");
-      const answer = file ? await readJson<{ list?: unknown }>(file) : (unwrap(await anonymousClient(apiOf(command)).GET("/revocations")) as { list: string });
-      if (typeof answer.list !== "string") throw new UsageError(`'${file}' is not a GET /revocations answer (no "list").`);
-      const list = await verifyRevocationList(answer.list, await signingKeys(command, options.jwks), keptSerial);
+      const answer = await revocations(command, file);
+      const list = await verifyRevocationList(revocationListOf(answer, file), await signingKeys(command, options.jwks), keptSerial);
       print(command, {
         valid: true,
         serial: list.serial,
@@ -356,6 +355,12 @@ async function readJson<T>(file: string): Promise<T> {
   } catch {
     throw new UsageError(`'${file}' is not JSON.`);
   }
+}
+
+/** The signed list of a GET /revocations answer. */
+function revocationListOf(answer: { list?: unknown }, file: string | undefined): string {
+  if (typeof answer.list !== "string") throw new UsageError(`'${file}' is not a GET /revocations answer (no "list").`);
+  return answer.list;
 }
 
 /** A value given inline, or as @file. */

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
+import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from "jose";
 import type { SignaturePayload } from "../../../functions/src/publishing/signature";
 import { verifyActivationCertificate as verifyCertificateAsTheAppDoes, type ActivationClaims } from "../../../docs/examples/verify-activation-certificate";
-import { acceptRevocationList, type RevocationList } from "../../../docs/examples/verify-revocations";
+import { acceptRevocationList, isRevoked, type RevocationList } from "../../../docs/examples/verify-revocations";
 
 /** Why a package does not verify; exit 1. */
 export class VerificationError extends Error {}
@@ -34,30 +34,15 @@ export async function verifyPackage(bytes: Buffer, signature: string, jwks: JSON
   return payload;
 }
 
-interface RevocationEntry {
-  moduleId: string;
-  version: string;
-  sha256: string | null;
-  reason: string;
-}
-
 /**
  * Refuses a package that the marketplace revoked: the list (a `GET /revocations` answer's `list`)
- * must verify with the same keys, be of type `revocations+jwt` and not be expired.
+ * is checked as the desktop app checks it (docs/examples), then searched for this package.
  */
 export async function assertNotRevoked(signed: SignaturePayload, list: string, jwks: JSONWebKeySet): Promise<{ serial: number }> {
-  let payload: { serial: number; entries: RevocationEntry[] };
-  try {
-    const verified = await jwtVerify(list, createLocalJWKSet(jwks), { typ: "revocations+jwt", algorithms: ["EdDSA"], requiredClaims: ["iat", "exp"] });
-    payload = verified.payload as unknown as typeof payload;
-  } catch (error) {
-    throw new VerificationError(`The revocation list does not verify (${(error as Error).message}).`);
-  }
-  const entry = payload.entries.find(
-    (item) => item.moduleId === signed.moduleId && (item.version === "*" || item.version === signed.version || item.sha256 === signed.sha256),
-  );
+  const accepted = await verifyRevocationList(list, jwks, null);
+  const entry = isRevoked(accepted, signed);
   if (entry) throw new VerificationError(`${signed.moduleId}@${signed.version} is revoked by the marketplace: ${entry.reason}`);
-  return { serial: payload.serial };
+  return { serial: accepted.serial };
 }
 
 /** An activation certificate, checked as the desktop app checks it offline (docs/examples), or a VerificationError saying why not. */
@@ -67,8 +52,7 @@ export async function verifyActivationCertificate(certificate: string, jwks: JSO
 
 /** A revocation list, checked as the desktop app checks it before keeping it (docs/examples), or a VerificationError saying why not. */
 export async function verifyRevocationList(list: string, jwks: JSONWebKeySet, keptSerial: number | null): Promise<RevocationList> {
-  const kept = keptSerial === null ? null : { serial: keptSerial, iat: 0, exp: 0, entries: [] };
-  return verifiedAs("The revocation list", () => acceptRevocationList(list, jwks, kept));
+  return verifiedAs("The revocation list", () => acceptRevocationList(list, jwks, keptSerial === null ? null : { serial: keptSerial }));
 }
 
 async function verifiedAs<T>(what: string, check: () => Promise<T>): Promise<T> {
