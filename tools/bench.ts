@@ -127,25 +127,20 @@ async function main(): Promise<number> {
     servers.push(bare, api, ceiling);
     const base = `http://127.0.0.1:${apiPort}/api/v1`;
     const ceilingBase = `http://127.0.0.1:${ceilingPort}/api/v1`;
-    const perRequest = async <R extends { total: number }>(run: () => Promise<R>) => {
-      const before = await countsOf(api);
+    /** A load's result with what each request cost the server (the bare one counts only its CPU). */
+    const perRequest = async <R extends { total: number }>(run: () => Promise<R>, server = api) => {
+      const before = await countsOf(server);
       const result = await run();
-      const after = await countsOf(api);
+      const after = await countsOf(server);
       const per = (key: string) => ((after[key] ?? 0) - (before[key] ?? 0)) / Math.max(result.total, 1);
       return { ...result, calls: per("Firestore"), roundTrips: per("Firestore round trips"), cpuMicros: per("CPU µs") };
     };
-    /** The bare handler's CPU per request, measured alike (its counts carry only the CPU). */
-    const bareCpu = async () => {
-      const before = await countsOf(bare);
-      const result = await load(`http://127.0.0.1:${barePort}/`);
-      const after = await countsOf(bare);
-      return { ...result, cpuMicros: (after["CPU µs"] - before["CPU µs"]) / Math.max(result.total, 1) };
-    };
+    const bareLoad = () => perRequest(() => load(`http://127.0.0.1:${barePort}/`), bare);
 
     console.log(`Public reads against a bare Express handler (20 connections, ${DURATION_S} s each):`);
     // The baseline is measured first (after a warm-up) and last, and the ratios use the mean.
     await load(`http://127.0.0.1:${barePort}/`);
-    const baselineRuns = [await bareCpu()];
+    const baselineRuns = [await bareLoad()];
     const endpoints: [string, string, number | null][] = [
       ["GET /health", "/health", 0.8],
       ["GET /signing-keys", "/signing-keys", 0.8],
@@ -158,7 +153,7 @@ async function main(): Promise<number> {
       const result = await perRequest(() => load(`${base}${route}`));
       measured.push({ name, rps: result.rps, wanted, bad: result.bad, calls: result.calls, cpuMicros: result.cpuMicros });
     }
-    baselineRuns.push(await bareCpu());
+    baselineRuns.push(await bareLoad());
     const baseline = (baselineRuns[0].rps + baselineRuns[1].rps) / 2;
     const baselineCpu = (baselineRuns[0].cpuMicros + baselineRuns[1].cpuMicros) / 2;
     console.log(`     bare Express handler: ${baselineRuns.map((run) => `${run.rps.toFixed(0)} requests/s (${run.cpuMicros.toFixed(0)} µs of CPU each)`).join(" and ")}`);
