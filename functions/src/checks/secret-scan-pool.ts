@@ -5,8 +5,8 @@ import type { SecretFinding } from "./secrets";
 
 /**
  * The secret scan runs in worker threads (piscina), not on the event loop: secretlint takes about
- * 30 ms per MiB of text, so a 25 MiB package would hold every other request of the instance for
- * most of a second. The pool starts its threads on first use, one per CPU, and lets them go after
+ * 12 ms of CPU per MiB of text here, so a 25 MiB package would hold every other request of the
+ * instance for a third of a second. The pool starts its threads on first use, one per CPU, and lets them go after
  * 30 s idle. Run from the TypeScript sources (tests, `npm start`), the threads load them through tsx.
  */
 const fromSources = __filename.endsWith(".ts");

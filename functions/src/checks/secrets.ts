@@ -8,11 +8,10 @@ import type { SecretLintCoreConfig, SecretLintRuleCreator, SecretLintRulePresetC
  * private keys, AWS, GitHub, Slack, npm and two dozen more services, maintained upstream. What the
  * preset lacks is added as secretlint pattern rules: Google API keys and Stripe live secret and
  * restricted keys (gitleaks' expressions), AWS access key ids, and every private key the preset's
- * rule misses. That
- * rule wants a body of 100 characters or more between the PEM lines and knows five labels, so
- * the short modern keys (Ed25519, X25519: 64 characters), encrypted PKCS#8 and PuTTY files pass
- * it; here any `BEGIN … PRIVATE KEY` label followed by a body counts, also inside a JSON string
- * (`\n` escapes), and a PuTTY file by its private part.
+ * rule misses. That rule wants a body of 100 characters or more between the PEM lines and knows
+ * five labels, so the short modern keys (Ed25519, X25519: 64 characters), encrypted PKCS#8 and
+ * PuTTY files pass it; here any `BEGIN … PRIVATE KEY` label followed by a body counts, also
+ * inside a JSON string (`\n` escapes), and a PuTTY file by its private part.
  */
 
 export interface SecretFinding {
