@@ -20,6 +20,7 @@ import { ensureFunctionsLocalFiles, functionsApiBase, startFunctionsEmulator } f
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
 import { HOST, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./local-stack/addresses";
+import { startLocalStripe, type LocalStripe } from "./local-stack/stripe-server";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
 
 
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
   let stack: LocalStack | undefined;
   let server: Server | undefined;
   let stopFunctions: (() => Promise<void>) | undefined;
+  let localStripe: LocalStripe | undefined;
   let ready = false;
   let stopping = false;
 
@@ -114,6 +116,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await drainDownloadCounters();
     await stopFunctions?.();
+    await localStripe?.stop();
     // Only data of a stack that came up whole replaces what was kept.
     if (ready && stack) {
       await stack.exportData().then(
@@ -163,6 +166,15 @@ async function main(): Promise<void> {
       // Feeds link to this stack's own address (a second stack on other ports has its own).
       PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://${HOST}:${ports.api}${API_PREFIX}`,
     };
+    if (withApi && !options.functions && !process.env.STRIPE_SECRET_KEY) {
+      // Self-serve billing (§17) against a local Stripe-compatible server: its checkout page's
+      // "Pay" sends this API the signed subscription event Stripe would.
+      localStripe = await startLocalStripe({
+        prices: [{ id: "price_team", lookupKey: "team", entitlements: "pro" }],
+        webhook: { url: `${env.PUBLIC_BASE_URL}/billing/stripe/webhook`, secret: process.env.STRIPE_WEBHOOK_SECRET || LOCAL_STRIPE_WEBHOOK_SECRET },
+      });
+      Object.assign(env, { STRIPE_SECRET_KEY: "sk_test_local", STRIPE_API_BASE: localStripe.url, BILLING_PLANS: process.env.BILLING_PLANS ?? "team=team" });
+    }
     Object.assign(process.env, stack.env, { GCLOUD_PROJECT: LOCAL_PROJECT_ID });
     const deps = await localDeps({ serviceAccount: secrets.serviceAccount, env, logger: consoleLogger, appName: "dev" });
     await seedDemoData(deps);
@@ -242,6 +254,7 @@ ${
     curl -si ${base}/releases/download/win32
 
   Publish a module (dana@example.com is a developer): npx mpkg --help; try npx mpkg pack docs/sample-module
+  Teams: ${origin}/account (sign in as anyone; create a business, invite, buy seats through a local Stripe)
   Stripe webhook: ${base}/billing/stripe/webhook, secret ${process.env.STRIPE_WEBHOOK_SECRET || LOCAL_STRIPE_WEBHOOK_SECRET}
     (for \`stripe listen --forward-to\`, start with STRIPE_WEBHOOK_SECRET set to the whsec_… it prints)
 `

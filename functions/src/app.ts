@@ -2,6 +2,7 @@ import corsMiddleware from "cors";
 import express, { type Express, type RequestHandler } from "express";
 import { activationRoutes } from "./activations/routes";
 import { billingRoutes } from "./billing/routes";
+import { businessRoutes } from "./businesses/routes";
 import { answerSignatures } from "./core/answer-signatures";
 import { ACCESS_TOKEN_PREFIX, tokenVerifier } from "./core/auth";
 import { requestDeadlines } from "./core/deadline";
@@ -40,6 +41,7 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...activationRoutes(deps),
     ...userRoutes(deps),
     ...subscriptionRoutes(deps),
+    ...businessRoutes(deps),
     ...billingRoutes(deps),
     ...releaseRoutes(deps),
     ...developerRoutes(deps),

@@ -31,6 +31,25 @@ describe("configuration", () => {
     expect(config.deadlines.requestMs).toBe(30_000);
   });
 
+  it("reads self-serve billing and invitation emails (§17), off and on by default", () => {
+    expect(loadConfig({ GCLOUD_PROJECT: "p" })).toMatchObject({ billing: { stripeSecretKey: "", apiBase: null, plans: {} }, invitationEmails: true });
+    const config = loadConfig({ GCLOUD_PROJECT: "p", STRIPE_SECRET_KEY: "sk_test_1", STRIPE_API_BASE: "http://127.0.0.1:12111", BILLING_PLANS: "team=team_monthly, pro=price_123", INVITATION_EMAILS: "false" });
+    expect(config).toMatchObject({
+      billing: { stripeSecretKey: "sk_test_1", apiBase: { protocol: "http", host: "127.0.0.1", port: 12111 }, plans: { team: "team_monthly", pro: "price_123" } },
+      invitationEmails: false,
+    });
+  });
+
+  it.each([
+    ["BILLING_PLANS", "team"],
+    ["BILLING_PLANS", "team=price 1"],
+    ["STRIPE_API_BASE", "localhost:12111"],
+    ["STRIPE_API_BASE", "http://127.0.0.1:12111/v1"],
+    ["INVITATION_EMAILS", "yes"],
+  ])("refuses %s=%s", (name, value) => {
+    expect(() => loadConfig({ GCLOUD_PROJECT: "p", [name]: value })).toThrow(name);
+  });
+
   it.each([["MAX_PACKAGE_BYTES", "0"], ["MAX_JSON_BYTES", "1.5"], ["RATE_LIMIT_PER_IP_PER_MINUTE", "many"], ["TRUST_PROXY_HOPS", "-1"]])("refuses %s=%s", (name, value) => {
     expect(() => loadConfig({ GCLOUD_PROJECT: "p", [name]: value })).toThrow(name);
   });

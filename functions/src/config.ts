@@ -146,8 +146,21 @@ export const params = {
     default: DEFAULTS.oidcAudience,
     description: "The `aud` a CI's OIDC token must carry to be exchanged for a publish token.",
   }),
+  billingPlans: defineList("BILLING_PLANS", {
+    default: [],
+    description: "Self-serve plans (§17) as plan=price, e.g. team=price_123 or team=team_monthly (a price id, or a lookup key); the local stack defines team.",
+  }),
+  stripeApiBase: defineString("STRIPE_API_BASE", {
+    default: "",
+    description: "Where the stripe library sends its calls (protocol, host, port); empty is Stripe's own API. Tests and the local stack point it at a local Stripe-compatible server.",
+  }),
+  invitationEmails: defineString("INVITATION_EMAILS", {
+    default: "true",
+    description: "Whether invitations write a mail/{id} document for the Firebase Trigger Email extension (true or false).",
+  }),
   moduleSigningKeys: defineSecret("MODULE_SIGNING_KEYS"),
   stripeWebhookSecret: defineSecret("STRIPE_WEBHOOK_SECRET"),
+  stripeSecretKey: defineSecret("STRIPE_SECRET_KEY"),
 };
 
 export interface Config {
@@ -187,6 +200,14 @@ export interface Config {
   moduleSigningKeys: string;
   /** Verifies Stripe's webhook signatures (billing/); empty refuses every event. */
   stripeWebhookSecret: string;
+  /**
+   * Self-serve billing (§17): the Stripe secret key (empty: 503 billing_not_configured), where the
+   * stripe library calls (null: Stripe itself), and the plans a business may buy, each a price id
+   * or a lookup key.
+   */
+  billing: { stripeSecretKey: string; apiBase: { protocol: "http" | "https"; host: string; port: number } | null; plans: Record<string, string> };
+  /** Whether invitations write a mail document for the Trigger Email extension. */
+  invitationEmails: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -247,7 +268,42 @@ export function loadConfig(env: Env = process.env): Config {
     // Only emulated runs fall back to the well-known local secret; a deployed function without
     // the secret refuses every event rather than trusting one anybody could sign.
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || (isEmulated(env) ? LOCAL_STRIPE_WEBHOOK_SECRET : ""),
+    billing: { stripeSecretKey: env.STRIPE_SECRET_KEY ?? "", apiBase: stripeApiBase(env.STRIPE_API_BASE), plans: billingPlans(env.BILLING_PLANS) },
+    invitationEmails: booleanSetting(env, "INVITATION_EMAILS", true),
   };
+}
+
+function stripeApiBase(raw: string | undefined): Config["billing"]["apiBase"] {
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`STRIPE_API_BASE must be an absolute URL such as http://127.0.0.1:12111, got '${raw}'.`);
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || (url.pathname !== "/" && url.pathname !== "") || url.search || url.username) {
+    throw new Error(`STRIPE_API_BASE must be a protocol, host and port only, got '${raw}'.`);
+  }
+  const protocol = url.protocol === "https:" ? "https" : "http";
+  return { protocol, host: url.hostname, port: url.port ? Number(url.port) : protocol === "https" ? 443 : 80 };
+}
+
+/** `plan=price` pairs, comma-separated. */
+function billingPlans(raw: string | undefined): Record<string, string> {
+  const plans: Record<string, string> = {};
+  for (const pair of (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean)) {
+    const match = /^([a-z0-9][a-z0-9_-]{0,63})=([A-Za-z0-9_.:-]{1,200})$/.exec(pair);
+    if (!match) throw new Error(`BILLING_PLANS must be plan=price pairs such as team=price_123, got '${pair}'.`);
+    plans[match[1]] = match[2];
+  }
+  return plans;
+}
+
+function booleanSetting(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "true" || raw === "false") return raw === "true";
+  throw new Error(`${name} must be true or false, got '${env[name]}'.`);
 }
 
 /** The local stack's own address (contract §7), the default of PUBLIC_BASE_URL on emulators. */

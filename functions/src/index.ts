@@ -58,7 +58,7 @@ export const api = onRequest(
     memory: "512MiB",
     timeoutSeconds: 120,
     concurrency: 80,
-    secrets: [params.moduleSigningKeys, params.stripeWebhookSecret],
+    secrets: [params.moduleSigningKeys, params.stripeWebhookSecret, params.stripeSecretKey],
     invoker: "public",
   },
   async (req, res) => {

@@ -187,7 +187,23 @@ describe("operator CLI", () => {
           { key: "pro", source: "subscription", businessId: "globex" },
           { key: "maps", source: "subscription", businessId: "globex" },
         ],
-        businesses: [{ id: "globex", name: "Globex", role: "admin", subscription: { status: "active", plan: "team" } }],
+        businesses: [{ id: "globex", name: "Globex", role: "admin", seat: true, entitled: true, subscription: { status: "active", plan: "team" } }],
+      });
+      // Seats (§17): a second member without one draws nothing; `business show` says so.
+      const seatless = await createUser();
+      await json("business", "add-member", "--id", "globex", "--user", seatless.email, "--no-seat");
+      expectProblem(await request(app).get("/api/v1/modules/download/acme.charts").set(bearer(seatless)), 403, "not_entitled");
+      expect(await json("business", "show", "--id", "globex")).toMatchObject({
+        id: "globex",
+        plan: "team",
+        status: "active",
+        seatsPaid: 5,
+        seatsUsed: 1,
+        seatsHeld: 0,
+        members: [
+          { uid: member.uid, role: "admin", seat: true, entitled: true },
+          { uid: seatless.uid, role: "member", seat: false, entitled: false },
+        ],
       });
 
       await json("subscription", "set", "--business", "globex", "--status", "past_due", "--plan", "team", "--period-end", "2020-01-01");

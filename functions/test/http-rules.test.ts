@@ -128,8 +128,8 @@ describe("cross-cutting HTTP rules", () => {
     const preflight = await request(app).options("/api/v1/users/me").set("Origin", "https://marketplace.example").set("Access-Control-Request-Method", "GET");
     expect(preflight.status).toBe(204);
     expect(preflight.headers["access-control-allow-headers"]).toContain("Authorization");
-    // Only what some route serves: PUT (the publish policy), never PATCH.
-    expect(preflight.headers["access-control-allow-methods"]).toBe("DELETE,GET,HEAD,POST,PUT");
+    // Only what some route serves: PUT (the publish policy), PATCH (members, §17), never OPTIONS or TRACE.
+    expect(preflight.headers["access-control-allow-methods"]).toBe("DELETE,GET,HEAD,PATCH,POST,PUT");
   });
 
   it("never exposes storage paths or internal fields of releases", async () => {

@@ -10,7 +10,7 @@ import { userInfo } from "node:os";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { grantEntitlement, revokeEntitlement } from "../../functions/src/users/entitlements";
-import { addMember, createBusiness, removeMember } from "../../functions/src/businesses/service";
+import { addMember, createBusiness, describeBusiness, removeMember } from "../../functions/src/businesses/service";
 import { BUSINESS_ROLES, SUBSCRIPTION_STATUSES } from "../../functions/src/access/rules";
 import { ApiError, exitCodeFor } from "../../functions/src/core/errors";
 import { adminContext, type AdminContext } from "../../functions/src/local";
@@ -208,7 +208,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .description("the audit log")
     .command("list")
     .description("newest entries first")
-    .option("--target <id>", "a module (its versions' entries included), moduleId@version, release id, uid or SHA-256")
+    .option("--target <id>", "a module (its versions' entries included), moduleId@version, release id, business id, uid or SHA-256")
     .option("--since <date>", "RFC 3339 date or date-time")
     .option("--limit <n>", "at most this many (default 100)")
     .action(action((ctx, options: { target?: string; since?: string; limit?: string }) => listAudit(ctx, options)));
@@ -236,7 +236,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .requiredOption("--id <businessId>")
     .requiredOption("--user <uid|email>")
     .option("--role <role>", `${oneOf(BUSINESS_ROLES)} (default member)`)
-    .action(action((ctx, options: { id: string; user: string; role?: string }) => addMember(ctx, options as Parameters<typeof addMember>[1])));
+    .option("--no-seat", "add without a seat (by default the member takes one, if the paid seats allow)")
+    .action(action((ctx, options: { id: string; user: string; role?: string; seat: boolean }) => addMember(ctx, options as Parameters<typeof addMember>[1])));
+  business
+    .command("show")
+    .description("a business: plan, seats paid, used and held back, pending invitations, and one row per member with role, seat and entitlement")
+    .requiredOption("--id <businessId>")
+    .action(action((ctx, options: { id: string }) => describeBusiness(ctx, options)));
   business
     .command("remove-member")
     .requiredOption("--id <businessId>")

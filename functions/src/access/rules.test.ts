@@ -1,4 +1,4 @@
-import { effectiveEntitlements, effectiveSubscriptionStatus, GRACE_PERIOD_MS, isModuleUsable } from "./rules";
+import { drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, GRACE_PERIOD_MS, heldSeats, isModuleUsable } from "./rules";
 
 const now = new Date("2026-06-15T12:00:00.000Z");
 const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -34,8 +34,8 @@ describe("effectiveEntitlements", () => {
       {
         direct: ["beta", "pro", "beta"],
         memberships: [
-          { businessId: "acme", subscription: subscription("active", -DAY, ["pro", "charts"]) },
-          { businessId: "globex", subscription: subscription("past_due", GRACE_PERIOD_MS, ["maps"]) },
+          { businessId: "acme", subscription: subscription("active", -DAY, ["pro", "charts"]), drawsOnSubscription: true },
+          { businessId: "globex", subscription: subscription("past_due", GRACE_PERIOD_MS, ["maps"]), drawsOnSubscription: true },
         ],
       },
       now,
@@ -54,11 +54,45 @@ describe("effectiveEntitlements", () => {
       {
         direct: [],
         memberships: [
-          { businessId: "a", subscription: subscription("canceled", -DAY, ["x"]) },
-          { businessId: "b", subscription: subscription("active", GRACE_PERIOD_MS + 1, ["y"]) },
-          { businessId: "c", subscription: null },
+          { businessId: "a", subscription: subscription("canceled", -DAY, ["x"]), drawsOnSubscription: true },
+          { businessId: "b", subscription: subscription("active", GRACE_PERIOD_MS + 1, ["y"]), drawsOnSubscription: true },
+          { businessId: "c", subscription: null, drawsOnSubscription: true },
         ],
       },
+      now,
+    );
+    expect(grants).toEqual([]);
+  });
+});
+
+describe("seats (§17)", () => {
+  const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
+  const holders = [
+    { uid: "ann", assignedAt: at(1) },
+    { uid: "cid", assignedAt: at(3) },
+    { uid: "bob", assignedAt: at(3) },
+    { uid: "dee", assignedAt: at(2) },
+  ];
+
+  it("holds back the newest seats beyond the paid quantity, newest first, then by uid", () => {
+    expect(heldSeats(holders, null)).toEqual(new Set());
+    expect(heldSeats(holders, 4)).toEqual(new Set());
+    expect(heldSeats(holders, 9)).toEqual(new Set());
+    expect(heldSeats(holders, 3)).toEqual(new Set(["bob"]));
+    expect(heldSeats(holders, 2)).toEqual(new Set(["bob", "cid"]));
+    expect(heldSeats(holders, 0)).toEqual(new Set(["ann", "bob", "cid", "dee"]));
+  });
+
+  it("lets a subscription reach every member when it counts no seats, else only holders of a seat not held back", () => {
+    expect(drawsOnSubscription("eve", holders, null)).toBe(true);
+    expect(drawsOnSubscription("eve", holders, 10)).toBe(false);
+    expect(drawsOnSubscription("ann", holders, 1)).toBe(true);
+    expect(drawsOnSubscription("dee", holders, 1)).toBe(false);
+  });
+
+  it("grants nothing from a subscription the member does not draw on", () => {
+    const grants = effectiveEntitlements(
+      { direct: [], memberships: [{ businessId: "acme", subscription: { status: "active", currentPeriodEnd: at(60), entitlements: ["pro"] }, drawsOnSubscription: false }] },
       now,
     );
     expect(grants).toEqual([]);

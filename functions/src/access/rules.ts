@@ -51,8 +51,37 @@ export interface EntitlementGrant {
 export interface EntitlementSources {
   /** `users/{uid}.entitlements`. */
   direct: string[];
-  /** The businesses the user is a member of, with their subscription if they have one. */
-  memberships: { businessId: string; subscription: SubscriptionTerms | null }[];
+  /**
+   * The businesses the user is a member of, with their subscription if they have one, and whether
+   * its entitlements reach this member (`drawsOnSubscription`).
+   */
+  memberships: { businessId: string; subscription: SubscriptionTerms | null; drawsOnSubscription: boolean }[];
+}
+
+/** A member holding a seat of a business (§17), and since when. */
+export interface SeatHolder {
+  uid: string;
+  assignedAt: Date;
+}
+
+/**
+ * The seat holders beyond a paid quantity (§17): when Stripe lowers the quantity below the seats
+ * in use, the most recently assigned seats wait (newest `assignedAt` first, then uid) until
+ * someone frees one. Nothing is taken away; they simply draw nothing meanwhile.
+ */
+export function heldSeats(holders: readonly SeatHolder[], paidSeats: number | null): Set<string> {
+  if (paidSeats === null || holders.length <= paidSeats) return new Set();
+  const newestFirst = [...holders].sort((a, b) => b.assignedAt.getTime() - a.assignedAt.getTime() || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+  return new Set(newestFirst.slice(0, holders.length - paidSeats).map((holder) => holder.uid));
+}
+
+/**
+ * Whether a business's subscription reaches a member: always when it counts no seats, else only
+ * through a seat that is not held back (heldSeats).
+ */
+export function drawsOnSubscription(uid: string, holders: readonly SeatHolder[], paidSeats: number | null): boolean {
+  if (paidSeats === null) return true;
+  return holders.some((holder) => holder.uid === uid) && !heldSeats(holders, paidSeats).has(uid);
 }
 
 /**
@@ -61,8 +90,8 @@ export interface EntitlementSources {
  */
 export function effectiveEntitlements(sources: EntitlementSources, now: Date): EntitlementGrant[] {
   const grants: EntitlementGrant[] = unique(sources.direct).map((key) => ({ key, source: "direct" }));
-  for (const { businessId, subscription } of sources.memberships) {
-    if (!subscription || !grantsEntitlements(effectiveSubscriptionStatus(subscription, now))) continue;
+  for (const { businessId, subscription, drawsOnSubscription } of sources.memberships) {
+    if (!subscription || !drawsOnSubscription || !grantsEntitlements(effectiveSubscriptionStatus(subscription, now))) continue;
     for (const key of unique(subscription.entitlements)) {
       grants.push({ key, source: "subscription", businessId });
     }

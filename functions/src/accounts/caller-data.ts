@@ -1,7 +1,7 @@
 import type { Firestore } from "firebase-admin/firestore";
-import { effectiveEntitlements, entitlementKeys, type BusinessRole, type EntitlementGrant } from "../access/rules";
+import { drawsOnSubscription, effectiveEntitlements, entitlementKeys, type BusinessRole, type EntitlementGrant } from "../access/rules";
 import { activationStore, type ActivationRecord } from "./activation-store";
-import { businessStore } from "./business-store";
+import { businessStore, memberOf, seatHolders } from "./business-store";
 import { subscriptionStore, type SubscriptionRecord } from "./subscription-store";
 import { userStore, type UserRecord } from "./user-store";
 
@@ -15,6 +15,10 @@ export interface Membership {
   name: string;
   role: BusinessRole;
   subscription: SubscriptionRecord | null;
+  /** Whether the member holds a seat (§17). */
+  seat: boolean;
+  /** Whether the subscription's entitlements reach this member: it counts no seats, or the member's seat is not held back. */
+  drawsOnSubscription: boolean;
 }
 
 /** What a user may use, with where it comes from. */
@@ -32,16 +36,21 @@ export interface UserAccess {
 export async function loadUserAccess(db: Firestore, uid: string, now: Date): Promise<UserAccess> {
   const [user, businesses] = await Promise.all([userStore(db).get(uid), businessStore(db).forMember(uid)]);
   const subscriptions = businesses.length > 0 ? await subscriptionStore(db).getMany(businesses.map((business) => business.id)) : [];
-  const memberships: Membership[] = businesses.map((business, index) => ({
-    businessId: business.id,
-    name: business.name,
-    role: business.roles[uid] ?? "member",
-    subscription: subscriptions[index],
-  }));
+  const memberships: Membership[] = businesses.map((business, index) => {
+    const subscription = subscriptions[index];
+    return {
+      businessId: business.id,
+      name: business.name,
+      role: business.roles[uid] ?? "member",
+      subscription,
+      seat: Boolean(memberOf(business, uid)?.seat),
+      drawsOnSubscription: drawsOnSubscription(uid, seatHolders(business), subscription?.seats ?? null),
+    };
+  });
   const grants = effectiveEntitlements(
     {
       direct: user?.entitlements ?? [],
-      memberships: memberships.map(({ businessId, subscription }) => ({ businessId, subscription })),
+      memberships: memberships.map(({ businessId, subscription, drawsOnSubscription }) => ({ businessId, subscription, drawsOnSubscription })),
     },
     now,
   );

@@ -1,10 +1,12 @@
 import { readBodyBytes } from "../core/body";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
-import { stripeWebhookResultSchema } from "./schemas";
+import { businessParamsSchema } from "../businesses/schemas";
+import { billingRedirectSchema, checkoutInputSchema, stripeWebhookResultSchema } from "./schemas";
+import { openBillingPortal, startCheckout } from "./self-serve";
 import { receiveStripeEvent } from "./service";
 
-/** Billing providers' calls (contract §11). */
+/** Billing providers' calls (contract §11), and owners buying and managing seats (§17). */
 export const billingRoutes = (deps: Deps) => [
   defineRoute({
     method: "post",
@@ -22,5 +24,31 @@ export const billingRoutes = (deps: Deps) => [
       status: 200,
       body: { received: true, ...(await receiveStripeEvent(deps, await readBodyBytes(req, deps.config.maxJsonBytes), req.get("stripe-signature"))) },
     }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/businesses/:businessId/billing/checkout",
+    operationId: "startCheckout",
+    summary: "A Stripe Checkout page where an owner buys seats of a plan for the business.",
+    description: "The subscription arrives through the webhook once paid. 409 subscription_exists while the business's subscription is live: change it in the billing portal.",
+    tag: "Billing",
+    auth: "user",
+    params: businessParamsSchema,
+    body: checkoutInputSchema,
+    responses: { 200: { description: "The checkout page.", schema: billingRedirectSchema } },
+    problems: ["business_not_found", "not_business_admin", "subscription_exists", "billing_not_configured", "billing_unavailable"],
+    handle: async ({ caller, params, body }) => ({ status: 200, body: await startCheckout(deps, caller, params.businessId, body) }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/businesses/:businessId/billing/portal",
+    operationId: "openBillingPortal",
+    summary: "A Stripe Billing Portal page for the business's billing account (owners).",
+    tag: "Billing",
+    auth: "user",
+    params: businessParamsSchema,
+    responses: { 200: { description: "The portal page.", schema: billingRedirectSchema } },
+    problems: ["business_not_found", "not_business_admin", "no_billing_account", "billing_not_configured", "billing_unavailable"],
+    handle: async ({ caller, params }) => ({ status: 200, body: await openBillingPortal(deps, caller.uid, params.businessId) }),
   }),
 ];

@@ -10,3 +10,10 @@ export const stripeWebhookResultSchema = z
     }),
   })
   .meta({ id: "StripeWebhookResult" });
+
+export const checkoutInputSchema = z.strictObject({
+  plan: z.string().min(1).max(64).meta({ description: "A plan of BILLING_PLANS, e.g. team." }),
+  seats: z.number().int().min(1).max(10_000).meta({ description: "Seats to buy; at least the seats in use. The buyer may adjust it on the checkout page, not below the seats in use." }),
+});
+
+export const billingRedirectSchema = z.object({ url: z.string().meta({ description: "Where to send the owner's browser: Stripe's page." }) }).meta({ id: "BillingRedirect" });

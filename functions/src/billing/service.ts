@@ -66,7 +66,11 @@ export async function receiveStripeEvent(deps: Deps, rawBody: Buffer, signatureH
         eventCreated,
       });
       if (decision === "applied") {
-        if (!businessSnapshot.exists) businesses.createIn(tx, businessId, mapped.businessName);
+        // The business's Stripe customer, for its Billing Portal (§17).
+        const customerId = typeof stripeSubscription.customer === "string" ? stripeSubscription.customer : stripeSubscription.customer.id;
+        const business = businesses.read(businessSnapshot);
+        if (!business) businesses.createIn(tx, businessId, mapped.businessName, customerId);
+        else if (business.stripeCustomerId !== customerId) businesses.setStripeCustomer(tx, businessId, customerId);
         subscriptions.setIn(tx, businessId, { ...mapped.subscription, stripe: { subscriptionId: stripeSubscription.id, eventCreated } });
         auditLog(db).record(
           tx,

@@ -1,7 +1,101 @@
 import { z } from "zod";
 import { BUSINESS_ROLES } from "../access/rules";
-import { documentId } from "../core/schemas";
+import { INVITED_ROLES } from "../accounts/business-store";
+import { pageQuery } from "../core/pagination";
+import { documentId, isoDateTime } from "../core/schemas";
+import { subscriptionStatusSchema } from "../subscriptions/schemas";
 
-export const createBusinessInput = z.object({ id: documentId, name: z.string().trim().min(1, "must not be empty").max(200) });
-export const memberInput = z.object({ id: documentId, user: z.string().min(1), role: z.enum(BUSINESS_ROLES).default("member") });
-export const removeMemberInput = memberInput.omit({ role: true });
+const businessName = z.string().trim().min(1, "must not be empty").max(200);
+
+/** Operators' `business create|show|add-member|remove-member`. */
+export const businessInput = z.object({ id: documentId });
+export const createBusinessInput = businessInput.extend({ name: businessName });
+export const memberInput = z.object({ id: documentId, user: z.string().min(1), role: z.enum(BUSINESS_ROLES).default("member"), seat: z.boolean().default(true) });
+export const removeMemberInput = memberInput.omit({ role: true, seat: true });
+
+export const newBusinessSchema = z.strictObject({ name: businessName });
+export const createdBusinessSchema = z.object({ id: z.string(), name: z.string(), role: z.literal("owner") }).meta({ id: "CreatedBusiness" });
+
+export const businessParamsSchema = z.strictObject({ businessId: documentId });
+export const memberParamsSchema = z.strictObject({ businessId: documentId, uid: documentId });
+export const invitationParamsSchema = z.strictObject({ businessId: documentId, invitationId: documentId });
+export const memberListQuerySchema = z.strictObject(pageQuery);
+
+export const businessSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    role: z.enum(BUSINESS_ROLES).meta({ description: "The caller's role." }),
+    seat: z.boolean().meta({ description: "Whether the caller holds a seat." }),
+    subscription: subscriptionStatusSchema.extend({ seatsUsed: z.number().int().meta({ description: "Members holding a seat." }) }),
+  })
+  .meta({ id: "Business" });
+
+export const memberSchema = z
+  .object({
+    uid: z.string(),
+    email: z.string().nullable(),
+    displayName: z.string().nullable(),
+    role: z.enum(BUSINESS_ROLES),
+    seat: z.boolean(),
+    entitled: z.boolean().meta({
+      description: "Whether the subscription's entitlements reach this member now: it is live, and counts no seats or this member's seat is within the paid quantity.",
+    }),
+    joinedAt: isoDateTime.nullable().meta({ description: "Null for members added before joins were recorded." }),
+    seatAssignedAt: isoDateTime.nullable(),
+  })
+  .meta({ id: "Member" });
+
+export const memberListSchema = z.object({ items: z.array(memberSchema), nextCursor: z.string().nullable() }).meta({ id: "MemberList" });
+
+export const memberChangeSchema = z
+  .strictObject({ role: z.enum(BUSINESS_ROLES).optional(), seat: z.boolean().optional() })
+  .refine((change) => change.role !== undefined || change.seat !== undefined, "name a role, a seat, or both");
+
+const email = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email("must be an email address"))
+  .transform((value) => value.toLowerCase());
+
+export const newInvitationSchema = z.strictObject({
+  email,
+  role: z.enum(INVITED_ROLES).default("member"),
+  seat: z.boolean().default(true),
+});
+
+const invitationFields = {
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(INVITED_ROLES),
+  seat: z.boolean(),
+  expiresAt: isoDateTime,
+};
+
+export const createdInvitationSchema = z
+  .object({ ...invitationFields, acceptUrl: z.string().meta({ description: "The site's /invitations/<token>: the only place the token appears besides the email." }) })
+  .meta({ id: "CreatedInvitation" });
+
+export const invitationListSchema = z
+  .object({ items: z.array(z.object({ ...invitationFields, invitedBy: z.string().nullable(), createdAt: isoDateTime }).meta({ id: "PendingInvitation" })) })
+  .meta({ id: "InvitationList" });
+
+export const INVITATION_TOKEN = /^inv_[0-9A-Za-z]{43}$/;
+// Any other text is simply not a token: the same 404 as an unknown one.
+const invitationToken = z.string().min(1).max(200).meta({ description: "The inv_… token of the invitation's link." });
+export const invitationTokenParamsSchema = z.strictObject({ token: invitationToken });
+export const invitationTokenBodySchema = z.strictObject({ token: invitationToken });
+
+export const invitationPreviewSchema = z
+  .object({
+    businessName: z.string(),
+    invitedBy: z.string().nullable().meta({ description: "The display name of who invited." }),
+    role: z.enum(INVITED_ROLES),
+    seat: z.boolean(),
+    expiresAt: isoDateTime,
+    emailHint: z.string().meta({ description: "The invited address, masked: a***@example.com." }),
+  })
+  .meta({ id: "InvitationPreview" });
+
+export const acceptedInvitationSchema = z.object({ businessId: z.string(), role: z.enum(BUSINESS_ROLES), seat: z.boolean() }).meta({ id: "AcceptedInvitation" });

@@ -19,6 +19,9 @@ export const PROBLEM_STATUS = {
   namespace_mismatch: 403,
   no_trusted_publisher: 403,
   policy_violation: 403,
+  not_business_admin: 403,
+  invitation_email_mismatch: 403,
+  email_not_verified: 403,
   not_found: 404,
   module_not_found: 404,
   version_not_found: 404,
@@ -31,6 +34,7 @@ export const PROBLEM_STATUS = {
   user_not_found: 404,
   membership_not_found: 404,
   entitlement_not_found: 404,
+  invitation_not_found: 404,
   /** Beyond the contract's table: a known path with a method it does not serve. */
   method_not_allowed: 405,
   email_exists: 409,
@@ -39,6 +43,13 @@ export const PROBLEM_STATUS = {
   version_already_published: 409,
   version_not_newer: 409,
   device_limit_reached: 409,
+  last_owner: 409,
+  no_seat_available: 409,
+  already_member: 409,
+  subscription_exists: 409,
+  no_billing_account: 409,
+  /** Beyond the contract's table: a user owns the most businesses one may (§17: 10). */
+  business_limit_reached: 409,
   /** Beyond the contract's table: an author key registered already (§15), by anyone, revoked or not. */
   author_key_exists: 409,
   under_review: 409,
@@ -58,7 +69,9 @@ export const PROBLEM_STATUS = {
   invalid_author_signature: 422,
   rate_limited: 429,
   internal: 500,
+  billing_unavailable: 502,
   unavailable: 503,
+  billing_not_configured: 503,
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_STATUS;

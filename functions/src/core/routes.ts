@@ -60,7 +60,7 @@ export interface RouteSpec<
   B extends z.ZodType = z.ZodType,
   A extends AuthMode = AuthMode,
 > {
-  method: "get" | "post" | "put" | "delete";
+  method: "get" | "post" | "put" | "patch" | "delete";
   /** Express path relative to /api/v1, e.g. "/subscriptions/:businessId". */
   path: string;
   operationId: string;
@@ -120,7 +120,7 @@ declare module "express-serve-static-core" {
 }
 
 /** The methods a route may declare; a HEAD request is answered by the GET route. */
-const METHODS = ["GET", "POST", "PUT", "DELETE"] as const;
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /**
  * The API's routes as one middleware: authentication, rate limit, body, validation, handler,

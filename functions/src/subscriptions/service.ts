@@ -22,11 +22,15 @@ export async function getSubscriptionStatus({ db, clock }: Deps, uid: string, bu
   if (!business || !business.memberIds.includes(uid)) {
     throw new ApiError("business_not_found", `No business '${businessId}' of which you are a member.`);
   }
-  const subscription = subscriptions.read(subscriptionSnapshot);
+  return subscriptionView(businessId, subscriptions.read(subscriptionSnapshot), clock());
+}
+
+/** A business's subscription as members see it (§4), with its effective status; "none" without one. */
+export function subscriptionView(businessId: string, subscription: SubscriptionRecord | null, now: Date): SubscriptionStatusView {
   if (!subscription) {
     return { businessId, status: "none", plan: null, seats: null, currentPeriodEnd: null, cancelAtPeriodEnd: false, entitlements: [] };
   }
-  return { businessId, ...view(subscription), status: effectiveSubscriptionStatus(subscription, clock()) };
+  return { businessId, ...view(subscription), status: effectiveSubscriptionStatus(subscription, now) };
 }
 
 /** Operators: writes a business's whole subscription document (what billing would write). */

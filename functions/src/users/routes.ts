@@ -14,6 +14,9 @@ export const userRoutes = ({ db, clock }: Deps) => [
     tag: "Users",
     auth: "user",
     responses: { 200: { description: "The profile.", schema: userProfileSchema } },
-    handle: async ({ caller }) => ({ status: 200, body: getProfile(caller, await loadCallerData(db, caller.uid, clock())) }),
+    handle: async ({ caller }) => {
+      const now = clock();
+      return { status: 200, body: getProfile(caller, await loadCallerData(db, caller.uid, now), now) };
+    },
   }),
 ];

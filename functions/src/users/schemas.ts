@@ -15,7 +15,15 @@ export const userProfileSchema = z
     email: z.string().nullable(),
     displayName: z.string().nullable(),
     entitlements: z.array(entitlementGrantSchema),
-    businesses: z.array(z.object({ id: z.string(), name: z.string(), role: z.enum(BUSINESS_ROLES) })),
+    businesses: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        role: z.enum(BUSINESS_ROLES),
+        seat: z.boolean().meta({ description: "Whether the user holds a seat of this business (§17)." }),
+        entitled: z.boolean().meta({ description: "Whether the business's subscription grants this user its entitlements now." }),
+      }),
+    ),
     activations: z.array(
       z.object({
         moduleId: z.string(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { loadUserAccess, type CallerData } from "../accounts/caller-data";
+import { loadUserAccess, type CallerData, type Membership } from "../accounts/caller-data";
 import { activationStore, type ActivationRecord, type DeviceActivationRecord } from "../accounts/activation-store";
-import { effectiveSubscriptionStatus } from "../access/rules";
+import { effectiveSubscriptionStatus, grantsEntitlements } from "../access/rules";
 import type { Caller } from "../core/auth";
 import { toIso } from "../core/documents";
 import { parseInput } from "../core/validation";
@@ -10,16 +10,26 @@ import { findUser } from "../accounts/identity";
 import type { UserProfile } from "./schemas";
 
 /** The caller's profile; a user without a `users/{uid}` document gets an empty one. */
-export function getProfile(caller: Caller, { access, activations }: CallerData): UserProfile {
+export function getProfile(caller: Caller, { access, activations }: CallerData, now: Date): UserProfile {
   return {
     uid: caller.uid,
     email: caller.email,
     displayName: access.user?.displayName ?? caller.name,
     entitlements: access.grants,
-    businesses: access.memberships.map(({ businessId, name, role }) => ({ id: businessId, name, role })),
+    businesses: access.memberships.map((membership) => ({
+      id: membership.businessId,
+      name: membership.name,
+      role: membership.role,
+      seat: membership.seat,
+      entitled: drawsNow(membership, now),
+    })),
     activations: activations.map(activationView),
   };
 }
+
+/** Whether a membership's subscription reaches the member now: live, and no seat limit or a seat within it. */
+const drawsNow = (membership: Membership, now: Date) =>
+  membership.drawsOnSubscription && membership.subscription !== null && grantsEntitlements(effectiveSubscriptionStatus(membership.subscription, now));
 
 function activationView(activation: ActivationRecord) {
   return {
@@ -44,10 +54,12 @@ export async function describeUser({ db, auth, clock }: OperatorDeps, input: { u
     email: user.email,
     displayName: access.user?.displayName ?? user.displayName,
     entitlements: access.grants,
-    businesses: access.memberships.map(({ businessId, name, role, subscription }) => ({
+    businesses: access.memberships.map(({ businessId, name, role, subscription, seat, ...membership }) => ({
       id: businessId,
       name,
       role,
+      seat,
+      entitled: drawsNow({ businessId, name, role, subscription, seat, ...membership }, now),
       subscription: subscription
         ? { status: effectiveSubscriptionStatus(subscription, now), plan: subscription.plan, currentPeriodEnd: toIso(subscription.currentPeriodEnd) }
         : null,

@@ -1,0 +1,109 @@
+import type Stripe from "stripe";
+import { effectiveSubscriptionStatus, grantsEntitlements } from "../access/rules";
+import { seatHolders } from "../accounts/business-store";
+import { ApiError, invalidRequest } from "../core/errors";
+import type { Logger } from "../core/logger";
+import type { Config } from "../config";
+import type { Deps } from "../deps";
+import { siteUrl } from "../businesses/invitations";
+import { readBusiness, requireOwner } from "../businesses/service";
+
+/**
+ * Self-serve billing (§17) through the `stripe` library: a Checkout Session that buys a plan's
+ * seats for a business, and a Billing Portal session for its Stripe customer. The subscription
+ * itself arrives later through the webhook (service.ts), which also records the customer.
+ */
+
+/** The most seats one checkout may buy. */
+export const MAX_SEATS = 10_000;
+
+let stripeClass: Promise<typeof Stripe> | undefined;
+// Loaded by the first billing call, not with the app (it costs a cold start ~70 ms).
+const loadStripe = () => (stripeClass ??= import("stripe").then(({ default: StripeClass }) => StripeClass));
+
+/** A client for the configured key and API base (STRIPE_API_BASE), or 503 billing_not_configured. */
+async function stripeClient(config: Config): Promise<Stripe> {
+  const { stripeSecretKey, apiBase } = config.billing;
+  if (!stripeSecretKey) throw new ApiError("billing_not_configured", "Self-serve billing is not configured on this service (STRIPE_SECRET_KEY).");
+  const StripeClass = await loadStripe();
+  return new StripeClass(stripeSecretKey, {
+    maxNetworkRetries: 1,
+    timeout: config.deadlines.callMs,
+    telemetry: false,
+    ...(apiBase ?? {}),
+  });
+}
+
+/** Stripe refusing, failing or out of reach: 502, with the cause in the log only. */
+async function callStripe<T>(logger: Logger, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    const { type, code, statusCode, message } = error as { type?: string; code?: string; statusCode?: number; message?: string };
+    logger.error("stripe call failed", { what, type, code, statusCode, message });
+    throw new ApiError("billing_unavailable", "The billing provider did not complete the request; try again in a moment.");
+  }
+}
+
+/** A plan's Stripe price: its id as configured, or the active price with that lookup key. */
+async function priceOf(stripe: Stripe, logger: Logger, plans: Record<string, string>, plan: string): Promise<string> {
+  const configured = plans[plan];
+  if (!configured) {
+    const known = Object.keys(plans);
+    throw invalidRequest(`Unknown plan '${plan}'.`, [{ path: "plan", message: known.length ? `One of: ${known.join(", ")}.` : "No plans are configured (BILLING_PLANS)." }]);
+  }
+  if (configured.startsWith("price_")) return configured;
+  const prices = await callStripe(logger, "prices.list", () => stripe.prices.list({ lookup_keys: [configured], active: true, limit: 1 }));
+  const price = prices.data[0];
+  if (!price) {
+    logger.error("BILLING_PLANS names a lookup key no active Stripe price has", { plan, lookupKey: configured });
+    throw new ApiError("billing_not_configured", `The plan '${plan}' has no active price at the billing provider.`);
+  }
+  return price.id;
+}
+
+/** POST /businesses/:id/billing/checkout: a Checkout Session for `seats` of `plan`, for owners. */
+export async function startCheckout(deps: Deps, caller: { uid: string; email: string | null }, businessId: string, input: { plan: string; seats: number }) {
+  const { config, logger, clock } = deps;
+  const { business: stored, subscription } = await readBusiness(deps, null, businessId);
+  const business = requireOwner(stored, caller.uid, businessId, "buy seats");
+  if (subscription && grantsEntitlements(effectiveSubscriptionStatus(subscription, clock()))) {
+    throw new ApiError("subscription_exists", "This business has a live subscription: change its seats or plan through the billing portal.");
+  }
+  const seatsUsed = seatHolders(business).length;
+  if (input.seats < seatsUsed) {
+    throw invalidRequest(`The business uses ${seatsUsed} seats; buy at least that many.`, [{ path: "seats", message: `At least ${seatsUsed}.` }]);
+  }
+  const stripe = await stripeClient(config);
+  const price = await priceOf(stripe, logger, config.billing.plans, input.plan);
+  const team = `${siteUrl(config.publicBaseUrl)}/account?business=${encodeURIComponent(businessId)}`;
+  const session = await callStripe(logger, "checkout.sessions.create", () =>
+    stripe.checkout.sessions.create({
+      mode: "subscription",
+      line_items: [{ price, quantity: input.seats, adjustable_quantity: { enabled: true, minimum: Math.max(1, seatsUsed), maximum: MAX_SEATS } }],
+      subscription_data: { metadata: { businessId } },
+      metadata: { businessId },
+      client_reference_id: businessId,
+      ...(business.stripeCustomerId ? { customer: business.stripeCustomerId } : caller.email ? { customer_email: caller.email } : {}),
+      success_url: `${team}&checkout=success`,
+      cancel_url: `${team}&checkout=canceled`,
+    }),
+  );
+  if (!session.url) throw new ApiError("billing_unavailable", "The billing provider returned no checkout page.");
+  return { url: session.url };
+}
+
+/** POST /businesses/:id/billing/portal: the Billing Portal of the business's Stripe customer, for owners. */
+export async function openBillingPortal(deps: Deps, uid: string, businessId: string) {
+  const { config, logger } = deps;
+  const { business: stored } = await readBusiness(deps, null, businessId);
+  const business = requireOwner(stored, uid, businessId, "manage billing");
+  if (!business.stripeCustomerId) throw new ApiError("no_billing_account", "This business has no billing account yet: buy seats first.");
+  const stripe = await stripeClient(config);
+  const customer = business.stripeCustomerId;
+  const session = await callStripe(logger, "billingPortal.sessions.create", () =>
+    stripe.billingPortal.sessions.create({ customer, return_url: `${siteUrl(config.publicBaseUrl)}/account?business=${encodeURIComponent(businessId)}` }),
+  );
+  return { url: session.url };
+}

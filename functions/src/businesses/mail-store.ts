@@ -1,0 +1,29 @@
+import type { Firestore, Transaction } from "firebase-admin/firestore";
+import { Timestamp } from "firebase-admin/firestore";
+import { documentAt } from "../core/documents";
+import { randomBase62 } from "../core/secret-tokens";
+
+/**
+ * `mail/{id}`: outgoing email in the shape of the Firebase "Trigger Email" extension (`to`,
+ * `message: { subject, text, html }`), which sends each new document through the SMTP server it
+ * is configured with and records the delivery on the document.
+ */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export function mailStore(db: Firestore) {
+  const collection = db.collection("mail");
+  return {
+    queueIn(tx: Transaction, message: MailMessage, at: Date): void {
+      tx.create(documentAt(collection, randomBase62(20)), {
+        to: message.to,
+        message: { subject: message.subject, text: message.text, html: message.html },
+        createdAt: Timestamp.fromDate(at),
+      });
+    },
+  };
+}
