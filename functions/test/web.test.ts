@@ -249,6 +249,81 @@ describe("web pages (§16)", () => {
     expect(await seriousViolations(page)).toEqual([]);
     done(watch);
   });
+
+  /** Opens the verification link the Auth emulator recorded for an address, as its owner would. */
+  async function verifyEmailLink(email: string) {
+    const codes = (await (await fetch(`http://${process.env.FIREBASE_AUTH_EMULATOR_HOST}/emulator/v1/projects/${projectId}/oobCodes`)).json()) as { oobCodes: { email: string; requestType: string; oobLink: string }[] };
+    const link = codes.oobCodes.filter((code) => code.email === email && code.requestType === "VERIFY_EMAIL").at(-1);
+    expect(link).toBeDefined();
+    expect((await fetch(link!.oobLink)).ok).toBe(true);
+  }
+
+  const screenshot = async (page: Page, name: string) => {
+    if (process.env.SCREENSHOT_DIR) await page.screenshot({ path: path.join(process.env.SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  };
+
+  it("/account and /invitations/:token (§17): an owner creates a business and invites; a newcomer makes an account, verifies it and joins", async () => {
+    const owner = await createUser({ displayName: "Olive Owner" });
+    const newcomer = `newcomer-${Date.now()}@example.test`;
+    const { page, watch } = await openPage();
+    await page.goto(`${origin}/account`);
+    await page.fill("#sign-in-email", owner.email);
+    await page.fill("#sign-in-password", owner.password);
+    await page.click("button[type=submit]");
+    await page.fill("#business-name", "Team <b>Acme</b>");
+    await page.click("button:has-text('Create')");
+    const panel = page.locator("section.panel", { has: page.locator("h2", { hasText: "Team <b>Acme</b>" }) });
+    await panel.waitFor();
+    await expect_(async () => expect(await panel.textContent()).toContain("No subscription yet."));
+    const businessId = ((await (await api("/users/me", owner.idToken)).json()) as { businesses: { id: string }[] }).businesses[0].id;
+    await panel.locator("input[type=email]").fill(newcomer);
+    await panel.locator("button:has-text('Invite')").click();
+    const link = panel.locator("code.wrap");
+    await link.waitFor();
+    const invitationPath = new URL((await link.textContent())!).pathname;
+    await expect_(async () => expect(await panel.locator(".plain-list").textContent()).toContain(newcomer));
+    expect(await panel.locator("tbody tr").count()).toBe(1);
+    await screenshot(page, "account-owner");
+    expect(await seriousViolations(page)).toEqual([]);
+
+    const guest = await openPage(375);
+    await guest.page.goto(`${origin}${invitationPath}`);
+    await guest.page.locator("text=invited you to join").waitFor();
+    expect(await guest.page.locator(".lead").textContent()).toBe("Olive Owner invited you to join Team <b>Acme</b> as a member with a seat.");
+    await guest.page.click("button:has-text('Create an account')");
+    await guest.page.fill("#sign-in-email", newcomer);
+    await guest.page.fill("#sign-in-password", "newcomer-password");
+    await guest.page.click("button[type=submit]");
+    await guest.page.locator("text=Verify").first().waitFor();
+    expect(await guest.page.locator("button:has-text('Accept')").isDisabled()).toBe(true);
+    await screenshot(guest.page, "invitation-unverified");
+    expect(await scrollsSideways(guest.page)).toBe(false);
+    expect(await seriousViolations(guest.page)).toEqual([]);
+    await verifyEmailLink(newcomer);
+    await guest.page.click("button:has-text('I have verified it')");
+    await guest.page.click("button:has-text('Accept'):not([disabled])");
+    await guest.page.waitForURL(`**/account?business=${businessId}`);
+    await guest.page.locator("h2", { hasText: "Team <b>Acme</b>" }).waitFor();
+    await expect_(async () => expect(await guest.page.locator("section.panel").first().textContent()).toContain("member with a seat"));
+    await screenshot(guest.page, "account-member-375");
+    expect(await scrollsSideways(guest.page)).toBe(false);
+    expect(await seriousViolations(guest.page)).toEqual([]);
+
+    // The owner sees the newcomer and takes their seat; the API agrees.
+    await page.reload();
+    await expect_(async () => expect(await panel.locator("tbody tr").count()).toBe(2));
+    const row = panel.locator("tbody tr", { hasText: newcomer });
+    await row.locator("button:has-text('Take seat')").click();
+    await expect_(async () => expect(await row.textContent()).toContain("No seat"));
+    const members = ((await (await api(`/businesses/${businessId}/members`, owner.idToken)).json()) as { items: { email: string; seat: boolean }[] }).items;
+    expect(members.find((member) => member.email === newcomer)?.seat).toBe(false);
+    await page.setViewportSize({ width: 375, height: 900 });
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "account-owner-375");
+    done(watch);
+    done(guest.watch);
+  }, 90_000);
 });
 
 /** Retries an assertion for a few seconds: what a page shows arrives after its requests. */

@@ -3,8 +3,10 @@ import { useEffect } from "preact/hooks";
 import { MarketplacePage } from "./marketplace/MarketplacePage";
 import { ModulePage } from "./module/ModulePage";
 
-// Firebase Auth and the chart library load only with the portal.
+// Firebase Auth and the chart library load only with the pages that sign in.
 const PublisherPortal = lazy(() => import("./publisher/PublisherPortal").then((module) => module.PublisherPortal));
+const AccountPage = lazy(() => import("./account/AccountPage").then((module) => module.AccountPage));
+const InvitationPage = lazy(() => import("./account/InvitationPage").then((module) => module.InvitationPage));
 
 /** Links the pages route themselves; /docs (the API reference) and /api are pages of their own. */
 const ROUTED = /^\/(?!docs(\/|$)|api\/)/;
@@ -25,6 +27,9 @@ export function App() {
               <NavLink href="/">Modules</NavLink>
             </li>
             <li>
+              <NavLink href="/account">Account</NavLink>
+            </li>
+            <li>
               <NavLink href="/publisher">Publisher portal</NavLink>
             </li>
             <li>
@@ -39,6 +44,8 @@ export function App() {
             <Route path="/" component={MarketplacePage} />
             <Route path="/modules/:id" component={ModulePage} />
             <Route path="/publisher" component={PublisherPortal} />
+            <Route path="/account" component={AccountPage} />
+            <Route path="/invitations/:token" component={InvitationPage} />
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>

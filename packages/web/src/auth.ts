@@ -2,7 +2,9 @@ import { initializeApp } from "@firebase/app";
 import {
   browserLocalPersistence,
   connectAuthEmulator,
+  createUserWithEmailAndPassword,
   initializeAuth,
+  sendEmailVerification,
   onAuthStateChanged,
   signInWithEmailAndPassword,
   signOut,
@@ -53,6 +55,8 @@ const SIGN_IN_ERRORS: Record<string, string> = {
   "auth/user-disabled": "This account is disabled.",
   "auth/too-many-requests": "Too many attempts: wait a moment and try again.",
   "auth/network-request-failed": "The sign-in service could not be reached.",
+  "auth/email-already-in-use": "An account with this email exists: sign in instead.",
+  "auth/weak-password": "Choose a password of at least 6 characters.",
 };
 
 export async function signIn(email: string, password: string): Promise<void> {
@@ -66,4 +70,26 @@ export async function signIn(email: string, password: string): Promise<void> {
 
 export async function signOutUser(): Promise<void> {
   await signOut(await firebaseAuth());
+}
+
+/** A new account (any user: teams are not only for developers), with a verification email sent to it. */
+export async function createAccount(email: string, password: string): Promise<void> {
+  try {
+    const { user } = await createUserWithEmailAndPassword(await firebaseAuth(), email, password);
+    await sendEmailVerification(user);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "";
+    throw new Error(SIGN_IN_ERRORS[code] ?? `Could not create the account (${code || (error as Error).message}).`);
+  }
+}
+
+/** Sends the signed-in user another verification email. */
+export async function resendVerification(user: User): Promise<void> {
+  await sendEmailVerification(user);
+}
+
+/** The user's current state (email verified or not) from Firebase Auth, with a fresh ID token. */
+export async function refreshUser(user: User): Promise<void> {
+  await user.reload();
+  await user.getIdToken(true);
 }

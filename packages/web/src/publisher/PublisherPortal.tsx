@@ -7,7 +7,7 @@ import { ErrorMessage, Loading } from "../ui/messages";
 import { AuthorKeys } from "./AuthorKeys";
 import { DownloadsChart } from "./DownloadsChart";
 import { ModulesPanel } from "./ModulesPanel";
-import { SignIn } from "./SignIn";
+import { SignIn } from "../ui/SignIn";
 import { AccessTokens } from "./AccessTokens";
 
 /** `/publisher`: the publisher portal, for a developer signed in with Firebase Auth. */
@@ -31,7 +31,15 @@ export function PublisherPortal() {
     );
   }
   if (user === undefined) return <Loading what="the portal" />;
-  if (!user) return <SignIn />;
+  if (!user) {
+    return (
+      <SignIn title="Publisher portal" intro="Sign in with the account you publish modules with.">
+        <p class="muted">
+          No developer account yet? Register with <code>POST /api/v1/developers/auth/register</code> (see the <a href="/docs/">API reference</a>), then sign in here.
+        </p>
+      </SignIn>
+    );
+  }
   return <Portal user={user} />;
 }
 

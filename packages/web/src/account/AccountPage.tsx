@@ -1,0 +1,328 @@
+import type { User } from "@firebase/auth";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { dataOf, signedInApi, type Schemas, type SignedInApi } from "../api";
+import { useTitle } from "../app";
+import { signOutUser, watchUser } from "../auth";
+import { formatDate } from "../format";
+import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
+import { SignIn } from "../ui/SignIn";
+import { useAction } from "../ui/use-action";
+import { VerifyEmail } from "./VerifyEmail";
+
+/** `/account`: any signed-in user's businesses; owners and admins run their team and billing here (§17). */
+export function AccountPage() {
+  useTitle("Your account");
+  const user = useSignedInUser();
+  if (user instanceof Error) {
+    return (
+      <section class="page">
+        <h1>Your account</h1>
+        <ErrorMessage error={user} />
+      </section>
+    );
+  }
+  if (user === undefined) return <Loading what="your account" />;
+  if (!user) return <SignIn title="Your account" intro="Sign in to see your businesses, their seats and members." allowCreate />;
+  return <Account user={user} />;
+}
+
+/** The signed-in Firebase user: undefined while unknown, null when signed out. */
+export function useSignedInUser(): User | null | undefined | Error {
+  const [user, setUser] = useState<User | null | undefined | Error>(undefined);
+  useEffect(() => {
+    let stop: (() => void) | undefined;
+    watchUser(setUser).then(
+      (unsubscribe) => (stop = unsubscribe),
+      (error: unknown) => setUser(error instanceof Error ? error : new Error(String(error))),
+    );
+    return () => stop?.();
+  }, []);
+  return user;
+}
+
+function Account({ user }: { user: User }) {
+  const api = useMemo(() => signedInApi(() => user.getIdToken()), [user]);
+  const [profile, setProfile] = useState<Schemas["UserProfile"] | null>(null);
+  const { error, status, run, setError } = useAction();
+  const params = new URLSearchParams(location.search);
+  const reload = async () => setProfile(await dataOf(api.GET("/users/me")));
+  useEffect(() => {
+    reload().catch(setError);
+  }, [api]);
+
+  const create = (event: Event) => {
+    event.preventDefault();
+    const formElement = event.currentTarget as HTMLFormElement;
+    const name = String(new FormData(formElement).get("name") ?? "");
+    return run(async () => {
+      await dataOf(api.POST("/businesses", { body: { name } }));
+      formElement.reset();
+      await reload();
+      return `Created ${name}; you own it and hold its first seat.`;
+    });
+  };
+
+  return (
+    <section class="page portal">
+      <div class="portal-header">
+        <h1>Your account</h1>
+        <p class="signed-in">
+          Signed in as <strong>{user.email}</strong>{" "}
+          <button type="button" class="link-button" onClick={() => void signOutUser()}>
+            Sign out
+          </button>
+        </p>
+      </div>
+      {params.get("checkout") === "success" && <p class="message status">Payment received: the seats appear here as soon as the billing provider confirms them.</p>}
+      {params.get("checkout") === "canceled" && <p class="message status">Checkout canceled: nothing was bought.</p>}
+      {!user.emailVerified && <VerifyEmail user={user} />}
+      <ErrorMessage error={error} />
+      {!profile && !error && <Loading what="your businesses" />}
+      {profile && profile.businesses.length === 0 && <p>You are not a member of any business yet.</p>}
+      {profile?.businesses.map((business) => <BusinessPanel key={business.id} api={api} uid={user.uid} businessId={business.id} onChange={reload} />)}
+      <section aria-labelledby="create-heading" class="panel">
+        <h2 id="create-heading">Create a business</h2>
+        <p class="muted">You become its owner and hold its first seat; invite your team and buy seats from here.</p>
+        <form class="grid-form" onSubmit={create}>
+          <div class="field">
+            <label for="business-name">Name</label>
+            <input id="business-name" name="name" required maxLength={200} placeholder="Acme Corp" />
+          </div>
+          <button type="submit">Create</button>
+        </form>
+        <StatusMessage>{status}</StatusMessage>
+      </section>
+    </section>
+  );
+}
+
+function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; uid: string; businessId: string; onChange: () => Promise<void> }) {
+  const [business, setBusiness] = useState<Schemas["Business"] | null>(null);
+  const [members, setMembers] = useState<Schemas["Member"][] | null>(null);
+  const [invitations, setInvitations] = useState<Schemas["PendingInvitation"][] | null>(null);
+  const [invited, setInvited] = useState<Schemas["CreatedInvitation"] | null>(null);
+  const { error, status, run, setError } = useAction();
+  const path = { businessId };
+
+  const reload = async () => {
+    const current = await dataOf(api.GET("/businesses/{businessId}", { params: { path } }));
+    setBusiness(current);
+    if (current.role === "member") return;
+    const [memberPage, pending] = await Promise.all([
+      dataOf(api.GET("/businesses/{businessId}/members", { params: { path, query: { limit: 100 } } })),
+      dataOf(api.GET("/businesses/{businessId}/invitations", { params: { path } })),
+    ]);
+    setMembers(memberPage.items);
+    setInvitations(pending.items);
+  };
+  useEffect(() => {
+    reload().catch(setError);
+  }, [api, businessId]);
+
+  if (!business) {
+    return (
+      <section class="panel">
+        <ErrorMessage error={error} />
+        {!error && <Loading what="the business" />}
+      </section>
+    );
+  }
+  const { subscription } = business;
+  const manages = business.role !== "member";
+  const owns = business.role === "owner";
+  const headingId = `business-${businessId}`;
+
+  const change = (member: Schemas["Member"], body: { role?: "owner" | "admin" | "member"; seat?: boolean }, said: string) =>
+    run(async () => {
+      await dataOf(api.PATCH("/businesses/{businessId}/members/{uid}", { params: { path: { businessId, uid: member.uid } }, body }));
+      await reload();
+      return said;
+    });
+  const remove = (member: Schemas["Member"]) =>
+    run(async () => {
+      await dataOf(api.DELETE("/businesses/{businessId}/members/{uid}", { params: { path: { businessId, uid: member.uid } } }));
+      await reload();
+      return `Removed ${member.email ?? member.uid}.`;
+    });
+  const leave = () =>
+    run(async () => {
+      await dataOf(api.DELETE("/businesses/{businessId}/members/{uid}", { params: { path: { businessId, uid } } }));
+      await onChange();
+      return `You left ${business.name}.`;
+    });
+  const invite = (event: Event) => {
+    event.preventDefault();
+    const formElement = event.currentTarget as HTMLFormElement;
+    const form = new FormData(formElement);
+    return run(async () => {
+      const invitation = await dataOf(
+        api.POST("/businesses/{businessId}/invitations", {
+          params: { path },
+          body: { email: String(form.get("email") ?? ""), role: form.get("role") === "admin" ? "admin" : "member", seat: form.get("seat") === "on" },
+        }),
+      );
+      setInvited(invitation);
+      formElement.reset();
+      await reload();
+      return `Invited ${invitation.email}; the link was emailed.`;
+    });
+  };
+  const revoke = (invitation: Schemas["PendingInvitation"]) =>
+    run(async () => {
+      await dataOf(api.DELETE("/businesses/{businessId}/invitations/{invitationId}", { params: { path: { businessId, invitationId: invitation.id } } }));
+      await reload();
+      return `Revoked the invitation of ${invitation.email}.`;
+    });
+  const buySeats = (event: Event) => {
+    event.preventDefault();
+    const seats = Number(new FormData(event.currentTarget as HTMLFormElement).get("seats"));
+    return run(async () => {
+      location.assign((await dataOf(api.POST("/businesses/{businessId}/billing/checkout", { params: { path }, body: { plan: "team", seats } }))).url);
+      return "Opening the checkout…";
+    });
+  };
+  const manageBilling = () =>
+    run(async () => {
+      location.assign((await dataOf(api.POST("/businesses/{businessId}/billing/portal", { params: { path } }))).url);
+      return "Opening the billing portal…";
+    });
+  const live = ["active", "trialing", "past_due"].includes(subscription.status);
+
+  return (
+    <section aria-labelledby={headingId} class="panel">
+      <h2 id={headingId}>{business.name}</h2>
+      <p>
+        You are {business.role === "admin" ? "an admin" : `the ${business.role === "owner" ? "owner" : "member"}`} {business.seat ? "with a seat" : "without a seat"}.{" "}
+        {subscription.status === "none" ? (
+          "No subscription yet."
+        ) : (
+          <>
+            Plan <strong>{subscription.plan}</strong>, <span class={`badge ${live ? "ok" : "warn"}`}>{subscription.status.replace("_", " ")}</span>, seats used{" "}
+            <strong>
+              {subscription.seatsUsed} of {subscription.seats ?? "any number"}
+            </strong>
+            {subscription.currentPeriodEnd && <>, renews {formatDate(subscription.currentPeriodEnd)}</>}.
+          </>
+        )}
+      </p>
+      <ErrorMessage error={error} />
+      <StatusMessage>{status}</StatusMessage>
+      {owns && (
+        <div class="button-row">
+          {!live && (
+            <form class="inline-form" onSubmit={buySeats}>
+              <label for={`seats-${businessId}`}>Seats</label>
+              <input id={`seats-${businessId}`} name="seats" type="number" min={Math.max(1, subscription.seatsUsed)} max={10000} defaultValue={String(Math.max(1, subscription.seatsUsed))} required />
+              <button type="submit">Buy seats</button>
+            </form>
+          )}
+          <button type="button" class="secondary" onClick={() => void manageBilling()}>
+            Manage billing
+          </button>
+        </div>
+      )}
+      {manages && members && (
+        <div class="table-scroll" tabIndex={0} role="region" aria-label={`Members of ${business.name}`}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Member</th>
+                <th scope="col">Role</th>
+                <th scope="col">Seat</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.map((member) => {
+                const who = member.displayName ?? member.email ?? member.uid;
+                return (
+                  <tr key={member.uid}>
+                    <th scope="row">
+                      {who}
+                      {member.email && member.displayName && <div class="muted">{member.email}</div>}
+                    </th>
+                    <td>
+                      <label class="visually-hidden" for={`role-${member.uid}`}>
+                        Role of {who}
+                      </label>
+                      <select
+                        id={`role-${member.uid}`}
+                        value={member.role}
+                        onChange={(event) => void change(member, { role: event.currentTarget.value as "owner" | "admin" | "member" }, `${who} is now ${event.currentTarget.value}.`)}
+                      >
+                        <option value="member">member</option>
+                        <option value="admin">admin</option>
+                        {(owns || member.role === "owner") && <option value="owner">owner</option>}
+                      </select>
+                    </td>
+                    <td>
+                      {member.seat ? (live && !member.entitled ? "Seat (waiting: over the paid quantity)" : "Seat") : "No seat"}
+                      {member.seatAssignedAt && <div class="muted">since {formatDate(member.seatAssignedAt)}</div>}
+                    </td>
+                    <td class="actions">
+                      <button type="button" class="secondary" onClick={() => void change(member, { seat: !member.seat }, member.seat ? `Took ${who}'s seat.` : `Gave ${who} a seat.`)}>
+                        {member.seat ? "Take seat" : "Give seat"}
+                        <span class="visually-hidden"> of {who}</span>
+                      </button>{" "}
+                      <button type="button" class="danger" onClick={() => void remove(member)}>
+                        Remove<span class="visually-hidden"> {who}</span>
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {manages && (
+        <>
+          <h3>Invite someone</h3>
+          <form class="grid-form" onSubmit={invite}>
+            <div class="field">
+              <label for={`invite-email-${businessId}`}>Email</label>
+              <input id={`invite-email-${businessId}`} name="email" type="email" required maxLength={254} />
+            </div>
+            <div class="field">
+              <label for={`invite-role-${businessId}`}>Role</label>
+              <select id={`invite-role-${businessId}`} name="role">
+                <option value="member">member</option>
+                <option value="admin">admin</option>
+              </select>
+            </div>
+            <div class="field checkbox">
+              <input id={`invite-seat-${businessId}`} name="seat" type="checkbox" defaultChecked />
+              <label for={`invite-seat-${businessId}`}>With a seat</label>
+            </div>
+            <button type="submit">Invite</button>
+          </form>
+          {invited && (
+            <p class="muted">
+              Link for {invited.email} (also emailed; it works once, until {formatDate(invited.expiresAt)}): <code class="wrap">{invited.acceptUrl}</code>
+            </p>
+          )}
+          <h3>Pending invitations</h3>
+          {invitations && invitations.length === 0 && <p>None.</p>}
+          {invitations && invitations.length > 0 && (
+            <ul class="plain-list">
+              {invitations.map((invitation) => (
+                <li key={invitation.id}>
+                  {invitation.email} as {invitation.role}
+                  {invitation.seat ? " with a seat" : ""}, until {formatDate(invitation.expiresAt)}{" "}
+                  <button type="button" class="link-button" onClick={() => void revoke(invitation)}>
+                    Revoke<span class="visually-hidden"> the invitation of {invitation.email}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+      <p>
+        <button type="button" class="link-button" onClick={() => void leave()}>
+          Leave {business.name}
+        </button>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,57 @@
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import { createAccount, signIn } from "../auth";
+import { ErrorMessage } from "./messages";
+
+/**
+ * Email and password sign-in for a page of the site; with `allowCreate`, also a new account (the
+ * team pages are for anyone), which is sent a verification email.
+ */
+export function SignIn({ title, intro, allowCreate = false, children }: { title: string; intro: string; allowCreate?: boolean; children?: ComponentChildren }) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [creating, setCreating] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    setBusy(true);
+    setError(null);
+    try {
+      await (creating ? createAccount : signIn)(String(form.get("email")), String(form.get("password")));
+    } catch (failure) {
+      setError(failure);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="page narrow">
+      <h1>{title}</h1>
+      <p>{intro}</p>
+      <form class="stacked" onSubmit={submit}>
+        <div class="field">
+          <label for="sign-in-email">Email</label>
+          <input id="sign-in-email" name="email" type="email" autoComplete="username" required />
+        </div>
+        <div class="field">
+          <label for="sign-in-password">Password</label>
+          <input id="sign-in-password" name="password" type="password" autoComplete={creating ? "new-password" : "current-password"} minLength={creating ? 6 : undefined} required />
+        </div>
+        <ErrorMessage error={error} />
+        <button type="submit" disabled={busy}>
+          {busy ? (creating ? "Creating…" : "Signing in…") : creating ? "Create account" : "Sign in"}
+        </button>
+      </form>
+      {allowCreate && (
+        <p>
+          {creating ? "Have an account? " : "New here? "}
+          <button type="button" class="link-button" onClick={() => (setCreating(!creating), setError(null))}>
+            {creating ? "Sign in instead" : "Create an account"}
+          </button>
+        </p>
+      )}
+      {children}
+    </section>
+  );
+}
