@@ -26,7 +26,10 @@ async function main() {
     handler = express();
     handler.get("/", (_req, res) => res.json({ status: "ok" }));
   } else {
-    const deps = await localDeps({ serviceAccount: JSON.parse(process.env.BENCH_SERVICE_ACCOUNT), env: process.env, logger: silentLogger, appName: "bench-server" });
+    // BENCH_VERBOSE=1 shows what the server logs, on stderr.
+    const line = (level) => (message, fields) => process.stderr.write(`${level} ${message} ${JSON.stringify(fields ?? {})}\n`);
+    const logger = process.env.BENCH_VERBOSE ? { info: line("INFO"), warn: line("WARN"), error: line("ERROR") } : silentLogger;
+    const deps = await localDeps({ serviceAccount: JSON.parse(process.env.BENCH_SERVICE_ACCOUNT), env: process.env, logger, appName: "bench-server" });
     handler = process.argv.includes("--ceiling")
       ? await minimalReads(deps.db, process.env.BENCH_MODULE_ID, await deps.store.signedReadUrl(process.env.BENCH_STORAGE_PATH, { ttlSeconds: 900 }))
       : createApp(deps);

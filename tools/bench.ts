@@ -13,15 +13,17 @@
  *   sign         a 20 MiB sign, against sha256 plus one raw upload of the same bytes
  *   memory       the API process's peak RSS growth under 16 concurrent 20 MiB signs
  *   cold load    loading the built function, against a minimal function with the Admin SDK
+ *   search       at 50,000 generated modules: a cold instance's first search from the snapshot
+ *                against one from the collection, and the p95 of 500 searches (bench-search.ts)
  *
  * The API and the baselines each run in a process of their own (bench-server.cjs), on the compiled
  * function (functions/lib, built first) as deploy ships it, with node alone; the load comes
  * from this one. `npm run bench -- --quick` runs 2 s per endpoint; `-- --profile` also writes a CPU
- * profile of the API's process (node --cpu-prof) and says where.
+ * profile of the API's process (node --cpu-prof) and says where; `-- --search` runs only the search
+ * rows (bench-search.ts).
  */
 import autocannon from "autocannon";
 import { execFileSync, fork, spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,8 +36,9 @@ import { localDeps } from "../functions/src/local";
 import { downloadStore } from "../functions/src/marketplace/download-store";
 import { moduleStore, NO_POLICY } from "../functions/src/marketplace/module-store";
 import { accountPublisher, publishVersion, signPackage } from "../functions/src/publishing/service";
-import { searchTerms } from "../functions/src/marketplace/search";
 import { publishRelease } from "../functions/src/releases/service";
+import { coldStart, generatedCatalog, rssOf, SCALE_MODULES, searchLatencies, writeModules, writeSnapshot } from "./bench-search";
+import { SNAPSHOT_PATH } from "../functions/src/marketplace/search-catalog";
 import { generateModuleSigningKeys, throwawayServiceAccount } from "./local-keys";
 import { freePort, startLocalStack } from "./local-stack";
 import { buildPackage } from "../packages/mpkg/src/archive";
@@ -46,6 +49,8 @@ const FUNCTIONS_DIR = path.join(ROOT, "functions");
 const quick = process.argv.includes("--quick");
 const profileDir = process.argv.includes("--profile") ? mkdtempSync(path.join(tmpdir(), "bench-profile-")) : null;
 const DURATION_S = quick ? 2 : 5;
+/** `-- --search`: only the search rows at 50,000 modules. */
+const searchOnly = process.argv.includes("--search");
 /** Distinct callers of the authenticated reads, taking turns. */
 const CALLERS = 40;
 
@@ -95,8 +100,6 @@ function countsOf(server: ChildProcess): Promise<Record<string, number>> {
   });
 }
 
-/** Resident memory of a process, from /proc. */
-const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -120,6 +123,10 @@ async function main(): Promise<number> {
     const { callers, moduleId, storagePath } = await seed(deps);
     // The servers run the compiled function (functions/lib), as deploy ships it.
     execFileSync("npm", ["run", "-s", "build"], { cwd: FUNCTIONS_DIR });
+    if (searchOnly) {
+      await searchAtScale(deps, serverEnv, servers);
+      return 0;
+    }
 
     const bare = await startServer("--bare", barePort, {});
     const api = await startServer("--api", apiPort, serverEnv);
@@ -201,6 +208,7 @@ async function main(): Promise<number> {
     await signCost(deps);
     await signMemory(base, deps, api);
     coldLoad();
+    await searchAtScale(deps, serverEnv, servers);
 
     const missed = rows.filter((row) => row.ok === false);
     console.log(missed.length ? `\n${missed.length} below what is wanted (a benchmark reports; on a noisy machine, run it again).` : "\nEverything at or above what is wanted.");
@@ -218,6 +226,49 @@ async function main(): Promise<number> {
     for (const server of servers) server.kill();
     await stack.stop();
   }
+}
+
+/**
+ * Search at 50,000 modules (§18): a cold API process's first search from the snapshot against one
+ * built from the collection (the baseline), its memory, and 500 searches' p95 (want ≤ 50 ms).
+ */
+async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, servers: ChildProcess[]) {
+  console.log(`\nSearch at ${SCALE_MODULES.toLocaleString("en")} generated modules (a fresh API process each):`);
+  const { modules, queries } = generatedCatalog(SCALE_MODULES, Date.now());
+  let started = Date.now();
+  await writeModules(deps, modules);
+  const writeSeconds = (Date.now() - started) / 1000;
+  const snapshotBytes = await writeSnapshot(deps, modules, Date.now());
+  const port = await freePort();
+  const base = () => `http://127.0.0.1:${port}/api/v1`;
+  const startApi = () => startServer("--api", port, serverEnv).then((server) => (servers.push(server), server));
+  const stop = async (server: ChildProcess) => {
+    await new Promise((resolve) => (server.once("exit", resolve), server.kill()));
+  };
+
+  const warm = await coldStart(startApi, countsOf, base);
+  const latency = await searchLatencies(base(), queries);
+  await stop(warm.server);
+  await deps.store.delete(SNAPSHOT_PATH);
+  started = Date.now();
+  const fromCollection = await coldStart(startApi, countsOf, base);
+  await stop(fromCollection.server);
+  console.log(`     wrote ${SCALE_MODULES} module documents in ${writeSeconds.toFixed(0)} s; the snapshot is ${(snapshotBytes / 1048576).toFixed(1)} MiB`);
+  const mib = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MiB`;
+  report({
+    name: "search: a cold instance's first search, snapshot vs collection",
+    ratio: warm.loadMs / fromCollection.loadMs,
+    wanted: "≤ 1",
+    ok: warm.loadMs <= fromCollection.loadMs && warm.firestoreCalls < 20,
+    detail: `${warm.loadMs} ms and ${warm.firestoreCalls} Firestore calls (RSS ${mib(warm.rss)}) vs ${fromCollection.loadMs} ms and ${fromCollection.firestoreCalls} calls reading ${SCALE_MODULES} documents (RSS ${mib(fromCollection.rss)})`,
+  });
+  report({
+    name: `search: p95 of ${queries.length} searches on one instance`,
+    ratio: latency.p95 / 50,
+    wanted: "≤ 1",
+    ok: latency.p95 <= 50,
+    detail: `p95 ${latency.p95.toFixed(1)} ms (want ≤ 50), p50 ${latency.p50.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms; ${latency.results} results in all`,
+  });
 }
 
 /** A developer, a published module with a real package, 300 listed modules, releases, a reader. */
@@ -243,7 +294,6 @@ async function seed(deps: Deps) {
         createdAt: new Date(now - i * 1000),
         updatedAt: new Date(now - i * 1000),
         listed: true,
-        searchTerms: searchTerms(id, listing.name, listing.summary),
         versionSummary: [{ version: "1.0.0", minAppVersion: null, maxAppVersion: null, yanked: false, revoked: false, publishedAt: new Date(now - i * 1000), hasIcon: false }],
         highestPublishedVersion: "1.0.0",
         revocation: null,

@@ -35,10 +35,25 @@ export const DEMO_USERS = [
 const DEMO_PUBLISHER = "contoso";
 
 /** Published in this order; contoso.charts needs the 'pro' entitlement. Each package has a README, a CHANGELOG and an icon (§16). */
-const DEMO_MODULES = [
-  { id: "contoso.notes", name: "Sticky Notes", version: "1.0.0", summary: "Quick notes on your desktop.", category: "productivity" },
-  { id: "contoso.charts", name: "Charts Pro", version: "1.0.0", summary: "Bar, line and pie charts for your data.", category: "data", entitlement: "pro" },
-  { id: "contoso.charts", name: "Charts Pro", version: "1.1.0", summary: "Bar, line and pie charts for your data.", category: "data", entitlement: "pro", minAppVersion: "1.10.0" },
+const NOTES = {
+  name: "Sticky Notes",
+  summary: "Quick notes on your desktop.",
+  description: "Jot down ideas, to-do lists and reminders on colourful notes that stay on your desktop and sync between devices.",
+  category: "productivity",
+  tags: ["notes", "reminders", "todo", "productivity"],
+};
+const CHARTS = {
+  name: "Charts Pro",
+  summary: "Bar, line and pie charts for your data.",
+  description: "Plot tables and spreadsheets as bar, line, pie and scatter charts, build dashboards, and export graphs as images.",
+  category: "data",
+  tags: ["charts", "plot", "graphs", "dashboard", "visualization"],
+  entitlement: "pro",
+};
+const DEMO_MODULES: ({ id: string; version: string; entitlement?: string; minAppVersion?: string } & typeof NOTES)[] = [
+  { id: "contoso.notes", version: "1.0.0", ...NOTES },
+  { id: "contoso.charts", version: "1.0.0", ...CHARTS },
+  { id: "contoso.charts", version: "1.1.0", ...CHARTS, minAppVersion: "1.10.0" },
 ];
 
 

@@ -22,6 +22,7 @@ import { authorKeyRoutes } from "./author-keys/routes";
 import { trustedPublishingRoutes } from "./trusted-publishing/routes";
 import { authenticatePublishToken } from "./trusted-publishing/service";
 import { revocationRoutes } from "./revocations/routes";
+import { reviewRoutes } from "./reviews/routes";
 import { moduleRoutes } from "./marketplace/routes";
 import { modulePageRoutes } from "./module-pages/routes";
 import { releaseRoutes } from "./releases/routes";
@@ -38,6 +39,7 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...moduleRoutes(deps),
     ...modulePageRoutes(deps),
+    ...reviewRoutes(deps),
     ...activationRoutes(deps),
     ...userRoutes(deps),
     ...subscriptionRoutes(deps),

@@ -21,9 +21,15 @@ describe("the OpenAPI document", () => {
     };
     // The contract's two installer redirects overlap only in `/releases/download/download`: a release
     // id is never "download" (the schema refuses it), so the literal path always wins.
-    // Paths the contract fixes (§4, §16) that only a template can tell apart: "download" is never a release or module id.
+    // Paths the contract fixes (§4, §10, §16, §18) that only a template can tell apart: "download" is never a
+    // release id, and "download" and "activations" are never module ids (a module id has a dot).
     const contractOverlap = (message: string) =>
-      ["`/releases/download/{platform}` and `/releases/{releaseId}/download`", "`/modules/download/{id}` and `/modules/{id}/icon`"].some((pair) => message.includes(pair));
+      [
+        "`/releases/download/{platform}` and `/releases/{releaseId}/download`",
+        "`/modules/download/{id}` and `/modules/{id}/icon`",
+        "`/modules/download/{id}` and `/modules/{id}/reviews`",
+        "`/modules/{id}/reviews/{reviewId}/report` and `/modules/activations/{moduleId}/devices/{deviceId}`",
+      ].some((pair) => message.includes(pair));
     const remaining = problems
       .filter((problem) => !(problem.ruleId === "operation-2xx-response" && redirectOnly(problem.location[0]?.pointer ?? "")))
       .filter((problem) => !(problem.ruleId === "no-ambiguous-paths" && contractOverlap(problem.message)))

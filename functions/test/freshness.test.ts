@@ -19,6 +19,7 @@ import {
   testDeps,
   type TestDeveloper,
   type TestUser,
+  eventually,
 } from "./support/harness";
 
 /**
@@ -30,18 +31,7 @@ const LONG_MEMORY = { memoryCacheMs: 600_000, rateLimit: { perIpPerMinute: 1_000
 const CATALOG_BOUND_MS = 2_000;
 
 /** Asks until `check` passes, for at most the contract's 2 s; fails with the last answer otherwise. */
-async function within2s(check: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + CATALOG_BOUND_MS;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
+const within2s = (check: () => Promise<void>) => eventually(check, CATALOG_BOUND_MS);
 
 describe("freshness across instances (§13)", () => {
   let one: Express;

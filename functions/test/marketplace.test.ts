@@ -35,6 +35,8 @@ describe("marketplace", () => {
         id: "acme.charts",
         name: "Charts",
         summary: "Bar charts and pie-charts.",
+        tags: [],
+        rating: null,
         category: "data",
         publisherId: "acme",
         latestVersion: "2.0.0",
@@ -59,18 +61,22 @@ describe("marketplace", () => {
       expectProblem(await request(app).get("/api/v1/modules?limit=abc"), 400, "invalid_request");
     });
 
-    it("filters by category and by q (a whole word or word prefix of id, name or summary, any case)", async () => {
+    it("filters by category and by q (every word, whole, a prefix or within an edit, of any field, any case)", async () => {
       const app = await testApp();
       const ids = async (query: string) => (await request(app).get(`/api/v1/modules?${query}`)).body.items.map((m: { id: string }) => m.id);
       expect(await ids("category=data")).toEqual(["acme.maps", "acme.charts"]);
       expect(await ids("q=pie")).toEqual(["acme.charts"]);
       expect(await ids("q=CHAR")).toEqual(["acme.charts"]);
-      expect(await ids("q=acme")).toEqual(["acme.maps", "acme.notes", "acme.charts"]);
+      expect(await ids("q=acme&sort=updated")).toEqual(["acme.maps", "acme.notes", "acme.charts"]);
       expect(await ids("q=desk")).toEqual(["acme.notes"]);
-      expect(await ids("q=harts")).toEqual([]);
+      expect(await ids("q=harts")).toEqual(["acme.charts"]);
+      expect(await ids("q=bar%20pie")).toEqual(["acme.charts"]);
+      expect(await ids("q=bar%20offline")).toEqual([]);
       expect(await ids("q=offline&category=productivity")).toEqual([]);
       expect(await ids("q=offline&category=data")).toEqual(["acme.maps"]);
-      expectProblem(await request(app).get("/api/v1/modules?q=two%20words"), 400, "invalid_request");
+      expectProblem(await request(app).get(`/api/v1/modules?q=${"a".repeat(201)}`), 400, "invalid_request");
+      expectProblem(await request(app).get("/api/v1/modules?sort=best"), 400, "invalid_request");
+      expectProblem(await request(app).get("/api/v1/modules?pricing=cheap"), 400, "invalid_request");
     });
 
     it("says, with a token, whether the caller may use and has activated each module", async () => {

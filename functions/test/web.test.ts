@@ -10,7 +10,7 @@ import { localServer } from "../src/local";
 import { localSite } from "../src/local-site";
 import { drainDownloadCounters } from "../src/marketplace/download-counter";
 import { HOSTILE_README, pngImage } from "./support/packages";
-import { createDeveloper, createUser, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
+import { createDeveloper, createUser, eventually, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
 
 /**
  * The pages of contract §16, end to end in Debian's Chromium (playwright-core) against the site
@@ -120,7 +120,7 @@ describe("web pages (§16)", () => {
     expect((await fetch(`${origin}/api/v1/nothing-here`)).headers.get("content-type")).toMatch(/problem\+json/);
   });
 
-  it("/ lists the modules as cards, searches, filters by category, and pages", async () => {
+  it("/ lists the modules as cards, searches phrases, sorts, filters through facets with counts, and pages", async () => {
     const { page, watch } = await openPage();
     await page.goto(`${origin}/`);
     const cards = page.locator("ul.cards > li");
@@ -129,20 +129,27 @@ describe("web pages (§16)", () => {
     await expect_(async () => expect(await cards.count()).toBe(2 + EXTRA_MODULES));
     expect(await page.locator("button:has-text('Show more modules')").count()).toBe(0);
     const plotterCard = cards.filter({ hasText: "Plotter" });
-    expect(await plotterCard.locator("img.module-icon").evaluate((image) => (image as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)).toBe(96);
+    // The icon arrives after the card: wait for it to load.
+    await expect_(async () => expect(await plotterCard.locator("img.module-icon").evaluate((image) => (image as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)).toBe(96));
     expect(await cards.filter({ hasText: "Weather" }).locator(".badge").textContent()).toBe("Needs pro");
     expect(await seriousViolations(page)).toEqual([]);
 
-    await page.fill("#search-q", "plot");
+    await page.fill("#search-q", "plots grid");
     await page.click("form[role=search] button[type=submit]");
-    await page.waitForURL(`${origin}/?q=plot`);
+    await page.waitForURL(`${origin}/?q=plots+grid`);
     await expect_(async () => expect(await cards.allTextContents()).toEqual([expect.stringContaining("Plotter")]));
+    expect(await page.locator("#search-sort").inputValue()).toBe("relevance");
 
-    await page.goto(`${origin}/?category=outdoors`);
+    // A facet link filters, with the count the API gave; the sort is kept in the address.
+    await page.goto(`${origin}/`);
+    const outdoors = page.locator("nav.facets a", { hasText: "outdoors" });
+    await expect_(async () => expect(await outdoors.textContent()).toBe("outdoors (1)"));
+    await outdoors.click();
     await expect_(async () => expect(await cards.allTextContents()).toEqual([expect.stringContaining("Weather")]));
-
-    await page.goto(`${origin}/?q=two%20words`);
-    await expect_(async () => expect(await page.locator("[role=alert]").textContent()).toMatch(/single word/));
+    await page.selectOption("#search-sort", "name");
+    await page.waitForURL(/sort=name/);
+    expect(new URL(page.url()).searchParams.get("category")).toBe("outdoors");
+    expect(await cards.first().locator(".stars").textContent()).toBe("No reviews yet");
     done(watch);
   });
 
@@ -250,6 +257,34 @@ describe("web pages (§16)", () => {
     done(watch);
   });
 
+  it("/modules/:id (§18): a user who activated the module writes a review, shown as text, and the figures move", async () => {
+    const reader = await createUser({ displayName: "Rita Reader" });
+    expect((await fetch(`${origin}/api/v1/modules/confirm`, { method: "POST", headers: { Authorization: `Bearer ${reader.idToken}`, "Content-Type": "application/json" }, body: JSON.stringify({ moduleId: "acme.plotter" }) })).status).toBe(200);
+    const { page, watch } = await openPage(375);
+    await page.goto(`${origin}/account`);
+    await page.fill("#sign-in-email", reader.email);
+    await page.fill("#sign-in-password", reader.password);
+    await page.click("button[type=submit]");
+    await page.locator("text=Signed in as").first().waitFor();
+    await page.goto(`${origin}/modules/acme.plotter`);
+    await page.locator("#my-review-heading").waitFor();
+    await page.check("input[name=rating][value='4']");
+    await page.fill("#review-title", "Handy <i>grid</i>");
+    await page.fill("#review-body", "<img src=x onerror=alert(1)> Plots fast.");
+    await page.click("button:has-text('Save review')");
+    const review = page.locator("article.review").first();
+    await expect_(async () => expect(await review.locator(".review-body").textContent()).toBe("<img src=x onerror=alert(1)> Plots fast."));
+    expect(await review.locator("img").count()).toBe(0);
+    expect(await review.locator("strong").textContent()).toBe("Handy <i>grid</i>");
+    await expect_(async () => expect(await page.locator(".histogram").textContent()).toContain("4 ★1"));
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "module-reviews-375");
+    const listed = (await (await api("/modules/acme.plotter/reviews")).json()) as { summary: { count: number; average: number } };
+    expect(listed.summary).toMatchObject({ count: 1, average: 4 });
+    done(watch);
+  }, 60_000);
+
   /** Opens the verification link the Auth emulator recorded for an address, as its owner would. */
   async function verifyEmailLink(email: string) {
     const codes = (await (await fetch(`http://${process.env.FIREBASE_AUTH_EMULATOR_HOST}/emulator/v1/projects/${projectId}/oobCodes`)).json()) as { oobCodes: { email: string; requestType: string; oobLink: string }[] };
@@ -327,15 +362,4 @@ describe("web pages (§16)", () => {
 });
 
 /** Retries an assertion for a few seconds: what a page shows arrives after its requests. */
-async function expect_(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
+const expect_ = (check: () => Promise<void>, timeoutMs = 10_000) => eventually(check, timeoutMs);

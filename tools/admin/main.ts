@@ -11,6 +11,7 @@ import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { grantEntitlement, revokeEntitlement } from "../../functions/src/users/entitlements";
 import { addMember, createBusiness, describeBusiness, removeMember } from "../../functions/src/businesses/service";
+import { reportedReviews, setReviewHidden } from "../../functions/src/reviews/service";
 import { BUSINESS_ROLES, SUBSCRIPTION_STATUSES } from "../../functions/src/access/rules";
 import { ApiError, exitCodeFor } from "../../functions/src/core/errors";
 import { adminContext, type AdminContext } from "../../functions/src/local";
@@ -212,6 +213,26 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option("--since <date>", "RFC 3339 date or date-time")
     .option("--limit <n>", "at most this many (default 100)")
     .action(action((ctx, options: { target?: string; since?: string; limit?: string }) => listAudit(ctx, options)));
+
+  const reviews = program.command("reviews").description("ratings and reviews: what people reported, and hiding");
+  reviews
+    .command("reported")
+    .description("reviews people reported, most recently reported first")
+    .option("--limit <n>", "at most this many (default 100)")
+    .action(action((ctx, options: { limit?: string }) => reportedReviews(ctx, options)));
+  reviews
+    .command("hide")
+    .description("takes a review out of the list and the figures (an audit entry)")
+    .argument("<moduleId>")
+    .argument("<reviewId>")
+    .requiredOption("--reason <text>")
+    .action(action((ctx, moduleId: string, reviewId: string, options: { reason: string }) => setReviewHidden(ctx, { moduleId, reviewId, reason: options.reason }, true)));
+  reviews
+    .command("unhide")
+    .description("shows a hidden review again")
+    .argument("<moduleId>")
+    .argument("<reviewId>")
+    .action(action((ctx, moduleId: string, reviewId: string) => setReviewHidden(ctx, { moduleId, reviewId }, false)));
 
   const entitlement = program.command("entitlement").description("direct entitlement grants");
   entitlement

@@ -37,6 +37,12 @@ export interface CatalogChanges {
    * snapshot, after it failed): then nothing kept in memory may be served.
    */
   stamp(topic: string): number | null;
+  /**
+   * Calls `listener` with the topics of every change as this instance learns of it (its own at
+   * once, others' through the feed), and with `resumed` when the feed is followed again after a
+   * gap (or for the first time): changes in the gap were not seen, and `changedSince` finds them.
+   */
+  subscribe(listener: (topics: string[], resumed: boolean) => void): void;
 }
 
 const feeds = new WeakMap<Firestore, CatalogChanges>();
@@ -61,14 +67,16 @@ function followedFeed(db: Firestore): CatalogChanges {
   // Every stamp is at least this: moving it forgets everything kept (a restart may have missed changes).
   let floor = 0;
   let live = false;
+  const subscribers: ((topics: string[], resumed: boolean) => void)[] = [];
 
-  const move = (topics: Iterable<string>) => {
+  const move = (topics: string[]) => {
     sequence += 1;
     if (stamps.size > MAX_TRACKED_TOPICS) {
       stamps.clear();
       floor = sequence;
     }
     for (const topic of topics) stamps.set(topic, sequence);
+    for (const subscriber of subscribers) subscriber(topics, false);
   };
 
   const listener = keptListener(
@@ -80,6 +88,7 @@ function followedFeed(db: Firestore): CatalogChanges {
           // Whatever was kept before the listener saw its first snapshot is not trusted.
           floor = ++sequence;
           live = true;
+          for (const subscriber of subscribers) subscriber([], true);
         }
       }, failed),
     () => (live = false),
@@ -101,8 +110,30 @@ function followedFeed(db: Firestore): CatalogChanges {
       if (!live) return null;
       return Math.max(stamps.get(topic) ?? 0, floor);
     },
+    subscribe(subscriber) {
+      subscribers.push(subscriber);
+      listener.ensure();
+    },
   };
 }
+
+/**
+ * The topics of the changes recorded after `since` (by the writers' clocks, less a margin for
+ * clocks that differ), and the time of the latest: how a follower that was away catches up.
+ * Reads one document per change; entries live a day.
+ */
+export async function changedSince(db: Firestore, since: Date): Promise<{ topics: Set<string>; latest: Date | null }> {
+  const snapshot = await db
+    .collection(COLLECTION)
+    .where("at", ">", Timestamp.fromMillis(since.getTime() - CLOCK_MARGIN_MS))
+    .get();
+  const topics = new Set(snapshot.docs.flatMap((doc) => topicsOf(doc.get("topics"))));
+  const times = snapshot.docs.map((doc) => (doc.get("at") as Timestamp | undefined)?.toMillis() ?? 0);
+  return { topics, latest: times.length > 0 ? new Date(Math.max(...times)) : null };
+}
+
+/** How long an entry of the feed is kept: a follower away longer must start over. */
+export const CHANGE_FEED_LIFETIME_MS = ENTRY_LIFETIME_MS;
 
 function topicsOf(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((topic): topic is string => typeof topic === "string") : [];

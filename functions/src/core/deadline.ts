@@ -87,6 +87,22 @@ export function withinDeadline<T>(what: string, work: Promise<T>): Promise<T> {
 const count = (key: string) => callCounts.set(key, (callCounts.get(key) ?? 0) + 1);
 
 /**
+ * Waiting on something that is not one backend call (work shared by several requests, e.g. the
+ * search catalog catching up): bound by the request's end only, and not counted as a call.
+ */
+export function withinRequestDeadline<T>(what: string, work: Promise<T>): Promise<T> {
+  const budget = budgets.getStore();
+  if (!budget) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(unavailable(`${what} was not ready in time; retry later.`, RETRY_AFTER_SECONDS)), Math.max(0, budget.endsAt - Date.now()));
+  });
+  // Whoever gives up on shared work leaves it running for the others; its failure is theirs to see.
+  work.catch(() => undefined);
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
  * The same object, with every method that returns a promise bound by the deadline: how the
  * stores and the object store put all their calls under it in one place.
  */

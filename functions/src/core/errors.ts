@@ -20,6 +20,7 @@ export const PROBLEM_STATUS = {
   no_trusted_publisher: 403,
   policy_violation: 403,
   not_business_admin: 403,
+  not_activated: 403,
   invitation_email_mismatch: 403,
   email_not_verified: 403,
   not_found: 404,

@@ -26,12 +26,35 @@ export interface CursorPosition {
 export interface CursorCodec {
   encode(position: CursorPosition): string;
   decode(cursor: string): CursorPosition;
+  /** A position in an ordering of keys (strings and numbers) named `order`, e.g. a sort of the search catalog. */
+  encodeKey(order: string, key: (string | number)[]): string;
+  /** The key of a cursor of that ordering; a cursor of another ordering is a 400. */
+  decodeKey(order: string, cursor: string): (string | number)[];
 }
+
+const keyPayload = z.strictObject({ o: z.string(), k: z.array(z.union([z.string().max(300), z.number()])).min(1).max(8) });
 
 export function cursorCodec(key: Buffer): CursorCodec {
   const mac = (payload: string) => createHmac("sha256", key).update(payload).digest().subarray(0, MAC_BYTES);
   const refuse = () => invalidRequest("The cursor is not one this API returned.", [{ path: "cursor", message: "Invalid cursor." }]);
+  const sealed = (payload: string) => `${payload}.${mac(payload).toString("base64url")}`;
+  const opened = (cursor: string): unknown => {
+    const [payload, signature, ...rest] = cursor.split(".");
+    const given = Buffer.from(signature ?? "", "base64url");
+    if (rest.length > 0 || !payload || given.length !== MAC_BYTES || !timingSafeEqual(given, mac(payload))) throw refuse();
+    try {
+      return JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    } catch {
+      throw refuse();
+    }
+  };
   return {
+    encodeKey: (order, key) => sealed(Buffer.from(JSON.stringify({ o: order, k: key })).toString("base64url")),
+    decodeKey: (order, cursor) => {
+      const parsed = keyPayload.safeParse(opened(cursor));
+      if (!parsed.success || parsed.data.o !== order) throw refuse();
+      return parsed.data.k;
+    },
     encode: ({ at, id }) => {
       const payload = Buffer.from(JSON.stringify({ s: at.seconds, n: at.nanoseconds, id })).toString("base64url");
       return `${payload}.${mac(payload).toString("base64url")}`;

@@ -49,6 +49,15 @@ export function downloadStore(db: Firestore, shards: number) {
       }
       return days;
     },
+    /** Every module's downloads in one collection-group read of every shard: only for building a search catalog from scratch. */
+    async totals(): Promise<Map<string, number>> {
+      const totals = new Map<string, number>();
+      for (const doc of (await db.collectionGroup("downloadShards").get()).docs) {
+        const moduleId = doc.ref.parent.parent!.id;
+        totals.set(moduleId, (totals.get(moduleId) ?? 0) + (Number(doc.get("count")) || 0));
+      }
+      return totals;
+    },
     async total(moduleId: string): Promise<number> {
       const snapshot = await collection(moduleId).aggregate({ total: AggregateField.sum("count") }).get();
       return snapshot.data().total ?? 0;

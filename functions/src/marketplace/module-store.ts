@@ -4,7 +4,6 @@ import {
   type DocumentReference,
   type DocumentSnapshot,
   type Firestore,
-  type Query,
   type Transaction,
   type WriteBatch,
 } from "firebase-admin/firestore";
@@ -12,7 +11,6 @@ import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { ACTOR_KINDS, type Actor } from "../core/audit-log";
 import { documentAt, readDocument, timestamp } from "../core/documents";
-import { pageOfQuery, type CursorPosition } from "../core/pagination";
 import { packageFindingSchema, type PackageFinding } from "../core/findings";
 import { provenanceSchema, type Provenance } from "../core/provenance";
 import type { VersionSummary } from "./versions";
@@ -37,6 +35,7 @@ const moduleListing = z.object({
   summary: z.string(),
   description: z.string().optional(),
   category: z.string().optional(),
+  tags: z.array(z.string()).optional(),
   entitlement: z.string().optional(),
 });
 
@@ -74,8 +73,6 @@ const moduleDocument = moduleListing.extend({
   downloads: z.number().int().nonnegative().optional(),
   /** Whether the module is in the marketplace (it has a published version). */
   listed: z.boolean(),
-  /** Lower-case words of id, name and summary, and their prefixes: what `q` matches. */
-  searchTerms: z.array(z.string()),
   /** The published versions, highest first, at most MAX_SUMMARISED_VERSIONS (versions.ts); absent on modules from before it. */
   versions: z.array(summaryEntry).optional(),
   /** The highest version ever published, yanked or not: a new one must be greater. */
@@ -123,7 +120,6 @@ export interface ModuleRecord extends ModuleListing {
   createdAt: Date;
   updatedAt: Date;
   listed: boolean;
-  searchTerms: string[];
   versionSummary: VersionSummary[];
   highestPublishedVersion: string | null;
   revocation: Revocation | null;
@@ -176,22 +172,15 @@ export interface VersionRecord {
   hasIcon: boolean;
 }
 
-export interface ListingPageQuery {
-  category?: string;
-  /** One search term (see search.ts). */
-  term?: string;
-  after?: { at: Timestamp; id: string };
-  limit: number;
-}
-
 /** Only the listing fields a manifest has: a field it drops is dropped from the module too. */
 export function listingOf(source: ModuleListing): ModuleListing {
-  const { name, summary, description, category, entitlement } = source;
+  const { name, summary, description, category, tags, entitlement } = source;
   return {
     name,
     summary,
     ...(description !== undefined ? { description } : {}),
     ...(category !== undefined ? { category } : {}),
+    ...(tags !== undefined && tags.length > 0 ? { tags } : {}),
     ...(entitlement !== undefined ? { entitlement } : {}),
   };
 }
@@ -287,7 +276,6 @@ export function moduleStore(db: Firestore) {
     createdAt: Timestamp.fromDate(module.createdAt),
     updatedAt: Timestamp.fromDate(module.updatedAt),
     listed: module.listed,
-    searchTerms: module.searchTerms,
     versions: module.versionSummary.map(({ publishedAt, ...entry }) => ({ ...entry, ...(publishedAt ? { publishedAt: Timestamp.fromDate(publishedAt) } : {}) })),
     highestPublishedVersion: module.highestPublishedVersion,
     ...(module.revocation ? { revocation: revocationData(module.revocation) } : {}),
@@ -343,21 +331,14 @@ export function moduleStore(db: Firestore) {
       const [moduleSnapshot, versionSnapshot] = tx ? await tx.getAll(...refs) : await db.getAll(...refs);
       return { module: readModule(moduleSnapshot), version: readVersion(versionSnapshot), moduleSnapshot, versionSnapshot };
     },
-    /**
-     * One page of listed modules, newest `updatedAt` first: a query on the composite indexes of
-     * firestore.indexes.json that reads `limit + 1` documents, never the collection.
-     */
-    async listedPage(page: ListingPageQuery): Promise<{ modules: ModuleRecord[]; more: boolean; last: CursorPosition | null }> {
-      let query: Query = modules.where("listed", "==", true);
-      if (page.category) query = query.where("category", "==", page.category);
-      if (page.term !== undefined) query = query.where("searchTerms", "array-contains", page.term);
-      const found = await pageOfQuery(query, "updatedAt", page);
-      return { modules: found.docs.map((doc) => readModule(doc)!), more: found.more, last: found.last };
-    },
     /** Several modules in one batched read, in the order asked (null for unknown ones). */
     async getModules(moduleIds: string[]): Promise<(ModuleRecord | null)[]> {
       if (moduleIds.length === 0) return [];
       return (await db.getAll(...moduleIds.map(moduleRef))).map(readModule);
+    },
+    /** Every module in the marketplace: what a search catalog starts from when it has no snapshot. */
+    async listed(): Promise<ModuleRecord[]> {
+      return (await modules.where("listed", "==", true).get()).docs.map((doc) => readModule(doc)!);
     },
     async all(): Promise<ModuleRecord[]> {
       return (await modules.get()).docs.map((doc) => readModule(doc)!);

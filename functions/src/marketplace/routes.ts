@@ -12,6 +12,7 @@ import {
   updatesBodySchema,
 } from "./schemas";
 import { groupCommitCounter } from "./download-counter";
+import { marketplaceSearch, type SearchCatalog } from "./search-catalog";
 import { downloadStore } from "./download-store";
 import { checkModuleUpdates, downloadModule, listModules, rememberingLookup, withAccess } from "./service";
 
@@ -27,19 +28,22 @@ export const moduleRoutes = (deps: Deps) => {
   // A page of the listing is the same for everyone (only access flags differ): a warm instance
   // serves pages from memory, current with the catalog's change feed, and adds the caller's flags.
   const pages = catalogCache<Awaited<ReturnType<typeof listModules>>>(deps.db, { ttlMs: deps.config.memoryCacheMs, maxEntries: 256 });
+  // Built on first use: declaring the routes touches no backend.
+  let catalog: SearchCatalog | undefined;
+  const search = () => (catalog ??= marketplaceSearch(deps));
   return [
     defineRoute({
       method: "get",
       path: "/modules",
       operationId: "listModules",
-      summary: "Modules with a published version, newest first; with a token, each says whether the caller may use it.",
+      summary: "Finds modules: any-text search, filters, sorts and facets over the modules with a published version; with a token, each says whether the caller may use it.",
       tag: "Marketplace",
       auth: "optional",
       query: moduleListQuerySchema,
       responses: { 200: { description: "A page of modules.", schema: moduleListSchema } },
       cache: "public-anonymous",
       handle: async ({ query, caller }) => {
-        const page = await pages.get(JSON.stringify(query), MODULES_TOPIC, () => listModules(deps, query));
+        const page = await pages.get(JSON.stringify(query), MODULES_TOPIC, () => listModules(deps, search(), query));
         return { status: 200, body: caller ? withAccess(page, await callerData(caller.uid)) : page };
       },
     }),

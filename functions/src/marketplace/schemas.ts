@@ -3,6 +3,7 @@ import { provenanceSchema } from "../core/provenance";
 import { MODULE_ID, semverVersion } from "../core/documents";
 import { pageQuery } from "../core/pagination";
 import { isoDateTime } from "../core/schemas";
+import { PRICINGS, SORTS } from "./ranking";
 
 export const moduleIdSchema = z.string().regex(MODULE_ID, "Not a module id ('<publisherId>.<name>').");
 export const versionSchema = semverVersion.meta({ description: "A semver version, e.g. 1.2.3." });
@@ -12,11 +13,31 @@ export const appVersion = semverVersion.meta({ description: "The desktop app's v
 export const moduleListQuerySchema = z.strictObject({
   ...pageQuery,
   appVersion: appVersion.optional(),
-  category: z.string().min(1).max(40).optional(),
-  q: z.string().min(1).max(100).optional().meta({
-    description: "One word: matches a whole word or a word prefix of the id, name or summary, case-insensitively.",
+  q: z.string().max(200).optional().meta({
+    description:
+      "Any text: every word must match a word of the id, name, summary, description, tags, category or publisher, whole, as a prefix, or within one edit (4+ letters) or two (8+).",
   }),
+  sort: z.enum(SORTS).optional().meta({ description: "relevance (the default with q), updated (the default without), downloads, rating (smoothed), name." }),
+  category: z.string().min(1).max(40).optional(),
+  publisher: z.string().min(1).max(40).optional(),
+  tag: z.string().min(1).max(24).optional(),
+  pricing: z.enum(PRICINGS).optional(),
+  facets: z
+    .enum(["true", "false"])
+    .transform((value) => value === "true")
+    .optional()
+    .meta({ description: "true adds facet counts over the whole result." }),
 });
+
+export const ratingSchema = z
+  .object({ average: z.number().meta({ description: "To one decimal." }), count: z.number().int() })
+  .nullable()
+  .meta({ id: "Rating", description: "Null before the first review." });
+
+const facetCounts = z.array(z.object({ value: z.string(), count: z.number().int() }));
+export const facetsSchema = z
+  .object({ category: facetCounts, publisher: facetCounts, tag: facetCounts, pricing: facetCounts })
+  .meta({ id: "ModuleFacets", description: "Counts over the whole result, not the page, largest first." });
 
 export const moduleAccessSchema = z
   .object({ usable: z.boolean(), activated: z.boolean() })
@@ -33,6 +54,8 @@ export const marketplaceModuleSchema = z
     latestVersion: z.string(),
     entitlement: z.string().nullable().meta({ description: "Needed to use the module; null when it is free." }),
     updatedAt: isoDateTime,
+    tags: z.array(z.string()),
+    rating: ratingSchema,
     iconUrl: z.string().nullable().meta({ description: "The latest version's icon (GET /modules/:id/icon), or null when its package has none." }),
     compatibleVersion: z
       .string()
@@ -44,7 +67,7 @@ export const marketplaceModuleSchema = z
   .meta({ id: "MarketplaceModule" });
 
 export const moduleListSchema = z
-  .object({ items: z.array(marketplaceModuleSchema), nextCursor: z.string().nullable() })
+  .object({ items: z.array(marketplaceModuleSchema), nextCursor: z.string().nullable(), facets: facetsSchema.optional() })
   .meta({ id: "MarketplaceModuleList" });
 
 export const downloadParamsSchema = z.strictObject({ id: moduleIdSchema });

@@ -4,15 +4,16 @@ import type { CallerData, UserAccess } from "../accounts/caller-data";
 import { assertMayUseModule } from "../access/policy";
 import { isModuleUsable } from "../access/rules";
 import { toIso } from "../core/documents";
-import { ApiError, invalidRequest } from "../core/errors";
+import { ApiError } from "../core/errors";
 import { catalogCache, moduleTopic } from "../core/catalog-changes";
 import { utcDay } from "../core/time";
 import type { Deps } from "../deps";
 import type { DownloadCounter } from "./download-counter";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
 import type { downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
-import { queryTerm } from "./search";
-import { chooseVersion } from "./versions";
+import { effectiveSort, facetsOf, pageAfter, rank, type RatingFigures } from "./ranking";
+import type { SearchCatalog } from "./search-catalog";
+import { chooseVersion, type VersionSummary } from "./versions";
 
 type ListQuery = z.output<typeof moduleListQuerySchema>;
 type MarketplaceModule = z.output<typeof marketplaceModuleSchema>;
@@ -22,37 +23,48 @@ type ModulePage = { items: MarketplaceModule[]; nextCursor: string | null };
  * Where a module's icon is served (contract §16), for its latest version: the version is in the
  * address, so a cached icon is never another version's. Null when that version's package has none.
  */
-export function iconUrlOf(publicBaseUrl: string, module: ModuleRecord): string | null {
+export function iconUrlOf(publicBaseUrl: string, module: { id: string; latestVersion: string | null; versionSummary: VersionSummary[] }): string | null {
   const latest = module.versionSummary.find((entry) => entry.version === module.latestVersion);
   return latest?.hasIcon ? `${publicBaseUrl}/modules/${module.id}/icon?v=${latest.version}` : null;
 }
 
-/** One page of listed modules, newest `updatedAt` first, as anyone sees it. */
-export async function listModules({ db, cursors, config }: Deps, query: ListQuery) {
-  let term: string | undefined;
-  if (query.q !== undefined) {
-    term = queryTerm(query.q) ?? undefined;
-    if (!term) throw invalidRequest("q must be a single word.", [{ path: "q", message: "Expected one word of letters or digits." }]);
-  }
-  const page = await moduleStore(db).listedPage({
-    category: query.category,
-    term,
-    after: query.cursor ? cursors.decode(query.cursor) : undefined,
-    limit: query.limit,
+/** A module's rating as answers show it: the average to one decimal, and the count; null before the first review. */
+export const ratingView = (rating: RatingFigures | null) => (rating && rating.count > 0 ? { average: Math.round((rating.sum / rating.count) * 10) / 10, count: rating.count } : null);
+
+/**
+ * One page of the marketplace as anyone sees it (contract §18): the search catalog of this
+ * instance, current with every change, ranked, filtered and paged after the cursor's position in
+ * the same sort; with `facets`, counts over the whole result.
+ */
+export async function listModules({ cursors, config }: Deps, catalog: SearchCatalog, query: ListQuery) {
+  const sort = effectiveSort(query);
+  const after = query.cursor ? cursors.decodeKey(`modules:${sort}`, query.cursor) : undefined;
+  const { entries, index, prior } = await catalog.current();
+  const ranked = rank(index, entries, query, prior);
+  const page = pageAfter(ranked, after, query.limit);
+  const items: MarketplaceModule[] = page.items.map(({ entry }) => {
+    const module = entries.get(entry.id)!;
+    return {
+      id: module.id,
+      name: module.name,
+      summary: module.summary,
+      category: module.category,
+      publisherId: module.publisherId,
+      latestVersion: module.latestVersion,
+      entitlement: module.entitlement,
+      updatedAt: toIso(new Date(module.updatedAt)),
+      tags: module.tags,
+      rating: ratingView(module.rating),
+      iconUrl: iconUrlOf(config.publicBaseUrl, { id: module.id, latestVersion: module.latestVersion, versionSummary: module.versions }),
+      ...(query.appVersion ? { compatibleVersion: chooseVersion(module.versions, query.appVersion) } : {}),
+    };
   });
-  const items: MarketplaceModule[] = page.modules.map((module) => ({
-    id: module.id,
-    name: module.name,
-    summary: module.summary,
-    category: module.category ?? null,
-    publisherId: module.publisherId,
-    latestVersion: module.latestVersion!,
-    entitlement: module.entitlement ?? null,
-    updatedAt: toIso(module.updatedAt),
-    iconUrl: iconUrlOf(config.publicBaseUrl, module),
-    ...(query.appVersion ? { compatibleVersion: chooseVersion(module.versionSummary, query.appVersion) } : {}),
-  }));
-  return { items, nextCursor: page.more && page.last ? cursors.encode(page.last) : null };
+  const last = page.items.at(-1);
+  return {
+    items,
+    nextCursor: page.more && last ? cursors.encodeKey(`modules:${sort}`, last.key) : null,
+    ...(query.facets ? { facets: facetsOf(ranked) } : {}),
+  };
 }
 
 /** A page as the caller sees it: each item says whether they may use it and have activated it. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isoDateTime } from "../core/schemas";
-import { moduleAccessSchema, moduleIdSchema, versionSchema } from "../marketplace/schemas";
+import { moduleAccessSchema, moduleIdSchema, ratingSchema, versionSchema } from "../marketplace/schemas";
 
 export const modulePageParamsSchema = z.strictObject({ id: moduleIdSchema });
 export const moduleIconQuerySchema = z.strictObject({
@@ -22,11 +22,13 @@ export const modulePageSchema = z
     summary: z.string(),
     description: z.string().nullable(),
     category: z.string().nullable(),
+    tags: z.array(z.string()),
     publisherId: z.string(),
     entitlement: z.string().nullable().meta({ description: "Needed to use the module; null when it is free." }),
     latestVersion: z.string(),
     updatedAt: isoDateTime,
     downloads: z.number().int(),
+    rating: ratingSchema,
     iconUrl: z.string().nullable().meta({ description: "The latest version's icon, or null when its package has none." }),
     readmeHtml: sanitizedHtml("README"),
     changelogHtml: sanitizedHtml("CHANGELOG"),

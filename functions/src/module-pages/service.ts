@@ -6,7 +6,8 @@ import { ApiError } from "../core/errors";
 import type { Deps } from "../deps";
 import { downloadStore } from "../marketplace/download-store";
 import { moduleStore } from "../marketplace/module-store";
-import { accessFor, iconUrlOf } from "../marketplace/service";
+import { ratingStore } from "../marketplace/rating-store";
+import { accessFor, iconUrlOf, ratingView } from "../marketplace/service";
 import { contentStore } from "./content-store";
 import type { modulePageSchema } from "./schemas";
 
@@ -55,9 +56,10 @@ export function modulePages(deps: Deps) {
 async function readModulePage({ db, config }: Deps, moduleId: string): Promise<KnownModule | null> {
   const module = await moduleStore(db).getModule(moduleId);
   if (!module?.listed || !module.latestVersion) return null;
-  const [documents, downloads] = await Promise.all([
+  const [documents, downloads, rating] = await Promise.all([
     contentStore(db).documents(moduleId, module.latestVersion),
     downloadStore(db, config.downloadShards).total(moduleId),
+    ratingStore(db).summary(moduleId),
   ]);
   const listedVersions = module.versionSummary.filter((entry) => !entry.revoked);
   return {
@@ -67,11 +69,13 @@ async function readModulePage({ db, config }: Deps, moduleId: string): Promise<K
       summary: module.summary,
       description: module.description ?? null,
       category: module.category ?? null,
+      tags: module.tags ?? [],
       publisherId: module.publisherId,
       entitlement: module.entitlement ?? null,
       latestVersion: module.latestVersion,
       updatedAt: toIso(module.updatedAt),
       downloads,
+      rating: ratingView(rating),
       iconUrl: iconUrlOf(config.publicBaseUrl, module),
       ...documents,
       versions: listedVersions.map((entry) => ({

@@ -35,6 +35,11 @@ export const manifestSchema = z.object({
   summary: z.string().trim().min(1).max(300),
   description: z.string().max(20_000).optional(),
   category: z.string().regex(/^[a-z0-9-]{1,40}$/, "category must be 1-40 of [a-z0-9-].").optional(),
+  tags: z
+    .array(z.string().regex(/^[a-z0-9-]{2,24}$/, "each tag must be 2-24 lower-case letters, digits or '-'."))
+    .max(10, "at most 10 tags.")
+    .refine((tags) => new Set(tags).size === tags.length, "tags must be distinct.")
+    .optional(),
   entitlement: z.string().regex(ENTITLEMENT_KEY, "entitlement must be 1-64 of [a-z0-9_-], starting with a letter or digit.").optional(),
   minAppVersion: semverVersion.optional(),
   maxAppVersion: semverVersion.optional(),

@@ -40,7 +40,6 @@ import { contentStore } from "../module-pages/content-store";
 import { packageContent } from "../module-pages/package-content";
 import { readManifest, verifyEntries, type Manifest } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
-import { searchTerms } from "../marketplace/search";
 import { signaturePayload } from "./signature";
 import { dailyStats, statsRange } from "./stats";
 import { latestOf, summaryOf, withEntry, type VersionSummary } from "../marketplace/versions";
@@ -400,10 +399,10 @@ export function toVersionView(record: VersionRecord): z.output<typeof versionVie
   };
 }
 
-/** A module's fields with a new listing: the listing fields it drops are gone, search terms follow. */
+/** A module's fields with a new listing: the listing fields it drops are gone. */
 function withListing(module: ModuleRecord, listing: ModuleListing): ModuleRecord {
-  const { name: _name, summary: _summary, description: _description, category: _category, entitlement: _entitlement, ...rest } = module;
-  return { ...rest, ...listingOf(listing), searchTerms: searchTerms(module.id, listing.name, listing.summary) };
+  const { name: _name, summary: _summary, description: _description, category: _category, tags: _tags, entitlement: _entitlement, ...rest } = module;
+  return { ...rest, ...listingOf(listing) };
 }
 
 /** A version's review as its publisher sees it: the state, what was found, and the operator's reason. */
@@ -427,7 +426,6 @@ function newModule(moduleId: string, publisher: Publisher, listing: ModuleListin
     createdAt: now,
     updatedAt: now,
     listed: false,
-    searchTerms: searchTerms(moduleId, listing.name, listing.summary),
     versionSummary: [],
     highestPublishedVersion: null,
     revocation: null,

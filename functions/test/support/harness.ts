@@ -173,3 +173,17 @@ export async function storedObjects(prefix: string): Promise<string[]> {
   const [files] = await (await testBucket()).getFiles({ prefix });
   return files.map((file) => file.name).sort();
 }
+
+/** Asks until `check` passes, for at most `timeoutMs` (§13's 2 s by default); fails with its last error otherwise. */
+export async function eventually(check: () => Promise<void>, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

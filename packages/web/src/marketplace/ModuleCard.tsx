@@ -1,5 +1,6 @@
 import { sitePath, type Schemas } from "../api";
 import { ModuleIcon } from "../ui/ModuleIcon";
+import { Stars } from "../ui/Stars";
 
 export function ModuleCard({ module }: { module: Schemas["MarketplaceModule"] }) {
   return (
@@ -10,6 +11,9 @@ export function ModuleCard({ module }: { module: Schemas["MarketplaceModule"] })
           <a href={`/modules/${module.id}`}>{module.name}</a>
         </h2>
         <p class="summary">{module.summary}</p>
+        <p class="rating">
+          <Stars rating={module.rating} />
+        </p>
         <p class="meta">
           <span>by {module.publisherId}</span>
           <span>v{module.latestVersion}</span>

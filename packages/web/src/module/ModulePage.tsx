@@ -5,6 +5,8 @@ import { useTitle } from "../app";
 import { compatibility, formatCount, formatDate } from "../format";
 import { ErrorMessage, Loading } from "../ui/messages";
 import { ModuleIcon } from "../ui/ModuleIcon";
+import { Stars } from "../ui/Stars";
+import { Reviews } from "./Reviews";
 
 /**
  * `/modules/:id`: a module's page. Its README and CHANGELOG arrive as HTML the API sanitized when
@@ -41,6 +43,11 @@ export function ModulePage() {
         <div>
           <h1>{page.name}</h1>
           <p class="summary">{page.summary}</p>
+          <p>
+            <a href="#reviews-heading">
+              <Stars rating={page.rating} />
+            </a>
+          </p>
           <dl class="facts">
             <div>
               <dt>Publisher</dt>
@@ -71,6 +78,15 @@ export function ModulePage() {
               <dd>{page.entitlement ? <span class="badge">Needs {page.entitlement}</span> : "Free"}</dd>
             </div>
           </dl>
+          {page.tags.length > 0 && (
+            <ul class="tags" aria-label="Tags">
+              {page.tags.map((tag) => (
+                <li key={tag}>
+                  <a href={`/?tag=${encodeURIComponent(tag)}`}>{tag}</a>
+                </li>
+              ))}
+            </ul>
+          )}
           <p class="module-id">
             Id: <code>{page.id}</code>
           </p>
@@ -81,6 +97,7 @@ export function ModulePage() {
         <h2 id="readme-heading">README</h2>
         {page.readmeHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: page.readmeHtml }} /> : <p class="muted">This version has no README.</p>}
       </section>
+      <Reviews moduleId={page.id} />
       <section aria-labelledby="versions-heading">
         <h2 id="versions-heading">Versions</h2>
         <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="versions-heading">

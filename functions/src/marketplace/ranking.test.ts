@@ -1,0 +1,79 @@
+import { facetsOf, newTextIndex, pageAfter, rank, ratingPrior, smoothedRating, type CatalogEntry, type SearchQuery } from "./ranking";
+
+const entry = (id: string, fields: Partial<CatalogEntry> = {}): CatalogEntry => ({
+  id,
+  name: id.split(".")[1],
+  summary: "",
+  description: "",
+  tags: [],
+  category: null,
+  publisherId: id.split(".")[0],
+  entitlement: null,
+  updatedAt: 0,
+  downloads: 0,
+  rating: null,
+  ...fields,
+});
+
+const catalog = [
+  entry("contoso.charts", { name: "Charts Pro", summary: "Bar, line and pie charts for your data.", description: "Plot any table.", tags: ["charts", "plot", "graphs"], category: "data", entitlement: "pro", updatedAt: 3, downloads: 50 }),
+  entry("contoso.notes", { name: "Sticky Notes", summary: "Quick notes on your desktop.", tags: ["notes"], category: "productivity", updatedAt: 2, downloads: 500 }),
+  entry("acme.plotter", { name: "Plotter", summary: "Plots data on a grid.", tags: ["plot"], category: "data", updatedAt: 1, downloads: 5, rating: { count: 200, sum: 960 } }),
+  entry("acme.chart-kit", { name: "Chart Kit", summary: "Chart widgets.", category: "data", updatedAt: 4, rating: { count: 1, sum: 5 } }),
+];
+
+function search(query: SearchQuery) {
+  const index = newTextIndex();
+  index.addAll(catalog);
+  const entries = new Map(catalog.map((item) => [item.id, item]));
+  return rank(index, entries, query, ratingPrior(entries.values()));
+}
+const ids = (query: SearchQuery) => search(query).map((ranked) => ranked.entry.id);
+
+describe("search and ranking (§18)", () => {
+  it("finds by every word, as a whole word, a prefix or within the allowed edits", () => {
+    expect(ids({ q: "chart plot" })).toEqual(["contoso.charts"]);
+    expect(ids({ q: "chrts" })).toEqual(["contoso.charts"]);
+    expect(ids({ q: "Charts Pro" })[0]).toBe("contoso.charts");
+    expect(ids({ q: "plot" })).toEqual(expect.arrayContaining(["contoso.charts", "acme.plotter"]));
+    expect(ids({ q: "xyz" })).toEqual([]);
+    // Under 4 letters no typo is forgiven; from 4, one.
+    expect(ids({ q: "nte" })).toEqual([]);
+    expect(ids({ q: "notez" })).toEqual(["contoso.notes"]);
+    expect(ids({ q: "stciky notez" })).toEqual([]);
+    expect(ids({ q: "stickky nots" })).toEqual(["contoso.notes"]);
+  });
+
+  it("puts an exact name or id match first, and weighs the name above the description", () => {
+    expect(ids({ q: "chart kit" })[0]).toBe("acme.chart-kit");
+    expect(ids({ q: "plotter" })[0]).toBe("acme.plotter");
+    expect(ids({ q: "plot" })[0]).toBe("acme.plotter");
+  });
+
+  it("filters, sorts and counts facets over the whole result", () => {
+    expect(ids({ category: "data", sort: "name" })).toEqual(["acme.chart-kit", "contoso.charts", "acme.plotter"]);
+    expect(ids({ pricing: "paid" })).toEqual(["contoso.charts"]);
+    expect(ids({ tag: "plot", sort: "downloads" })).toEqual(["contoso.charts", "acme.plotter"]);
+    expect(ids({})).toEqual(["acme.chart-kit", "contoso.charts", "contoso.notes", "acme.plotter"]);
+    expect(facetsOf(search({ category: "data" }))).toEqual({
+      category: [{ value: "data", count: 3 }],
+      publisher: [{ value: "acme", count: 2 }, { value: "contoso", count: 1 }],
+      tag: [{ value: "plot", count: 2 }, { value: "charts", count: 1 }, { value: "graphs", count: 1 }],
+      pricing: [{ value: "free", count: 2 }, { value: "paid", count: 1 }],
+    });
+  });
+
+  it("ranks by a smoothed rating: one 5-star review does not outrank two hundred 4.8s", () => {
+    const prior = ratingPrior(catalog);
+    expect(smoothedRating({ count: 200, sum: 960 }, prior)).toBeGreaterThan(smoothedRating({ count: 1, sum: 5 }, prior));
+    expect(ids({ sort: "rating" }).slice(0, 2)).toEqual(["acme.plotter", "acme.chart-kit"]);
+  });
+
+  it("pages after a position without repeating or skipping", () => {
+    const ranked = search({});
+    const first = pageAfter(ranked, undefined, 3);
+    const second = pageAfter(ranked, first.items.at(-1)!.key, 3);
+    expect([...first.items, ...second.items].map((item) => item.entry.id)).toEqual(ranked.map((item) => item.entry.id));
+    expect([first.more, second.more]).toEqual([true, false]);
+  });
+});

@@ -1,0 +1,234 @@
+import type { Firestore } from "firebase-admin/firestore";
+import type MiniSearch from "minisearch";
+import { CHANGE_FEED_LIFETIME_MS, catalogChanges, changedSince, MODULES_TOPIC } from "../core/catalog-changes";
+import { withinDeadline, withinRequestDeadline } from "../core/deadline";
+import { ApiError } from "../core/errors";
+import type { Logger } from "../core/logger";
+import type { ObjectStore } from "../core/storage";
+import type { Deps } from "../deps";
+import { downloadStore } from "./download-store";
+import { ratingStore } from "./rating-store";
+import { moduleStore, type ModuleRecord } from "./module-store";
+import { newTextIndex, ratingPrior, type CatalogEntry, type CatalogRatingPrior, type RatingFigures } from "./ranking";
+import type { VersionSummary } from "./versions";
+
+/**
+ * The marketplace's search catalog on one instance (contract §18): every listed module's search
+ * fields and figures, and a MiniSearch index of them, kept current by the catalog change feed
+ * (§13). A change made on this instance is applied before its next search; one made elsewhere
+ * within the feed's delay (about a second). Searches never read the collection.
+ *
+ * A cold instance loads the latest snapshot (`search/catalog.json` in the bucket: one object,
+ * written by `writeSearchSnapshot`), then reads the modules the feed names since it was written.
+ * Without a snapshot (a new project), or one older than the feed keeps, it reads the listed
+ * modules once and says so in the log.
+ */
+
+export const SNAPSHOT_PATH = "search/catalog.json";
+
+/** A listed module as the listing answers it, beside what search needs. */
+export interface ListedModule extends CatalogEntry {
+  latestVersion: string;
+  versions: VersionSummary[];
+}
+
+interface Snapshot {
+  writtenAt: number;
+  modules: ListedModule[];
+}
+
+export interface SearchCatalog {
+  /** The catalog, current with every change committed before this call; 503 while the feed cannot be followed. */
+  current(): Promise<{ entries: ReadonlyMap<string, ListedModule>; index: MiniSearch<CatalogEntry>; prior: CatalogRatingPrior }>;
+}
+
+export interface SearchSources {
+  db: Firestore;
+  store: ObjectStore;
+  logger: Logger;
+  downloadShards: number;
+  /** The rating figures of modules (reviews/), by id. */
+  ratings(moduleIds: string[]): Promise<Map<string, RatingFigures>>;
+}
+
+const catalogs = new WeakMap<Firestore, SearchCatalog>();
+
+/** The search catalog of the service's own stores. */
+export const marketplaceSearch = (deps: Pick<Deps, "db" | "store" | "logger" | "config">) =>
+  searchCatalog({ db: deps.db, store: deps.store, logger: deps.logger, downloadShards: deps.config.downloadShards, ratings: (ids) => ratingStore(deps.db).figures(ids) });
+
+/** The instance's catalog for one Firestore client: built on first use, then kept. */
+export function searchCatalog(sources: SearchSources): SearchCatalog {
+  let catalog = catalogs.get(sources.db);
+  if (!catalog) {
+    catalog = followedCatalog(sources);
+    catalogs.set(sources.db, catalog);
+  }
+  return catalog;
+}
+
+/** How long a search waits for the change feed to be followed before answering 503. */
+const FEED_WAIT_MS = 5_000;
+
+function followedCatalog(sources: SearchSources): SearchCatalog {
+  const { db, logger } = sources;
+  const entries = new Map<string, ListedModule>();
+  let index = newTextIndex();
+  let prior: CatalogRatingPrior = ratingPrior([]);
+  /** The feed's time up to which this catalog has applied every change. */
+  let seenUntil = 0;
+  const dirty = new Set<string>();
+  let applying: Promise<void> | null = null;
+  let resumed = false;
+  let loading: Promise<void> | null = null;
+
+  const put = (module: ListedModule | null, moduleId: string) => {
+    if (entries.has(moduleId)) index.discard(moduleId);
+    entries.delete(moduleId);
+    if (module) {
+      entries.set(moduleId, module);
+      index.add(module);
+    }
+  };
+
+  /** Reads the named modules again, with their figures, and applies them. */
+  const reload = async (moduleIds: string[]) => {
+    if (moduleIds.length === 0) return;
+    const [modules, ratings, downloads] = await Promise.all([
+      moduleStore(db).getModules(moduleIds),
+      sources.ratings(moduleIds),
+      Promise.all(moduleIds.map((id) => downloadStore(db, sources.downloadShards).total(id))),
+    ]);
+    moduleIds.forEach((id, i) => put(listedModule(modules[i], downloads[i], ratings.get(id) ?? null), id));
+    prior = ratingPrior(entries.values());
+  };
+
+  /** Applies what is dirty (and, after a gap in the feed, what changed meanwhile), one pass at a time. */
+  const applyPending = async () => {
+    while (dirty.size > 0 || resumed) {
+      if (resumed) {
+        resumed = false;
+        const gap = await withinDeadline("Firestore (catalog changes)", changedSince(db, new Date(seenUntil)));
+        for (const topic of gap.topics) if (topic.startsWith("module:")) dirty.add(topic.slice("module:".length));
+        if (gap.latest) seenUntil = Math.max(seenUntil, gap.latest.getTime());
+      }
+      const batch = [...dirty].slice(0, 100);
+      batch.forEach((id) => dirty.delete(id));
+      await reload(batch).catch((error: unknown) => {
+        batch.forEach((id) => dirty.add(id));
+        throw error;
+      });
+    }
+  };
+  // `finally` runs after the assignment, even when there was nothing to apply.
+  const settle = (): Promise<void> => (applying ??= applyPending().finally(() => (applying = null)));
+
+  const load = async () => {
+    const started = Date.now();
+    const snapshot = await readSnapshot(sources.store);
+    const read = Date.now();
+    if (snapshot && Date.now() - snapshot.writtenAt < CHANGE_FEED_LIFETIME_MS - 3_600_000) {
+      for (const module of snapshot.modules) entries.set(module.id, module);
+      index = newTextIndex();
+      index.addAll([...entries.values()]);
+      seenUntil = snapshot.writtenAt;
+      resumed = true;
+      logger.info("search catalog loaded from its snapshot", { modules: entries.size, writtenAt: new Date(snapshot.writtenAt).toISOString(), readMs: read - started, ms: Date.now() - started });
+    } else {
+      // Once in a project's life (or after a day without snapshots): every listed module, every
+      // download shard and every rating shard, each in one read.
+      seenUntil = Date.now();
+      const [listed, downloads] = await Promise.all([moduleStore(db).listed(), downloadStore(db, sources.downloadShards).totals()]);
+      const ratings = await sources.ratings(listed.map((module) => module.id));
+      for (const module of listed) {
+        const entry = listedModule(module, downloads.get(module.id) ?? 0, ratings.get(module.id) ?? null);
+        if (entry) entries.set(module.id, entry);
+      }
+      index = newTextIndex();
+      index.addAll([...entries.values()]);
+      resumed = true;
+      logger.warn("search catalog built from the modules collection (no recent snapshot)", { modules: entries.size, ms: Date.now() - started });
+    }
+    await settle();
+    prior = ratingPrior(entries.values());
+  };
+
+  const feed = catalogChanges(db);
+  feed.subscribe((topics, gap) => {
+    if (gap) resumed = true;
+    for (const topic of topics) if (topic.startsWith("module:")) dirty.add(topic.slice("module:".length));
+    seenUntil = Math.max(seenUntil, Date.now() - 2_000);
+    if (loading && !applying) void settle().catch((error: Error) => logger.warn("search catalog could not apply a change yet", { error: error.message }));
+  });
+
+  const followed = async () => {
+    const waitUntil = Date.now() + FEED_WAIT_MS;
+    while (feed.stamp(MODULES_TOPIC) === null) {
+      if (Date.now() > waitUntil) throw new ApiError("unavailable", "The catalog's change feed cannot be followed right now.", { headers: { "Retry-After": "5" } });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  return {
+    async current() {
+      // Within the request's deadline (core/deadline.ts): a frozen Firestore is a 503, not a wait.
+      await withinRequestDeadline(
+        "The search catalog",
+        (async () => {
+          await followed();
+          loading ??= load().catch((error: unknown) => {
+            loading = null;
+            throw error;
+          });
+          await loading;
+          while (dirty.size > 0 || resumed || applying) await settle();
+        })(),
+      );
+      return { entries, index, prior };
+    },
+  };
+}
+
+/** A module as the catalog keeps it, or null when it is not in the marketplace. */
+function listedModule(module: ModuleRecord | null, downloads: number, rating: RatingFigures | null): ListedModule | null {
+  if (!module || !module.listed || module.latestVersion === null) return null;
+  return {
+    id: module.id,
+    name: module.name,
+    summary: module.summary,
+    description: module.description ?? "",
+    tags: module.tags ?? [],
+    category: module.category ?? null,
+    publisherId: module.publisherId,
+    entitlement: module.entitlement ?? null,
+    updatedAt: module.updatedAt.getTime(),
+    downloads,
+    rating,
+    latestVersion: module.latestVersion,
+    versions: module.versionSummary,
+  };
+}
+
+async function readSnapshot(store: ObjectStore): Promise<Snapshot | null> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of store.read(SNAPSHOT_PATH)) chunks.push(chunk as Buffer);
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return null;
+    throw error;
+  }
+  const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Snapshot;
+  for (const module of parsed.modules) module.versions = module.versions.map((version) => ({ ...version, publishedAt: version.publishedAt ? new Date(version.publishedAt) : null }));
+  return parsed;
+}
+
+/**
+ * Writes the snapshot a cold instance starts from: this instance's catalog, current, as one JSON
+ * object (the scheduled `searchSnapshot` function, hourly, and `admin search snapshot`).
+ */
+export async function writeSearchSnapshot(catalog: SearchCatalog, store: ObjectStore, now: Date): Promise<{ modules: number; bytes: number }> {
+  const { entries } = await catalog.current();
+  const body = Buffer.from(JSON.stringify({ writtenAt: now.getTime(), modules: [...entries.values()] } satisfies Snapshot));
+  await store.write(SNAPSHOT_PATH, body, { contentType: "application/json" });
+  return { modules: entries.size, bytes: body.length };
+}

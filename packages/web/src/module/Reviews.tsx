@@ -1,0 +1,221 @@
+import type { User } from "@firebase/auth";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { dataOf, publicApi, signedInApi, type Schemas, type SignedInApi } from "../api";
+import { formatDate } from "../format";
+import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
+import { Stars } from "../ui/Stars";
+import { useAction } from "../ui/use-action";
+
+type Review = Schemas["ModuleReview"];
+type Sort = "newest" | "rating_high" | "rating_low";
+const SORT_NAMES: Record<Sort, string> = { newest: "Newest", rating_high: "Highest rated", rating_low: "Lowest rated" };
+
+/**
+ * A module's ratings and reviews (§18): the figures with their histogram, the reviews in an order
+ * with the publisher's replies, and for a signed-in user who activated the module, their own
+ * review to write, change or delete, and a way to report others'. Review text is plain text:
+ * rendered as text, never as HTML.
+ */
+export function Reviews({ moduleId }: { moduleId: string }) {
+  const [sort, setSort] = useState<Sort>("newest");
+  const [list, setList] = useState<Schemas["ReviewList"] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [user, setUser] = useState<User | null>(null);
+  const api = useMemo(() => (user ? signedInApi(() => user.getIdToken()) : null), [user]);
+
+  const load = async (cursor: string | null) => {
+    const page = await dataOf(publicApi.GET("/modules/{id}/reviews", { params: { path: { id: moduleId }, query: { sort, limit: 10, ...(cursor ? { cursor } : {}) } } }));
+    setList((shown) => (cursor && shown ? { ...page, items: [...shown.items, ...page.items] } : page));
+  };
+  useEffect(() => {
+    load(null).catch(setError);
+  }, [moduleId, sort]);
+  useEffect(() => {
+    // Firebase Auth loads with this part of the page only, and only to know who may write.
+    let stop: (() => void) | undefined;
+    import("../auth").then(({ watchUser }) => watchUser(setUser)).then((unsubscribe) => (stop = unsubscribe), setError);
+    return () => stop?.();
+  }, []);
+
+  return (
+    <section aria-labelledby="reviews-heading">
+      <h2 id="reviews-heading">Ratings and reviews</h2>
+      <ErrorMessage error={error} />
+      {!list && !error && <Loading what="the reviews" />}
+      {list && <Summary summary={list.summary} />}
+      {api && user && <MyReview api={api} user={user} moduleId={moduleId} onChange={() => load(null)} />}
+      {!user && (
+        <p class="muted">
+          <a href="/account">Sign in</a> to review a module you use.
+        </p>
+      )}
+      {list && list.items.length > 0 && (
+        <>
+          <div class="field inline-field">
+            <label for="reviews-sort">Sort reviews</label>
+            <select id="reviews-sort" value={sort} onChange={(event) => setSort(event.currentTarget.value as Sort)}>
+              {(Object.keys(SORT_NAMES) as Sort[]).map((value) => (
+                <option value={value} key={value}>
+                  {SORT_NAMES[value]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <ul class="reviews">
+            {list.items.map((review) => (
+              <li key={review.id}>
+                <ReviewItem review={review} moduleId={moduleId} api={api} />
+              </li>
+            ))}
+          </ul>
+          {list.nextCursor && (
+            <button type="button" class="secondary" onClick={() => void load(list.nextCursor).catch(setError)}>
+              Show more reviews
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function Summary({ summary }: { summary: Schemas["RatingSummary"] }) {
+  if (summary.count === 0) return <p>No reviews yet.</p>;
+  const stars = ["5", "4", "3", "2", "1"] as const;
+  return (
+    <div class="rating-summary">
+      <p class="big-rating">
+        <Stars rating={{ average: summary.average ?? 0, count: summary.count }} />
+      </p>
+      <table class="histogram">
+        <caption class="visually-hidden">Reviews by stars</caption>
+        <tbody>
+          {stars.map((star) => {
+            const count = summary.histogram[star];
+            return (
+              <tr key={star}>
+                <th scope="row">{star} ★</th>
+                <td>
+                  <span class="bar" style={{ width: `${Math.round((count / summary.count) * 100)}%` }} />
+                </td>
+                <td>{count}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ReviewItem({ review, moduleId, api }: { review: Review; moduleId: string; api: SignedInApi | null }) {
+  const [reporting, setReporting] = useState(false);
+  const { error, status, run } = useAction();
+  const report = (event: Event) => {
+    event.preventDefault();
+    const reason = String(new FormData(event.currentTarget as HTMLFormElement).get("reason") ?? "");
+    return run(async () => {
+      await dataOf(api!.POST("/modules/{id}/reviews/{reviewId}/report", { params: { path: { id: moduleId, reviewId: review.id } }, body: { reason } }));
+      setReporting(false);
+      return "Reported: the operators will look at it.";
+    });
+  };
+  return (
+    <article class="review">
+      <header>
+        <Stars rating={{ average: review.rating, count: 1 }} /> {review.title && <strong>{review.title}</strong>}
+        <p class="muted">
+          {review.author.displayName ?? "A user"} · version {review.version} · {formatDate(review.createdAt)}
+          {review.updatedAt !== review.createdAt && ` (edited ${formatDate(review.updatedAt)})`}
+        </p>
+      </header>
+      {review.body && <p class="review-body">{review.body}</p>}
+      {review.reply && (
+        <div class="reply">
+          <p class="muted">The publisher replied on {formatDate(review.reply.updatedAt)}:</p>
+          <p class="review-body">{review.reply.body}</p>
+        </div>
+      )}
+      {api && !reporting && (
+        <button type="button" class="link-button" onClick={() => setReporting(true)}>
+          Report<span class="visually-hidden"> this review</span>
+        </button>
+      )}
+      {reporting && (
+        <form class="inline-form" onSubmit={report}>
+          <label for={`report-${review.id}`}>Why?</label>
+          <input id={`report-${review.id}`} name="reason" required maxLength={500} placeholder="Spam, abuse, off-topic…" />
+          <button type="submit">Report</button>
+          <button type="button" class="secondary" onClick={() => setReporting(false)}>
+            Cancel
+          </button>
+        </form>
+      )}
+      <ErrorMessage error={error} />
+      <StatusMessage>{status}</StatusMessage>
+    </article>
+  );
+}
+
+/** The signed-in user's own review: written only by someone who activated the module. */
+function MyReview({ api, user, moduleId, onChange }: { api: SignedInApi; user: User; moduleId: string; onChange: () => Promise<void> }) {
+  const [activated, setActivated] = useState<boolean | null>(null);
+  const { error, status, run, setError } = useAction();
+  useEffect(() => {
+    dataOf(api.GET("/users/me"))
+      .then((me) => setActivated(me.activations.some((activation) => activation.moduleId === moduleId)))
+      .catch(setError);
+  }, [api, moduleId]);
+  if (activated === null) return <ErrorMessage error={error} />;
+  if (!activated) return <p class="muted">Signed in as {user.email}. Only people who activated this module in the app can review it.</p>;
+
+  const save = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    return run(async () => {
+      await dataOf(
+        api.PUT("/modules/{id}/reviews/me", {
+          params: { path: { id: moduleId } },
+          body: { rating: Number(form.get("rating")), title: String(form.get("title") ?? ""), body: String(form.get("body") ?? "") },
+        }),
+      );
+      await onChange();
+      return "Your review is saved.";
+    });
+  };
+  const remove = () =>
+    run(async () => {
+      await dataOf(api.DELETE("/modules/{id}/reviews/me", { params: { path: { id: moduleId } } }));
+      await onChange();
+      return "Your review is deleted.";
+    });
+  return (
+    <form class="stacked review-form" onSubmit={save} aria-labelledby="my-review-heading">
+      <h3 id="my-review-heading">Your review</h3>
+      <fieldset class="star-picker">
+        <legend>Rating</legend>
+        {[1, 2, 3, 4, 5].map((stars) => (
+          <label key={stars}>
+            <input type="radio" name="rating" value={stars} required /> {stars} ★
+          </label>
+        ))}
+      </fieldset>
+      <div class="field">
+        <label for="review-title">Title (optional)</label>
+        <input id="review-title" name="title" maxLength={100} />
+      </div>
+      <div class="field">
+        <label for="review-body">Review (optional)</label>
+        <textarea id="review-body" name="body" maxLength={2000} rows={4} />
+      </div>
+      <p class="button-row">
+        <button type="submit">Save review</button>
+        <button type="button" class="secondary" onClick={() => void remove()}>
+          Delete my review
+        </button>
+      </p>
+      <ErrorMessage error={error} />
+      <StatusMessage>{status}</StatusMessage>
+    </form>
+  );
+}
