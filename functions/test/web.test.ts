@@ -282,7 +282,24 @@ describe("web pages (§16)", () => {
     await screenshot(page, "module-reviews-375");
     const listed = (await (await api("/modules/acme.plotter/reviews")).json()) as { summary: { count: number; average: number } };
     expect(listed.summary).toMatchObject({ count: 1, average: 4 });
+
+    // The publisher replies from the portal; the module page shows it, as text.
+    const portal = await openPage();
+    await portal.page.goto(`${origin}/publisher`);
+    await portal.page.fill("#sign-in-email", developer.email);
+    await portal.page.fill("#sign-in-password", developer.password);
+    await portal.page.click("button[type=submit]");
+    await portal.page.locator("#reviews-panel-heading").waitFor();
+    await portal.page.selectOption("#reviews-module", "acme.plotter");
+    const reviewed = portal.page.locator("section[aria-labelledby=reviews-panel-heading] article.review").first();
+    await reviewed.locator("textarea").fill("Thanks <b>Rita</b>!");
+    await reviewed.locator("button:has-text('Reply')").click();
+    await expect_(async () => expect(await reviewed.locator("button:has-text('Update reply')").count()).toBe(1));
+    expect(await seriousViolations(portal.page)).toEqual([]);
+    await page.reload();
+    await expect_(async () => expect(await page.locator(".reply .review-body").textContent()).toBe("Thanks <b>Rita</b>!"));
     done(watch);
+    done(portal.watch);
   }, 60_000);
 
   /** Opens the verification link the Auth emulator recorded for an address, as its owner would. */

@@ -9,6 +9,7 @@ import { DownloadsChart } from "./DownloadsChart";
 import { ModulesPanel } from "./ModulesPanel";
 import { SignIn } from "../ui/SignIn";
 import { AccessTokens } from "./AccessTokens";
+import { ReviewReplies } from "./ReviewReplies";
 
 /** `/publisher`: the publisher portal, for a developer signed in with Firebase Auth. */
 export function PublisherPortal() {
@@ -83,6 +84,7 @@ function PortalSections({ api, modules, reloadModules }: { api: SignedInApi; mod
     <>
       <ModulesPanel api={api} modules={modules} reload={reloadModules} />
       <DownloadsChart api={api} modules={modules} />
+      <ReviewReplies api={api} modules={modules} />
       <AccessTokens api={api} />
       <AuthorKeys api={api} />
     </>
