@@ -98,7 +98,7 @@ export function createApp(deps: Deps): Express {
       requireHost,
       requestDeadlines(config.deadlines),
       ...(cors ? [cors] : []),
-      perIpRateLimit(config.rateLimit.perIpPerMinute),
+      perIpRateLimit(config.rateLimit.perIpPerMinute, { limit: config.reportsPerIpPerMinute, picks: (req) => req.method === "POST" && req.path === `${API_PREFIX}/updates/reports` }),
       dispatch,
     ]),
   );

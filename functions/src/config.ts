@@ -15,6 +15,7 @@ export const DEFAULTS = {
   maxJsonBytes: 100 * 1024,
   rateLimitPerIpPerMinute: 600,
   rateLimitPerUserPerMinute: 300,
+  reportsPerIpPerMinute: 6000,
   trustProxyHops: 1,
   memoryCacheSeconds: 10,
   maxConcurrentSigns: 4,
@@ -73,6 +74,10 @@ export const params = {
   rateLimitPerUserPerMinute: defineInt("RATE_LIMIT_PER_USER_PER_MINUTE", {
     default: DEFAULTS.rateLimitPerUserPerMinute,
     description: "Authenticated requests a user may make per minute, per function instance.",
+  }),
+  reportsPerIpPerMinute: defineInt("REPORTS_PER_IP_PER_MINUTE", {
+    default: DEFAULTS.reportsPerIpPerMinute,
+    description: "Update health reports (POST /updates/reports) a client address may send per minute, per instance, apart from RATE_LIMIT_PER_IP_PER_MINUTE.",
   }),
   trustProxyHops: defineInt("TRUST_PROXY_HOPS", {
     default: DEFAULTS.trustProxyHops,
@@ -171,6 +176,8 @@ export interface Config {
   maxJsonBytes: number;
   corsOrigins: string[];
   rateLimit: { perIpPerMinute: number; perUserPerMinute: number };
+  /** Update health reports per client address and minute (§19), counted apart from `rateLimit`. */
+  reportsPerIpPerMinute: number;
   trustProxyHops: number;
   /** On reads, how old the account state behind a token may be (core/auth.ts); 0: always fresh. */
   revocationCheckMs: number;
@@ -232,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
       perIpPerMinute: positiveInt(env, "RATE_LIMIT_PER_IP_PER_MINUTE", DEFAULTS.rateLimitPerIpPerMinute),
       perUserPerMinute: positiveInt(env, "RATE_LIMIT_PER_USER_PER_MINUTE", DEFAULTS.rateLimitPerUserPerMinute),
     },
+    reportsPerIpPerMinute: positiveInt(env, "REPORTS_PER_IP_PER_MINUTE", DEFAULTS.reportsPerIpPerMinute),
     trustProxyHops: nonNegativeInt(env, "TRUST_PROXY_HOPS", DEFAULTS.trustProxyHops),
     revocationCheckMs: nonNegativeInt(env, "REVOCATION_CHECK_SECONDS", DEFAULTS.revocationCheckSeconds) * 1000,
     maxConcurrentSigns: positiveInt(env, "MAX_CONCURRENT_SIGNS", DEFAULTS.maxConcurrentSigns),

@@ -21,15 +21,7 @@ import { addToBlocklist, listBlocklist, removeFromBlocklist } from "../../functi
 import { listRevocations, revokeModule, unrevokeModule } from "../../functions/src/revocations/service";
 import { listAudit } from "../../functions/src/audit/service";
 import { ARCHES, CHANNELS, PLATFORMS } from "../../functions/src/releases/rules";
-import {
-  backfillSha512,
-  listReleasesFor,
-  publishRelease,
-  removeRelease,
-  setRollout,
-  unyankRelease,
-  yankRelease,
-} from "../../functions/src/releases/service";
+import { backfillSha512, listReleasesFor, publishRelease, releaseHealth, removeRelease, setRollout, unyankRelease, yankRelease } from "../../functions/src/releases/service";
 import { setSubscription } from "../../functions/src/subscriptions/service";
 import { describeUser } from "../../functions/src/users/service";
 import { printResult, uploadProgress } from "./output";
@@ -136,6 +128,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .description("put a yanked release back")
     .argument("<releaseId>")
     .action(action((ctx, releaseId: string) => unyankRelease(ctx, { releaseId })));
+  release
+    .command("health")
+    .description("how the update went on the apps that reported: counts per event, failure and crash rates with the reports behind each")
+    .argument("<releaseId>")
+    .action(action((ctx, releaseId: string) => releaseHealth(ctx, { releaseId })));
   release
     .command("backfill-sha512")
     .description("compute the SHA-512 of releases stored without one (idempotent)")

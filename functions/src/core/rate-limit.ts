@@ -27,8 +27,17 @@ function limiter(options: { limit: number; key?: (req: Request) => string; skip?
   });
 }
 
-/** By client address, for every request. */
-export const perIpRateLimit = (limit: number) => limiter({ limit });
+/**
+ * By client address: every request counts against `limit`, except those `separately` picks out,
+ * which count against `separateLimit` instead (the desktop app's update reports, §19: a whole
+ * office behind one address reports each update).
+ */
+export const perIpRateLimit = (limit: number, separate?: { limit: number; picks: (req: Request) => boolean }): RequestHandler => {
+  if (!separate) return limiter({ limit });
+  const general = limiter({ limit, skip: separate.picks });
+  const picked = limiter({ limit: separate.limit, skip: (req) => !separate.picks(req) });
+  return (req, res, next) => (separate.picks(req) ? picked : general)(req, res, next);
+};
 
 /** By user, for authenticated requests (mounted after authentication). */
 export const perUserRateLimit = (limit: number) =>

@@ -4,11 +4,13 @@ import { NO_STORE } from "../core/http-cache";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { electronFeed, feedChannel, jsonUpdate } from "./feeds";
-import { latestInstallerUrl, listReleases, offeredUpdate, releaseCatalog, releaseInstallerUrl } from "./service";
+import { latestInstallerUrl, listReleases, offeredUpdate, releaseCatalog, releaseInstallerUrl, reportHealth } from "./service";
 import {
   DEFAULT_ARCH,
   electronFeedParamsSchema,
   electronFeedSchema,
+  healthReportAcceptedSchema,
+  healthReportSchema,
   installerPlatformParamsSchema,
   installerRedirectQuerySchema,
   releaseIdParamsSchema,
@@ -51,6 +53,23 @@ export const releaseRoutes = (deps: Deps) => {
     return list;
   };
   return [
+    defineRoute({
+      method: "post",
+      path: "/updates/reports",
+      operationId: "reportUpdateHealth",
+      summary: "How an update went on one installed app: downloaded, installed, failed, launched or crashed.",
+      description:
+        "No token needed; limited per client address (REPORTS_PER_IP_PER_MINUTE). Each (releaseId, stagingId, event) counts once: a repeat is accepted and changes nothing.",
+      tag: "Releases",
+      auth: "none",
+      body: healthReportSchema,
+      responses: { 202: { description: "Recorded (or already recorded).", schema: healthReportAcceptedSchema } },
+      problems: ["release_not_found"],
+      handle: async ({ body }) => {
+        await reportHealth(deps, catalog, body);
+        return { status: 202, body: { accepted: true } };
+      },
+    }),
     defineRoute({
       method: "get",
       path: "/releases",

@@ -45,3 +45,27 @@ export function offeredRelease<T extends Rollable>(releases: T[], stagingId: str
   );
   return highestVersion(candidates);
 }
+
+/** The events a desktop app reports about an update (contract §19). */
+export const HEALTH_EVENTS = ["downloaded", "installed", "failed", "launched", "crashed"] as const;
+export type HealthEvent = (typeof HEALTH_EVENTS)[number];
+
+export interface EventCounts {
+  downloaded: number;
+  installed: number;
+  failed: number;
+  launched: number;
+  crashed: number;
+}
+
+/** A rate with the reports behind it: null until there is at least one. */
+export interface Rate {
+  rate: number | null;
+  reports: number;
+}
+
+/** failureRate = failed / (installed + failed); crashRate = crashed / launched. */
+export function healthRates(counts: EventCounts): { failureRate: Rate; crashRate: Rate } {
+  const rate = (part: number, whole: number): Rate => ({ rate: whole > 0 ? part / whole : null, reports: whole });
+  return { failureRate: rate(counts.failed, counts.installed + counts.failed), crashRate: rate(counts.crashed, counts.launched) };
+}

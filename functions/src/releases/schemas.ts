@@ -2,7 +2,7 @@ import { z } from "zod";
 import { semverVersion } from "../core/documents";
 import { documentId, isoDateTime } from "../core/schemas";
 import { FEED_FILES } from "./feeds";
-import { ARCHES, CHANNELS, PLATFORMS } from "./rules";
+import { ARCHES, CHANNELS, HEALTH_EVENTS, PLATFORMS } from "./rules";
 
 export const releaseListQuerySchema = z.strictObject({
   platform: z.enum(PLATFORMS).optional(),
@@ -100,3 +100,13 @@ export const updateSchema = z
     size: z.number().int(),
   })
   .meta({ id: "Update" });
+
+export const healthReportSchema = z.strictObject({
+  releaseId: documentId,
+  stagingId: z.string().min(1).max(128),
+  fromVersion: semverVersion.meta({ description: "The version the app updated from." }),
+  event: z.enum(HEALTH_EVENTS),
+  error: z.string().max(500).optional().meta({ description: "What went wrong, for failed and crashed." }),
+});
+
+export const healthReportAcceptedSchema = z.object({ accepted: z.literal(true) }).meta({ id: "HealthReportAccepted" });

@@ -11,8 +11,9 @@ import { installerPath } from "../core/storage-paths";
 import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
 import { releaseStore, type ReleaseRecord, type ReleaseFilter } from "./release-store";
-import { compareBySemverDescending, offeredRelease } from "./rules";
-import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, rolloutInput, yankInput, type Release } from "./schemas";
+import { healthStore } from "./health-store";
+import { compareBySemverDescending, healthRates, offeredRelease } from "./rules";
+import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, rolloutInput, yankInput, type healthReportSchema, type Release } from "./schemas";
 
 /**
  * Every release (at most 1,000 documents), in memory: what the public release endpoints filter,
@@ -247,4 +248,24 @@ export async function backfillSha512({ db, store }: OperatorDeps) {
 /** Operators: `release list`, with the listing's own filter. */
 export async function listReleasesFor({ db }: Pick<OperatorDeps, "db">, input: z.input<typeof releaseListQuerySchema>) {
   return listReleases({ all: () => releaseStore(db).find({}) }, parseInput(releaseListQuerySchema, input));
+}
+
+/**
+ * POST /updates/reports: how an update went on one installed app (contract §19), counted once per
+ * release, staging id and event; a repeat is accepted and changes nothing.
+ */
+export async function reportHealth(deps: Pick<Deps, "db" | "clock">, catalog: ReleaseCatalog, report: z.output<typeof healthReportSchema>): Promise<{ counted: boolean }> {
+  if (!(await catalog.all()).some((release) => release.id === report.releaseId)) {
+    throw new ApiError("release_not_found", `No release '${report.releaseId}'.`);
+  }
+  const counted = await healthStore(deps.db).record({ ...report, error: report.error ?? null, at: deps.clock() });
+  return { counted };
+}
+
+/** Operators: a release's reports per event and its failure and crash rates, with the reports behind each. */
+export async function releaseHealth({ db }: Pick<OperatorDeps, "db">, input: z.input<typeof releaseIdInput>) {
+  const { releaseId } = parseInput(releaseIdInput, input);
+  if (!(await releaseStore(db).get(releaseId))) throw new ApiError("release_not_found", `No release '${releaseId}'.`);
+  const counts = await healthStore(db).counts(releaseId);
+  return { releaseId, counts, ...healthRates(counts) };
 }

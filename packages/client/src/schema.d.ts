@@ -446,6 +446,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/updates/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * How an update went on one installed app: downloaded, installed, failed, launched or crashed.
+         * @description No token needed; limited per client address (REPORTS_PER_IP_PER_MINUTE). Each (releaseId, stagingId, event) counts once: a repeat is accepted and changes nothing.
+         */
+        post: operations["reportUpdateHealth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/releases": {
         parameters: {
             query?: never;
@@ -1372,6 +1392,10 @@ export interface components {
         BillingRedirect: {
             /** @description Where to send the owner's browser: Stripe's page. */
             url: string;
+        };
+        HealthReportAccepted: {
+            /** @constant */
+            accepted: true;
         };
         ReleaseList: {
             items: components["schemas"]["Release"][];
@@ -4398,6 +4422,102 @@ export interface operations {
                 };
             };
             /** @description Problem: billing_not_configured, unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reportUpdateHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    releaseId: string;
+                    stagingId: string;
+                    /** @description The version the app updated from. */
+                    fromVersion: string;
+                    /** @enum {string} */
+                    event: "downloaded" | "installed" | "failed" | "launched" | "crashed";
+                    /** @description What went wrong, for failed and crashed. */
+                    error?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Recorded (or already recorded). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthReportAccepted"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: release_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
             503: {
                 headers: {
                     [name: string]: unknown;
