@@ -100,3 +100,28 @@ export const searchSnapshot = onSchedule({ schedule: "every 30 minutes", region:
   const written = await writeSearchSnapshot(marketplaceSearch(deps), deps.store, deps.clock());
   cloudLogger.info("search snapshot written", written);
 });
+
+/**
+ * Every 10 minutes: advances or halts the releases' automatic ramps (releases/service.ts
+ * tickRamps, which `release tick` runs too); a step's hours are met within 10 minutes of their end.
+ */
+export const releaseRamps = onSchedule({ schedule: "every 10 minutes", region: REGION, timeoutSeconds: 120 }, async () => {
+  const [{ tickRamps }, { getFirestore }, { getAuth }, { getStorage }, { bucketStore }, { systemActor }] = await Promise.all([
+    import("./releases/service"),
+    import("firebase-admin/firestore"),
+    import("firebase-admin/auth"),
+    import("firebase-admin/storage"),
+    import("./core/storage"),
+    import("./core/audit-log"),
+  ]);
+  const config = loadConfig();
+  const clock = () => new Date();
+  const moves = await tickRamps({
+    db: getFirestore(adminApp()),
+    auth: getAuth(adminApp()),
+    store: bucketStore(getStorage(adminApp()).bucket(config.storageBucket), clock),
+    clock,
+    actor: systemActor("release-ramps"),
+  });
+  cloudLogger.info("release ramps ticked", { moves: moves.filter((move) => move.outcome !== "wait") });
+});

@@ -21,7 +21,7 @@ import { addToBlocklist, listBlocklist, removeFromBlocklist } from "../../functi
 import { listRevocations, revokeModule, unrevokeModule } from "../../functions/src/revocations/service";
 import { listAudit } from "../../functions/src/audit/service";
 import { ARCHES, CHANNELS, PLATFORMS } from "../../functions/src/releases/rules";
-import { backfillSha512, listReleasesFor, publishRelease, releaseHealth, removeRelease, setRollout, unyankRelease, yankRelease } from "../../functions/src/releases/service";
+import { backfillSha512, listReleasesFor, publishRelease, releaseHealth, releaseStatus, removeRelease, setRamp, setRollout, stopRamp, tickRamps, unyankRelease, yankRelease } from "../../functions/src/releases/service";
 import { setSubscription } from "../../functions/src/subscriptions/service";
 import { describeUser } from "../../functions/src/users/service";
 import { printResult, uploadProgress } from "./output";
@@ -48,6 +48,22 @@ interface GlobalOptions {
 class UsageError extends Error {}
 
 const oneOf = (values: readonly string[]) => values.join(", ");
+
+interface PublishOptions {
+  file: string;
+  version: string;
+  platform: string;
+  arch: string;
+  channel?: string;
+  notes?: string;
+  replace?: boolean;
+  rollout?: string;
+  ramp?: string;
+  every?: string;
+  maxFailureRate?: string;
+  maxCrashRate?: string;
+  minReports?: string;
+}
 
 export async function main(argv: string[], io: Io): Promise<number> {
   let exitCode = 0;
@@ -89,17 +105,52 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option("--notes <text>", 'release notes (with --replace: kept unless given; --notes "" clears them)')
     .option("--replace", "overwrite an existing release of the same version, platform, arch and channel")
     .option("--rollout <percentage>", "share of callers offered the release, 0-100 (default 100)")
+    .option("--ramp <steps>", "an automatic ramp, e.g. 1,5,25,50,100 (with --every; see release ramp)")
+    .option("--every <hours>", "with --ramp: the least hours a step lasts")
+    .option("--max-failure-rate <rate>", "with --ramp (default 0.02)")
+    .option("--max-crash-rate <rate>", "with --ramp (default 0.01)")
+    .option("--min-reports <n>", "with --ramp (default 50)")
     .action(
-      action(async (ctx, { file, ...fields }: { file: string; version: string; platform: string; arch: string; channel?: string; notes?: string; replace?: boolean; rollout?: string }, command: Command) => {
+      action(async (ctx, options: PublishOptions, command: Command) => {
+        const { file, ramp, every, maxFailureRate, maxCrashRate, minReports, ...fields } = options;
+        if ((ramp === undefined) !== (every === undefined)) throw new Error("--ramp and --every go together.");
         const info = await stat(file).catch(() => null);
         if (!info?.isFile()) throw new Error(`No file at '${file}'.`);
-        return publishRelease(
+        const published = await publishRelease(
           ctx,
           { ...fields, replace: fields.replace ?? false, fileName: path.basename(file) } as Parameters<typeof publishRelease>[1],
           { content: createReadStream(file), size: info.size, onProgress: jsonOutput(command) ? undefined : uploadProgress(io.stderr) },
         );
+        if (ramp === undefined) return published;
+        return setRamp(ctx, { releaseId: published.id, steps: ramp, every: every!, maxFailureRate, maxCrashRate, minReports } as Parameters<typeof setRamp>[1]);
       }),
     );
+  release
+    .command("ramp")
+    .description("ramp a release's rollout through steps automatically: it advances when a step has lasted and is healthy, and halts itself when a rate is exceeded")
+    .argument("<releaseId>")
+    .option("--steps <percentages>", "rising percentages, e.g. 1,5,25,50,100")
+    .option("--every <hours>", "the least hours a step lasts (decimals allowed, e.g. 0.5)")
+    .option("--max-failure-rate <rate>", "halt above this share of failed installs (default 0.02)")
+    .option("--max-crash-rate <rate>", "halt above this share of crashed launches (default 0.01)")
+    .option("--min-reports <n>", "reports a rate needs before it halts or lets a step advance (default 50)")
+    .option("--off", "stop the ramp, keeping the rollout where it is")
+    .action(
+      action((ctx, releaseId: string, options: { steps?: string; every?: string; maxFailureRate?: string; maxCrashRate?: string; minReports?: string; off?: boolean }) => {
+        if (options.off) return stopRamp(ctx, { releaseId });
+        if (!options.steps || !options.every) throw new Error("Give --steps and --every (or --off).");
+        return setRamp(ctx, { releaseId, ...options } as Parameters<typeof setRamp>[1]);
+      }),
+    );
+  release
+    .command("tick")
+    .description("advance or halt every running ramp now, as the scheduled function does")
+    .action(action((ctx) => tickRamps(ctx)));
+  release
+    .command("status")
+    .description("a release's rollout, its ramp (step, when the next is due) and its health")
+    .argument("<releaseId>")
+    .action(action((ctx, releaseId: string) => releaseStatus(ctx, { releaseId })));
   release
     .command("list")
     .description("list releases, highest semver first")

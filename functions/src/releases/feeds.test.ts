@@ -18,6 +18,8 @@ const release: ReleaseRecord & { sha512: string } = {
   rolloutPercentage: 25,
   yankedAt: null,
   yankReason: null,
+  haltReason: null,
+  ramp: null,
 };
 const url = "https://market.example/api/v1/releases/win32-x64-stable-1.2.0/download";
 

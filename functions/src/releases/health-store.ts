@@ -1,4 +1,4 @@
-import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
+import { FieldValue, Timestamp, type Firestore, type QueryDocumentSnapshot, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, isAlreadyExists } from "../core/documents";
@@ -27,6 +27,15 @@ export interface HealthReport {
   at: Date;
 }
 
+function sum(docs: QueryDocumentSnapshot[]): HealthCounts {
+  const counts = Object.fromEntries(HEALTH_EVENTS.map((event) => [event, 0])) as HealthCounts;
+  for (const doc of docs) {
+    const shard = shardDocument.safeParse(doc.data());
+    if (shard.success) for (const event of HEALTH_EVENTS) counts[event] += shard.data[event] ?? 0;
+  }
+  return counts;
+}
+
 export function healthStore(db: Firestore) {
   const release = (releaseId: string) => documentAt(db.collection("releases"), releaseId);
   return withDeadlines("Firestore", {
@@ -51,12 +60,11 @@ export function healthStore(db: Firestore) {
     },
     /** A release's counts per event: the sum of its shards. */
     async counts(releaseId: string): Promise<HealthCounts> {
-      const counts = Object.fromEntries(HEALTH_EVENTS.map((event) => [event, 0])) as HealthCounts;
-      for (const doc of (await release(releaseId).collection("healthShards").get()).docs) {
-        const shard = shardDocument.safeParse(doc.data());
-        if (shard.success) for (const event of HEALTH_EVENTS) counts[event] += shard.data[event] ?? 0;
-      }
-      return counts;
+      return sum((await release(releaseId).collection("healthShards").get()).docs);
+    },
+    /** The same, read in a transaction (a ramp's tick). */
+    async countsIn(tx: Transaction, releaseId: string): Promise<HealthCounts> {
+      return sum((await tx.get(release(releaseId).collection("healthShards"))).docs);
     },
   });
 }

@@ -1,6 +1,6 @@
-import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type WriteBatch } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
-import { ARCHES, CHANNELS, PLATFORMS } from "./rules";
+import { ARCHES, CHANNELS, PLATFORMS, type RampSchedule } from "./rules";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, readDocument, semverVersion, timestamp } from "../core/documents";
 
@@ -27,6 +27,20 @@ const releaseDocument = z.object({
   rolloutPercentage: z.number().int().min(0).max(100).optional(),
   yankedAt: timestamp.optional(),
   yankReason: z.string().optional(),
+  /** Why an automatic ramp halted the rollout (contract §19). */
+  haltReason: z.string().optional(),
+  ramp: z
+    .object({
+      steps: z.array(z.number().int().min(0).max(100)).min(1),
+      everyHours: z.number().positive(),
+      maxFailureRate: z.number().min(0).max(1),
+      maxCrashRate: z.number().min(0).max(1),
+      minReports: z.number().int().min(0),
+      step: z.number().int().min(0),
+      stepStartedAt: timestamp,
+      state: z.enum(["running", "halted", "done"]),
+    })
+    .optional(),
 });
 
 export interface ReleaseRecord {
@@ -45,6 +59,8 @@ export interface ReleaseRecord {
   rolloutPercentage: number;
   yankedAt: Date | null;
   yankReason: string | null;
+  haltReason: string | null;
+  ramp: RampSchedule | null;
 }
 
 export interface ReleaseFilter {
@@ -68,9 +84,11 @@ export function releaseStore(db: Firestore) {
       rolloutPercentage: stored.rolloutPercentage ?? 100,
       yankedAt: stored.yankedAt?.toDate() ?? null,
       yankReason: stored.yankReason ?? null,
+      haltReason: stored.haltReason ?? null,
+      ramp: stored.ramp ? { ...stored.ramp, stepStartedAt: stored.ramp.stepStartedAt.toDate() } : null,
     };
   };
-  const toDocument = ({ id: _id, sha512, notes, publishedAt, yankedAt, yankReason, ...release }: ReleaseRecord) =>
+  const toDocument = ({ id: _id, sha512, notes, publishedAt, yankedAt, yankReason, haltReason, ramp, ...release }: ReleaseRecord) =>
     releaseDocument.parse({
       ...release,
       ...(sha512 ? { sha512 } : {}),
@@ -78,9 +96,12 @@ export function releaseStore(db: Firestore) {
       publishedAt: Timestamp.fromDate(publishedAt),
       ...(yankedAt ? { yankedAt: Timestamp.fromDate(yankedAt) } : {}),
       ...(yankReason ? { yankReason } : {}),
+      ...(haltReason ? { haltReason } : {}),
+      ...(ramp ? { ramp: { ...ramp, stepStartedAt: Timestamp.fromDate(ramp.stepStartedAt) } } : {}),
     });
   return withDeadlines("Firestore", {
     read,
+    ref: (releaseId: string) => documentAt(collection, releaseId),
     async get(releaseId: string): Promise<ReleaseRecord | null> {
       return read(await documentAt(collection, releaseId).get());
     },
@@ -108,8 +129,8 @@ export function releaseStore(db: Firestore) {
     createIn(writer: WriteBatch, release: ReleaseRecord): void {
       writer.create(documentAt(collection, release.id), toDocument(release));
     },
-    replaceIn(writer: WriteBatch, release: ReleaseRecord): void {
-      writer.set(documentAt(collection, release.id), toDocument(release));
+    replaceIn(writer: WriteBatch | Transaction, release: ReleaseRecord): void {
+      (writer as WriteBatch).set(documentAt(collection, release.id), toDocument(release));
     },
     async replace(release: ReleaseRecord): Promise<void> {
       await documentAt(collection, release.id).set(toDocument(release));

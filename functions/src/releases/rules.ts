@@ -69,3 +69,48 @@ export function healthRates(counts: EventCounts): { failureRate: Rate; crashRate
   const rate = (part: number, whole: number): Rate => ({ rate: whole > 0 ? part / whole : null, reports: whole });
   return { failureRate: rate(counts.failed, counts.installed + counts.failed), crashRate: rate(counts.crashed, counts.launched) };
 }
+
+/** An automatic ramp of a release's rollout (contract §19). */
+export interface RampSchedule {
+  /** Rollout percentages, rising, ending at most at 100. */
+  steps: number[];
+  /** How long each step lasts at least, in hours. */
+  everyHours: number;
+  maxFailureRate: number;
+  maxCrashRate: number;
+  /** Reports a rate needs before it may halt the ramp or let it advance. */
+  minReports: number;
+  /** The current step's index in `steps`. */
+  step: number;
+  stepStartedAt: Date;
+  state: "running" | "halted" | "done";
+}
+
+export type RampDecision = { kind: "wait"; reason: string } | { kind: "advance"; to: number; done: boolean } | { kind: "halt"; reason: string };
+
+const percent = (rate: number) => `${(rate * 100).toFixed(1)}%`;
+
+/**
+ * What a tick does with a running ramp: halt as soon as a rate exceeds its bound with enough
+ * reports; advance once the step has lasted its hours and both rates are within bounds with
+ * enough reports each; else wait.
+ */
+export function rampDecision(ramp: RampSchedule, health: { failureRate: Rate; crashRate: Rate }, now: Date): RampDecision {
+  const bounds = [
+    ["failure rate", health.failureRate, ramp.maxFailureRate],
+    ["crash rate", health.crashRate, ramp.maxCrashRate],
+  ] as const;
+  for (const [name, { rate, reports }, max] of bounds) {
+    if (rate !== null && reports >= ramp.minReports && rate > max) {
+      return { kind: "halt", reason: `${name} ${percent(rate)} over ${reports} reports exceeds ${percent(max)}` };
+    }
+  }
+  const next = ramp.step + 1;
+  if (next >= ramp.steps.length) return { kind: "wait", reason: "at the last step" };
+  const dueAt = ramp.stepStartedAt.getTime() + ramp.everyHours * 3_600_000;
+  if (now.getTime() < dueAt) return { kind: "wait", reason: `step ${ramp.step + 1} lasts until ${new Date(dueAt).toISOString()}` };
+  for (const [name, { reports }] of bounds) {
+    if (reports < ramp.minReports) return { kind: "wait", reason: `${name}: ${reports} of ${ramp.minReports} reports` };
+  }
+  return { kind: "advance", to: next, done: next === ramp.steps.length - 1 };
+}

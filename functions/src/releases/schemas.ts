@@ -110,3 +110,24 @@ export const healthReportSchema = z.strictObject({
 });
 
 export const healthReportAcceptedSchema = z.object({ accepted: z.literal(true) }).meta({ id: "HealthReportAccepted" });
+
+const rate = z.coerce.number().min(0).max(1);
+
+/** Operators' `release ramp`: the steps and their pace, and the bounds that halt it. */
+export const rampInput = z.object({
+  releaseId: documentId,
+  steps: z
+    .string()
+    .transform((value, ctx) => {
+      const steps = value.split(",").map((step) => Number(step.trim()));
+      if (steps.some((step) => !Number.isInteger(step) || step < 1 || step > 100) || steps.some((step, i) => i > 0 && step <= steps[i - 1])) {
+        ctx.addIssue({ code: "custom", message: "must be rising whole percentages of 1-100, e.g. 1,5,25,50,100" });
+        return z.NEVER;
+      }
+      return steps;
+    }),
+  every: z.coerce.number({ error: "must be a number of hours, e.g. 24 or 0.5" }).positive("must be a number of hours, e.g. 24 or 0.5").max(24 * 90),
+  maxFailureRate: rate.default(0.02),
+  maxCrashRate: rate.default(0.01),
+  minReports: z.coerce.number().int().min(1).default(50),
+});

@@ -12,8 +12,8 @@ import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
 import { releaseStore, type ReleaseRecord, type ReleaseFilter } from "./release-store";
 import { healthStore } from "./health-store";
-import { compareBySemverDescending, healthRates, offeredRelease } from "./rules";
-import { publishReleaseInput, releaseIdInput, releaseListQuerySchema, rolloutInput, yankInput, type healthReportSchema, type Release } from "./schemas";
+import { compareBySemverDescending, healthRates, offeredRelease, rampDecision, type RampSchedule } from "./rules";
+import { publishReleaseInput, rampInput, releaseIdInput, releaseListQuerySchema, rolloutInput, yankInput, type healthReportSchema, type Release } from "./schemas";
 
 /**
  * Every release (at most 1,000 documents), in memory: what the public release endpoints filter,
@@ -154,6 +154,8 @@ export async function publishRelease(deps: OperatorDeps, input: z.input<typeof p
         rolloutPercentage: rollout,
         yankedAt: null,
         yankReason: null,
+        haltReason: null,
+        ramp: null,
       };
       const event = { action: "release.publish", target: id, details: { sha256: stored.sha256, size, rollout, replaced: Boolean(existing) } };
       await auditLog(db).commit(operatorOf(deps), event, stored.publishedAt, (batch) => (existing ? releases.replaceIn(batch, stored) : releases.createIn(batch, stored)));
@@ -203,7 +205,7 @@ async function existingRelease(db: Firestore, releaseId: string): Promise<Releas
 /** Operators: the share of callers a release is offered to (0 halts the rollout); takes effect on the next request. */
 export async function setRollout(deps: OperatorDeps, input: z.input<typeof rolloutInput>) {
   const { releaseId, percentage } = parseInput(rolloutInput, input);
-  const release = { ...(await existingRelease(deps.db, releaseId)), rolloutPercentage: percentage };
+  const release = { ...(await existingRelease(deps.db, releaseId)), rolloutPercentage: percentage, haltReason: null };
   await replaceAudited(deps, release, { action: percentage === 0 ? "release.halt" : "release.rollout", target: releaseId, details: { percentage } });
   return toReleaseView(release);
 }
@@ -268,4 +270,85 @@ export async function releaseHealth({ db }: Pick<OperatorDeps, "db">, input: z.i
   if (!(await releaseStore(db).get(releaseId))) throw new ApiError("release_not_found", `No release '${releaseId}'.`);
   const counts = await healthStore(db).counts(releaseId);
   return { releaseId, counts, ...healthRates(counts) };
+}
+
+/**
+ * Operators: an automatic ramp (contract §19): the rollout moves to the first step now, and each
+ * tick (tickRamps) advances it when the step has lasted and is healthy, or halts it.
+ */
+export async function setRamp(deps: OperatorDeps, input: z.input<typeof rampInput>) {
+  const { releaseId, steps, every, maxFailureRate, maxCrashRate, minReports } = parseInput(rampInput, input);
+  const now = deps.clock();
+  const ramp: RampSchedule = { steps, everyHours: every, maxFailureRate, maxCrashRate, minReports, step: 0, stepStartedAt: now, state: steps.length === 1 ? "done" : "running" };
+  const release = { ...(await existingRelease(deps.db, releaseId)), rolloutPercentage: steps[0], haltReason: null, ramp };
+  await replaceAudited(deps, release, { action: "release.ramp", target: releaseId, details: { steps, everyHours: every, maxFailureRate, maxCrashRate, minReports } });
+  return releaseStatus(deps, { releaseId });
+}
+
+/** Operators: stops a release's ramp, keeping its rollout where it is. */
+export async function stopRamp(deps: OperatorDeps, input: z.input<typeof releaseIdInput>) {
+  const { releaseId } = parseInput(releaseIdInput, input);
+  const release = { ...(await existingRelease(deps.db, releaseId)), ramp: null };
+  await replaceAudited(deps, release, { action: "release.ramp.off", target: releaseId, details: { percentage: release.rolloutPercentage } });
+  return releaseStatus(deps, { releaseId });
+}
+
+/**
+ * One tick of every running ramp (the `releaseRamps` schedule and `release tick` run this): each
+ * release is decided in a transaction on its document, so two ticks at once make one move.
+ */
+export async function tickRamps(deps: OperatorDeps) {
+  const { db, clock } = deps;
+  const releases = releaseStore(db);
+  const running = (await releases.find({})).filter((release) => release.ramp?.state === "running");
+  const moves: { releaseId: string; outcome: string; percentage: number; reason?: string }[] = [];
+  for (const { id } of running) {
+    const outcome = await db.runTransaction(async (tx) => {
+      const release = releases.read(await tx.get(releases.ref(id)));
+      if (!release?.ramp || release.ramp.state !== "running") return null;
+      const health = healthRates(await healthStore(db).countsIn(tx, id));
+      const now = clock();
+      const decision = rampDecision(release.ramp, health, now);
+      if (decision.kind === "wait") return { releaseId: id, outcome: "wait", percentage: release.rolloutPercentage, reason: decision.reason };
+      const changed: ReleaseRecord =
+        decision.kind === "halt"
+          ? { ...release, rolloutPercentage: 0, haltReason: decision.reason, ramp: { ...release.ramp, state: "halted" } }
+          : { ...release, rolloutPercentage: release.ramp.steps[decision.to], ramp: { ...release.ramp, step: decision.to, stepStartedAt: now, state: decision.done ? "done" : "running" } };
+      releases.replaceIn(tx, changed);
+      const action = decision.kind === "halt" ? "release.ramp.halt" : "release.ramp.advance";
+      auditLog(db).record(tx, operatorOf(deps), { action, target: id, details: { percentage: changed.rolloutPercentage, ...(decision.kind === "halt" ? { reason: decision.reason } : { step: decision.to }), ...health } }, now);
+      return { releaseId: id, outcome: decision.kind, percentage: changed.rolloutPercentage, ...(decision.kind === "halt" ? { reason: decision.reason } : {}) };
+    });
+    if (outcome) moves.push(outcome);
+  }
+  return moves;
+}
+
+/** Operators: a release's rollout, its ramp (current step, when the next is due) and its health. */
+export async function releaseStatus({ db }: Pick<OperatorDeps, "db">, input: z.input<typeof releaseIdInput>) {
+  const { releaseId } = parseInput(releaseIdInput, input);
+  const release = await existingRelease(db, releaseId);
+  const counts = await healthStore(db).counts(releaseId);
+  const ramp = release.ramp;
+  return {
+    releaseId,
+    version: release.version,
+    rolloutPercentage: release.rolloutPercentage,
+    haltReason: release.haltReason,
+    ramp: ramp
+      ? {
+          state: ramp.state,
+          steps: ramp.steps,
+          step: `${ramp.step + 1} of ${ramp.steps.length} (${ramp.steps[ramp.step]}%)`,
+          stepStartedAt: toIso(ramp.stepStartedAt),
+          nextStepDueAt: ramp.state === "running" && ramp.step + 1 < ramp.steps.length ? toIso(new Date(ramp.stepStartedAt.getTime() + ramp.everyHours * 3_600_000)) : null,
+          everyHours: ramp.everyHours,
+          maxFailureRate: ramp.maxFailureRate,
+          maxCrashRate: ramp.maxCrashRate,
+          minReports: ramp.minReports,
+        }
+      : null,
+    counts,
+    ...healthRates(counts),
+  };
 }
