@@ -124,6 +124,16 @@ describe("operator CLI", () => {
       expect((await request(app).get("/api/v1/releases/win32-x64-stable-7.1.0/download")).status).toBe(302);
       expect(await admin("release", "rollout", "win32-x64-stable-7.1.0", "--percentage", "120")).toMatchObject({ code: 2, stderr: "error: --percentage: must be a whole number from 0 to 100\n" });
       expect((await admin("release", "yank", "nope")).code).toBe(1);
+
+      // An automatic ramp (§19): set, shown, ticked (too early to move), stopped.
+      expect(await json("release", "ramp", "win32-x64-stable-7.1.0", "--steps", "1,10,100", "--every", "0.5", "--min-reports", "20")).toMatchObject({
+        rolloutPercentage: 1,
+        ramp: { state: "running", step: "1 of 3 (1%)", everyHours: 0.5, minReports: 20, maxFailureRate: 0.02 },
+      });
+      expect(await json("release", "status", "win32-x64-stable-7.1.0")).toMatchObject({ ramp: { nextStepDueAt: expect.any(String) }, failureRate: { rate: null, reports: 0 } });
+      expect(await json("release", "tick")).toEqual([expect.objectContaining({ releaseId: "win32-x64-stable-7.1.0", outcome: "wait" })]);
+      expect(await admin("release", "ramp", "win32-x64-stable-7.1.0", "--steps", "10,1", "--every", "1")).toMatchObject({ code: 2, stderr: expect.stringContaining("--steps: must be rising whole percentages") });
+      expect((await json("release", "ramp", "win32-x64-stable-7.1.0", "--off")).ramp).toBeNull();
     });
 
     it("refuses a missing file with exit 1", async () => {
