@@ -22,6 +22,7 @@ import { backfillSha512, listReleasesFor, publishRelease } from "../functions/sr
 import { setSubscription } from "../functions/src/subscriptions/service";
 import { userStore } from "../functions/src/accounts/user-store";
 import { subscriptionStore } from "../functions/src/accounts/subscription-store";
+import { fixedBlockmap } from "./demo/blockmap";
 import { buildPackage } from "../packages/mpkg/src/archive";
 
 export const DEMO_PASSWORD = "marketplace-demo";
@@ -130,12 +131,12 @@ export async function seedDemoData(deps: Deps): Promise<void> {
 
   for (const release of DEMO_RELEASES) {
     const fileName = `Marketplace-Setup-${release.version}-${release.arch}.${release.platform === "win32" ? "exe" : "dmg"}`;
-    const bytes = installerBytes(fileName + release.channel);
+    const bytes = demoInstaller(release);
     const [existing] = await listReleasesFor(deps, { platform: release.platform, channel: release.channel }).then((releases) =>
       releases.filter((item) => item.version === release.version && item.arch === release.arch),
     );
     if (existing?.sha256 === createHash("sha256").update(bytes).digest("hex")) continue;
-    await publishRelease(deps, { ...release, fileName, replace: true }, { content: Readable.from([bytes]), size: bytes.length });
+    await publishRelease(deps, { ...release, fileName, replace: true }, { content: Readable.from([bytes]), size: bytes.length, blockmap: fixedBlockmap(bytes) });
   }
   // Demo releases kept from before SHA-512s were recorded get theirs, so the feeds offer them.
   await backfillSha512(deps);
@@ -191,12 +192,23 @@ function demoChangelog(version: string): string {
 }
 
 /** 256 KiB of deterministic stand-in installer bytes, different for each release. */
-function installerBytes(seed: string): Buffer {
+/**
+ * A demo installer of 1 MiB: the same bytes for every version of a platform and arch, but for 2 of
+ * its 16 blocks, so an update from one demo version to the next downloads an eighth of it (§19).
+ */
+function demoInstaller(release: DemoRelease): Buffer {
+  const bytes = installerBytes(`${release.platform}-${release.arch}`, 1024 * 1024);
+  const changed = createHash("sha256").update(release.version + release.channel).digest();
+  for (const block of [changed[0] % 16, 8 + (changed[1] % 8)]) installerBytes(`${release.version}-${release.channel}-${block}`, 64 * 1024).copy(bytes, block * 64 * 1024);
+  return bytes;
+}
+
+function installerBytes(seed: string, length: number): Buffer {
   const blocks: Buffer[] = [];
   let block = createHash("sha256").update(seed).digest();
-  for (let size = 0; size < 256 * 1024; size += block.length) {
+  for (let size = 0; size < length; size += block.length) {
     blocks.push(block);
     block = createHash("sha256").update(block).digest();
   }
-  return Buffer.concat(blocks);
+  return Buffer.concat(blocks).subarray(0, length);
 }

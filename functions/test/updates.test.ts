@@ -56,7 +56,8 @@ describe("update feeds", () => {
     expect(info).toMatchObject({ version: "1.1.0", releaseNotes: "Notes of 1.1.0." });
     expect(info.stagingPercentage).toBeUndefined();
     const [file] = resolveFiles(info, feedUrl);
-    expect(file.url.pathname).toBe("/api/v1/releases/win32-x64-stable-1.1.0/download");
+    // The version is a path segment, so electron-updater's derived old-blockmap address resolves (§19).
+    expect(file.url.pathname).toBe("/api/v1/updates/electron/win32/x64/files/1.1.0/Setup-1.1.0.exe");
     const installer = Buffer.from(await (await fetch(file.url)).arrayBuffer());
     expect(installer.equals(bytesOf.get("win32-x64-stable-1.1.0")!)).toBe(true);
     expect(createHash("sha512").update(installer).digest("base64")).toBe(file.info.sha512);
@@ -110,14 +111,14 @@ describe("update feeds", () => {
         socket.on("end", () => resolve(text.split("\r\n\r\n").slice(1).join("\r\n\r\n")));
         socket.on("error", reject);
       });
-    const expected = `${base}/releases/win32-x64-stable-1.0.0/download`;
+    const expected = `${base}/updates/electron/win32/x64/files/1.0.0/Setup-1.0.0.exe`;
     const forgeries = ["HTTP/1.1\r\nHost: evil.example\r\n", "HTTP/1.1\r\nHost: evil.example\r\nX-Forwarded-Host: evil.example\r\nX-Forwarded-Proto: http\r\n", "HTTP/1.0\r\n"];
     for (const forged of forgeries) {
       const feed = await raw(`GET /api/v1/updates/electron/win32/x64/latest.yml ${forged}X-User-Staging-Id: ${outside}\r\n`);
       expect(feed).toContain(`url: ${expected}`);
       expect(feed).not.toMatch(/evil|undefined/);
       // Without a staging id the check offers the staged 1.1.0 (its percentage is the client's to apply).
-      expect(JSON.parse(await raw(`GET /api/v1/updates/win32/x64/stable/0.1.0 ${forged}`)).url).toBe(expected.replace("1.0.0", "1.1.0"));
+      expect(JSON.parse(await raw(`GET /api/v1/updates/win32/x64/stable/0.1.0 ${forged}`)).url).toBe(`${base}/releases/win32-x64-stable-1.1.0/download`);
     }
     // Left unset on the emulators, it is the local stack's own address, not the caller's Host.
     const unset = await request(await testApp()).get("/api/v1/updates/win32/x64/stable/0.1.0").set("Host", "evil.example");

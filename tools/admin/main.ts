@@ -5,7 +5,7 @@
  * Exit codes: 0 done, 1 the operation failed, 2 the command line is wrong.
  */
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { userInfo } from "node:os";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
@@ -58,6 +58,7 @@ interface PublishOptions {
   notes?: string;
   replace?: boolean;
   rollout?: string;
+  blockmap?: string;
   ramp?: string;
   every?: string;
   maxFailureRate?: string;
@@ -105,6 +106,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option("--notes <text>", 'release notes (with --replace: kept unless given; --notes "" clears them)')
     .option("--replace", "overwrite an existing release of the same version, platform, arch and channel")
     .option("--rollout <percentage>", "share of callers offered the release, 0-100 (default 100)")
+    .option("--blockmap <file>", "the .blockmap electron-builder wrote beside the installer: differential updates (checked against the installer)")
     .option("--ramp <steps>", "an automatic ramp, e.g. 1,5,25,50,100 (with --every; see release ramp)")
     .option("--every <hours>", "with --ramp: the least hours a step lasts")
     .option("--max-failure-rate <rate>", "with --ramp (default 0.02)")
@@ -112,14 +114,19 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option("--min-reports <n>", "with --ramp (default 50)")
     .action(
       action(async (ctx, options: PublishOptions, command: Command) => {
-        const { file, ramp, every, maxFailureRate, maxCrashRate, minReports, ...fields } = options;
+        const { file, blockmap, ramp, every, maxFailureRate, maxCrashRate, minReports, ...fields } = options;
         if ((ramp === undefined) !== (every === undefined)) throw new Error("--ramp and --every go together.");
         const info = await stat(file).catch(() => null);
         if (!info?.isFile()) throw new Error(`No file at '${file}'.`);
         const published = await publishRelease(
           ctx,
           { ...fields, replace: fields.replace ?? false, fileName: path.basename(file) } as Parameters<typeof publishRelease>[1],
-          { content: createReadStream(file), size: info.size, onProgress: jsonOutput(command) ? undefined : uploadProgress(io.stderr) },
+          {
+            content: createReadStream(file),
+            size: info.size,
+            ...(blockmap ? { blockmap: await readFile(blockmap).catch(() => Promise.reject(new Error(`No file at '${blockmap}'.`))) } : {}),
+            onProgress: jsonOutput(command) ? undefined : uploadProgress(io.stderr),
+          },
         );
         if (ramp === undefined) return published;
         return setRamp(ctx, { releaseId: published.id, steps: ramp, every: every!, maxFailureRate, maxCrashRate, minReports } as Parameters<typeof setRamp>[1]);

@@ -20,6 +20,7 @@ const release: ReleaseRecord & { sha512: string } = {
   yankReason: null,
   haltReason: null,
   ramp: null,
+  blockmapPath: null,
 };
 const url = "https://market.example/api/v1/releases/win32-x64-stable-1.2.0/download";
 

@@ -29,6 +29,8 @@ const releaseDocument = z.object({
   yankReason: z.string().optional(),
   /** Why an automatic ramp halted the rollout (contract §19). */
   haltReason: z.string().optional(),
+  /** The installer's electron-builder blockmap, for differential updates (§19). */
+  blockmapPath: z.string().optional(),
   ramp: z
     .object({
       steps: z.array(z.number().int().min(0).max(100)).min(1),
@@ -61,6 +63,7 @@ export interface ReleaseRecord {
   yankReason: string | null;
   haltReason: string | null;
   ramp: RampSchedule | null;
+  blockmapPath: string | null;
 }
 
 export interface ReleaseFilter {
@@ -85,10 +88,11 @@ export function releaseStore(db: Firestore) {
       yankedAt: stored.yankedAt?.toDate() ?? null,
       yankReason: stored.yankReason ?? null,
       haltReason: stored.haltReason ?? null,
+      blockmapPath: stored.blockmapPath ?? null,
       ramp: stored.ramp ? { ...stored.ramp, stepStartedAt: stored.ramp.stepStartedAt.toDate() } : null,
     };
   };
-  const toDocument = ({ id: _id, sha512, notes, publishedAt, yankedAt, yankReason, haltReason, ramp, ...release }: ReleaseRecord) =>
+  const toDocument = ({ id: _id, sha512, notes, publishedAt, yankedAt, yankReason, haltReason, ramp, blockmapPath, ...release }: ReleaseRecord) =>
     releaseDocument.parse({
       ...release,
       ...(sha512 ? { sha512 } : {}),
@@ -97,6 +101,7 @@ export function releaseStore(db: Firestore) {
       ...(yankedAt ? { yankedAt: Timestamp.fromDate(yankedAt) } : {}),
       ...(yankReason ? { yankReason } : {}),
       ...(haltReason ? { haltReason } : {}),
+      ...(blockmapPath ? { blockmapPath } : {}),
       ...(ramp ? { ramp: { ...ramp, stepStartedAt: Timestamp.fromDate(ramp.stepStartedAt) } } : {}),
     });
   return withDeadlines("Firestore", {
@@ -137,7 +142,8 @@ export function releaseStore(db: Firestore) {
     },
     /** Where every release's installer is stored: one query of that field only. */
     async storagePaths(): Promise<Set<string>> {
-      return new Set((await collection.select("storagePath").get()).docs.map((doc) => doc.get("storagePath") as string));
+      const docs = (await collection.select("storagePath", "blockmapPath").get()).docs;
+      return new Set(docs.flatMap((doc) => [doc.get("storagePath") as string, ...(doc.get("blockmapPath") ? [doc.get("blockmapPath") as string] : [])]));
     },
     async delete(releaseId: string): Promise<void> {
       await documentAt(collection, releaseId).delete();

@@ -4,11 +4,12 @@ import { NO_STORE } from "../core/http-cache";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { electronFeed, feedChannel, jsonUpdate } from "./feeds";
-import { latestInstallerUrl, listReleases, offeredUpdate, releaseCatalog, releaseInstallerUrl, reportHealth } from "./service";
+import { latestInstallerUrl, listReleases, offeredUpdate, releaseCatalog, releaseFileUrl, releaseInstallerUrl, reportHealth } from "./service";
 import {
   DEFAULT_ARCH,
   electronFeedParamsSchema,
   electronFeedSchema,
+  electronFileParamsSchema,
   healthReportAcceptedSchema,
   healthReportSchema,
   installerPlatformParamsSchema,
@@ -39,6 +40,12 @@ export const releaseRoutes = (deps: Deps) => {
   const { db, store, config } = deps;
   /** The release's stable download address, absolute, from PUBLIC_BASE_URL (never the request's Host). */
   const downloadUrl = (releaseId: string) => `${config.publicBaseUrl}/releases/${encodeURIComponent(releaseId)}/download`;
+  /**
+   * A release's installer as electron-updater's feed names it (§19): the version is a path segment,
+   * so the updater's old-blockmap address (the new one with the installed version written in) resolves.
+   */
+  const feedFileUrl = (release: Release | { platform: string; arch: string; version: string; fileName: string }) =>
+    `${config.publicBaseUrl}/updates/electron/${release.platform}/${release.arch}/files/${encodeURIComponent(release.version)}/${encodeURIComponent(release.fileName)}`;
   const catalog = releaseCatalog(db, config.memoryCacheMs);
   // Lists of one catalog snapshot, by query: the same object for the same answer, so its JSON and
   // ETag are computed once per snapshot (core/http-cache.ts).
@@ -131,6 +138,24 @@ export const releaseRoutes = (deps: Deps) => {
     }),
     defineRoute({
       method: "get",
+      path: "/updates/electron/:platform/:arch/files/:version/:file",
+      operationId: "electronUpdateFile",
+      summary: "Redirects to a fresh signed URL of a release's installer, or of its blockmap (the installer's name + .blockmap): the files of the electron-updater feed.",
+      description: "Signed Cloud Storage URLs honour one HTTP Range per request (set useMultipleRangeRequest: false), which differential downloads use.",
+      tag: "Updates",
+      auth: "none",
+      params: electronFileParamsSchema,
+      responses: {
+        302: { description: "Redirect to the file.", headers: { Location: "Signed Cloud Storage URL, valid at most 15 minutes." } },
+      },
+      problems: ["release_not_found", "release_yanked"],
+      handle: async ({ params }) => {
+        const { url } = await releaseFileUrl(deps, catalog, { platform: params.platform, arch: params.arch, version: params.version, name: params.file });
+        return { status: 302, headers: { Location: url, "Cache-Control": "no-store" } };
+      },
+    }),
+    defineRoute({
+      method: "get",
       path: "/updates/electron/:platform/:arch/:file",
       operationId: "electronUpdateFeed",
       summary: "electron-updater's generic-provider channel file for a platform and arch (configure the app with .../updates/electron/{platform}/{arch}).",
@@ -149,7 +174,7 @@ export const releaseRoutes = (deps: Deps) => {
         const offered = await offeredUpdate(db, { platform: params.platform, arch: params.arch, channel }, stagingId);
         return {
           status: 200,
-          media: { data: electronFeed(offered, downloadUrl(offered.id), stagingId === undefined), type: "text/yaml; charset=utf-8" },
+          media: { data: electronFeed(offered, feedFileUrl(offered), stagingId === undefined), type: "text/yaml; charset=utf-8" },
           headers: varyByStaging(stagingId),
         };
       },

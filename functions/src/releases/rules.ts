@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { gunzipSync } from "node:zlib";
 import semver from "semver";
 
 /** Where and how installers are released. */
@@ -113,4 +114,28 @@ export function rampDecision(ramp: RampSchedule, health: { failureRate: Rate; cr
     if (reports < ramp.minReports) return { kind: "wait", reason: `${name}: ${reports} of ${ramp.minReports} reports` };
   }
   return { kind: "advance", to: next, done: next === ramp.steps.length - 1 };
+}
+
+/**
+ * Checks a blockmap as electron-builder writes it beside an installer (gzip of JSON: `files`, each
+ * with `sizes` of its blocks) against the installer's size; null when it fits, else the reason.
+ */
+export function blockmapProblem(gzipped: Buffer, installerSize: number): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(gunzipSync(gzipped, { maxOutputLength: 64 * 1024 * 1024 }).toString("utf8"));
+  } catch {
+    return "the blockmap is not gzip of JSON (electron-builder writes <installer>.blockmap)";
+  }
+  const files = (parsed as { files?: unknown }).files;
+  if (!Array.isArray(files) || files.length === 0) return "the blockmap has no files";
+  let total = 0;
+  for (const file of files as { sizes?: unknown; checksums?: unknown }[]) {
+    if (!Array.isArray(file.sizes) || !Array.isArray(file.checksums) || file.sizes.length !== file.checksums.length) return "each file of the blockmap needs as many sizes as checksums";
+    for (const size of file.sizes) {
+      if (!Number.isSafeInteger(size) || size <= 0) return "the blockmap's block sizes must be positive whole numbers";
+      total += size;
+    }
+  }
+  return total === installerSize ? null : `the blockmap's blocks add up to ${total} bytes, the installer has ${installerSize}`;
 }

@@ -71,6 +71,13 @@ export const electronFeedParamsSchema = z.strictObject({
   file: z.enum(FEED_FILES).meta({ description: "latest.yml, latest-mac.yml, latest-linux.yml, or the beta ones; the suffix must be the platform's." }),
 });
 
+export const electronFileParamsSchema = z.strictObject({
+  platform: z.enum(PLATFORMS),
+  arch: z.enum(ARCHES),
+  version: semverVersion,
+  file: z.string().min(1).max(255).meta({ description: "The installer's file name, or that name + .blockmap." }),
+});
+
 const stagingId = z
   .string()
   .min(1)

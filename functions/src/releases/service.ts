@@ -5,14 +5,14 @@ import type { z } from "zod";
 import { auditLog, operatorOf, type AuditEvent } from "../core/audit-log";
 import { isAlreadyExists, toIso } from "../core/documents";
 import { keptListener } from "../core/listeners";
-import { ApiError } from "../core/errors";
+import { ApiError, invalidRequest } from "../core/errors";
 import { storeThenRecord, type ObjectStore, type SignedUrl } from "../core/storage";
 import { installerPath } from "../core/storage-paths";
 import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
 import { releaseStore, type ReleaseRecord, type ReleaseFilter } from "./release-store";
 import { healthStore } from "./health-store";
-import { compareBySemverDescending, healthRates, offeredRelease, rampDecision, type RampSchedule } from "./rules";
+import { blockmapProblem, compareBySemverDescending, healthRates, offeredRelease, rampDecision, type RampSchedule } from "./rules";
 import { publishReleaseInput, rampInput, releaseIdInput, releaseListQuerySchema, rolloutInput, yankInput, type healthReportSchema, type Release } from "./schemas";
 
 /**
@@ -105,6 +105,8 @@ export async function releaseInstallerUrl({ db, store, config }: Deps, releaseId
 export interface InstallerUpload {
   content: Readable;
   size: number;
+  /** The `.blockmap` electron-builder wrote beside the installer, for differential updates (§19). */
+  blockmap?: Buffer;
   onProgress?: (sentBytes: number, totalBytes: number) => void;
 }
 
@@ -124,6 +126,9 @@ export async function publishRelease(deps: OperatorDeps, input: z.input<typeof p
   }
   const id = existing?.id ?? `${fields.platform}-${fields.arch}-${fields.channel}-${fields.version}`;
   const storagePath = installerPath(id, fields.fileName);
+  const blockmapProblemFound = upload.blockmap ? blockmapProblem(upload.blockmap, upload.size) : null;
+  if (blockmapProblemFound) throw invalidRequest(`Not the installer's blockmap: ${blockmapProblemFound}.`, [{ path: "blockmap", message: blockmapProblemFound }]);
+  const blockmapPath = upload.blockmap ? `${storagePath}.blockmap` : null;
 
   const sha256 = createHash("sha256");
   const sha512 = createHash("sha512");
@@ -139,7 +144,10 @@ export async function publishRelease(deps: OperatorDeps, input: z.input<typeof p
   });
   upload.content.pipe(meter);
   const release = await storeThenRecord(store, storagePath, {
-    store: () => store.writeStream(storagePath, meter, upload.size, { contentType: "application/octet-stream" }),
+    store: async () => {
+      if (upload.blockmap && blockmapPath) await store.write(blockmapPath, upload.blockmap, { contentType: "application/octet-stream" });
+      await store.writeStream(storagePath, meter, upload.size, { contentType: "application/octet-stream" });
+    },
     // The hashes and size are known once the stream has been stored.
     record: async () => {
       const stored: ReleaseRecord = {
@@ -156,6 +164,7 @@ export async function publishRelease(deps: OperatorDeps, input: z.input<typeof p
         yankReason: null,
         haltReason: null,
         ramp: null,
+        blockmapPath,
       };
       const event = { action: "release.publish", target: id, details: { sha256: stored.sha256, size, rollout, replaced: Boolean(existing) } };
       await auditLog(db).commit(operatorOf(deps), event, stored.publishedAt, (batch) => (existing ? releases.replaceIn(batch, stored) : releases.createIn(batch, stored)));
@@ -351,4 +360,21 @@ export async function releaseStatus({ db }: Pick<OperatorDeps, "db">, input: z.i
     counts,
     ...healthRates(counts),
   };
+}
+
+/**
+ * GET /updates/electron/:platform/:arch/files/:version/:file (§19): a fresh signed URL of a
+ * release's installer, or of its blockmap (the installer's name + `.blockmap`), by the version and
+ * file name the feed names, so that electron-updater finds an installed version's blockmap by
+ * writing that version into the new one's address.
+ */
+export async function releaseFileUrl({ store, config }: Pick<Deps, "store" | "config">, catalog: ReleaseCatalog, file: { platform: string; arch: string; version: string; name: string }): Promise<SignedUrl> {
+  const matching = (await catalog.all()).filter((release) => release.platform === file.platform && release.arch === file.arch && release.version === file.version);
+  const release = matching.find((candidate) => !candidate.yankedAt) ?? matching[0];
+  const notFound = () => new ApiError("release_not_found", `No ${file.platform} ${file.arch} release ${file.version} has a file '${file.name}'.`);
+  if (!release) throw notFound();
+  if (release.yankedAt) throw new ApiError("release_yanked", `Release ${release.id} was withdrawn${release.yankReason ? `: ${release.yankReason}` : ""}.`);
+  if (file.name === release.fileName) return store.signedReadUrl(release.storagePath, { ttlSeconds: config.signedUrlTtlSeconds, fileName: release.fileName });
+  if (file.name === `${release.fileName}.blockmap` && release.blockmapPath) return store.signedReadUrl(release.blockmapPath, { ttlSeconds: config.signedUrlTtlSeconds });
+  throw notFound();
 }

@@ -520,6 +520,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/updates/electron/{platform}/{arch}/files/{version}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Redirects to a fresh signed URL of a release's installer, or of its blockmap (the installer's name + .blockmap): the files of the electron-updater feed.
+         * @description Signed Cloud Storage URLs honour one HTTP Range per request (set useMultipleRangeRequest: false), which differential downloads use.
+         */
+        get: operations["electronUpdateFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/updates/electron/{platform}/{arch}/{file}": {
         parameters: {
             query?: never;
@@ -4669,6 +4689,85 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Redirect to the installer. */
+            302: {
+                headers: {
+                    /** @description Signed Cloud Storage URL, valid at most 15 minutes. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: release_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: release_yanked. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    electronUpdateFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                platform: "win32" | "darwin" | "linux";
+                arch: "x64" | "arm64";
+                version: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to the file. */
             302: {
                 headers: {
                     /** @description Signed Cloud Storage URL, valid at most 15 minutes. */
