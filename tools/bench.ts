@@ -235,7 +235,7 @@ async function main(): Promise<number> {
 async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, servers: ChildProcess[]) {
   console.log(`\nSearch at ${SCALE_MODULES.toLocaleString("en")} generated modules (a fresh API process each):`);
   const { modules, queries } = generatedCatalog(SCALE_MODULES, Date.now());
-  let started = Date.now();
+  const started = Date.now();
   await writeModules(deps, modules);
   const writeSeconds = (Date.now() - started) / 1000;
   const snapshotBytes = await writeSnapshot(deps, modules, Date.now());
@@ -250,7 +250,6 @@ async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, serv
   const latency = await searchLatencies(base(), queries);
   await stop(warm.server);
   await deps.store.delete(SNAPSHOT_PATH);
-  started = Date.now();
   const fromCollection = await coldStart(startApi, countsOf, base);
   await stop(fromCollection.server);
   console.log(`     wrote ${SCALE_MODULES} module documents in ${writeSeconds.toFixed(0)} s; the snapshot is ${(snapshotBytes / 1048576).toFixed(1)} MiB`);
