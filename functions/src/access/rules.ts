@@ -91,12 +91,17 @@ export function drawsOnSubscription(uid: string, holders: readonly SeatHolder[],
 export function effectiveEntitlements(sources: EntitlementSources, now: Date): EntitlementGrant[] {
   const grants: EntitlementGrant[] = unique(sources.direct).map((key) => ({ key, source: "direct" }));
   for (const { businessId, subscription, drawsOnSubscription } of sources.memberships) {
-    if (!subscription || !drawsOnSubscription || !grantsEntitlements(effectiveSubscriptionStatus(subscription, now))) continue;
+    if (!subscription || !subscriptionGrants(subscription, drawsOnSubscription, now)) continue;
     for (const key of unique(subscription.entitlements)) {
       grants.push({ key, source: "subscription", businessId });
     }
   }
   return grants;
+}
+
+/** Whether a business's subscription grants a member its entitlements now: it is live, and it reaches them. */
+export function subscriptionGrants(subscription: Pick<SubscriptionTerms, "status" | "currentPeriodEnd"> | null, drawsOnSubscription: boolean, now: Date): boolean {
+  return subscription !== null && drawsOnSubscription && grantsEntitlements(effectiveSubscriptionStatus(subscription, now));
 }
 
 export function entitlementKeys(grants: EntitlementGrant[]): Set<string> {

@@ -1,6 +1,6 @@
 import { Timestamp, type Transaction } from "firebase-admin/firestore";
 import type { z } from "zod";
-import { drawsOnSubscription, effectiveSubscriptionStatus, grantsEntitlements, heldSeats, type BusinessRole } from "../access/rules";
+import { drawsOnSubscription, effectiveSubscriptionStatus, heldSeats, subscriptionGrants, type BusinessRole } from "../access/rules";
 import { businessStore, memberOf, seatHolders, type BusinessRecord, type MemberRecord } from "../accounts/business-store";
 import { findUser } from "../accounts/identity";
 import { subscriptionStore, type SubscriptionRecord } from "../accounts/subscription-store";
@@ -64,8 +64,7 @@ export function assertSeatAvailable(business: BusinessRecord, subscription: Subs
 
 /** Whether a member draws on the business's subscription now. */
 export function isEntitled(business: BusinessRecord, subscription: SubscriptionRecord | null, uid: string, now: Date): boolean {
-  if (!subscription || !grantsEntitlements(effectiveSubscriptionStatus(subscription, now))) return false;
-  return drawsOnSubscription(uid, seatHolders(business), subscription.seats);
+  return subscriptionGrants(subscription, drawsOnSubscription(uid, seatHolders(business), subscription?.seats ?? null), now);
 }
 
 /** A business and its subscription, in one batched read (or inside a transaction). */

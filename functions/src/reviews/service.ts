@@ -13,6 +13,7 @@ import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
 import { moduleStore, type ModuleRecord } from "../marketplace/module-store";
 import { ratingStore, type RatingSummary } from "../marketplace/rating-store";
+import { ratingView } from "../marketplace/service";
 import { reviewStore, type ReviewPosition, type ReviewRecord } from "./review-store";
 import { hideInput, reportedReviewsInput, unhideInput, type reviewInputSchema, type reviewListQuerySchema } from "./schemas";
 
@@ -108,7 +109,7 @@ export async function deleteMyReview(deps: Deps, uid: string, moduleId: string):
 
 /** The figures as answers show them: the average to one decimal. */
 export function summaryView(summary: RatingSummary) {
-  return { average: summary.count > 0 ? Math.round((summary.sum / summary.count) * 10) / 10 : null, count: summary.count, histogram: summary.histogram };
+  return { average: ratingView(summary)?.average ?? null, count: summary.count, histogram: summary.histogram };
 }
 
 /** GET /modules/:id/reviews (public): the figures and a page of the visible reviews in one order. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { loadUserAccess, type CallerData, type Membership } from "../accounts/caller-data";
+import { loadUserAccess, type CallerData } from "../accounts/caller-data";
 import { activationStore, type ActivationRecord, type DeviceActivationRecord } from "../accounts/activation-store";
-import { effectiveSubscriptionStatus, grantsEntitlements } from "../access/rules";
+import { effectiveSubscriptionStatus, subscriptionGrants } from "../access/rules";
 import type { Caller } from "../core/auth";
 import { toIso } from "../core/documents";
 import { parseInput } from "../core/validation";
@@ -21,15 +21,11 @@ export function getProfile(caller: Caller, { access, activations }: CallerData, 
       name: membership.name,
       role: membership.role,
       seat: membership.seat,
-      entitled: drawsNow(membership, now),
+      entitled: subscriptionGrants(membership.subscription, membership.drawsOnSubscription, now),
     })),
     activations: activations.map(activationView),
   };
 }
-
-/** Whether a membership's subscription reaches the member now: live, and no seat limit or a seat within it. */
-const drawsNow = (membership: Membership, now: Date) =>
-  membership.drawsOnSubscription && membership.subscription !== null && grantsEntitlements(effectiveSubscriptionStatus(membership.subscription, now));
 
 function activationView(activation: ActivationRecord) {
   return {
@@ -54,12 +50,12 @@ export async function describeUser({ db, auth, clock }: OperatorDeps, input: { u
     email: user.email,
     displayName: access.user?.displayName ?? user.displayName,
     entitlements: access.grants,
-    businesses: access.memberships.map(({ businessId, name, role, subscription, seat, ...membership }) => ({
+    businesses: access.memberships.map(({ businessId, name, role, subscription, seat, drawsOnSubscription }) => ({
       id: businessId,
       name,
       role,
       seat,
-      entitled: drawsNow({ businessId, name, role, subscription, seat, ...membership }, now),
+      entitled: subscriptionGrants(subscription, drawsOnSubscription, now),
       subscription: subscription
         ? { status: effectiveSubscriptionStatus(subscription, now), plan: subscription.plan, currentPeriodEnd: toIso(subscription.currentPeriodEnd) }
         : null,
