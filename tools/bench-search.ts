@@ -119,17 +119,20 @@ export interface ColdStart {
 }
 
 /** A fresh API process answering its first search: what it costs. */
-export async function coldStart(start: () => Promise<ChildProcess>, countsOf: (server: ChildProcess) => Promise<Record<string, number>>, base: () => string): Promise<ColdStart & { server: ChildProcess }> {
+export async function coldStart<Server extends { child: ChildProcess; origin: string }>(
+  start: () => Promise<Server>,
+  countsOf: (server: Server) => Promise<Record<string, number>>,
+): Promise<ColdStart & { server: Server }> {
   const spawned = Date.now();
   const server = await start();
   const before = await countsOf(server);
   const asked = Date.now();
-  const answer = await fetch(`${base()}/modules?q=chart`);
+  const answer = await fetch(`${server.origin}/api/v1/modules?q=chart`);
   if (!answer.ok) throw new Error(`the first search answered ${answer.status}: ${await answer.text()}`);
   await answer.arrayBuffer();
   const done = Date.now();
   const after = await countsOf(server);
-  return { server, firstSearchMs: done - spawned, loadMs: done - asked, firestoreCalls: (after.Firestore ?? 0) - (before.Firestore ?? 0), rss: rssOf(server.pid!) };
+  return { server, firstSearchMs: done - spawned, loadMs: done - asked, firestoreCalls: (after.Firestore ?? 0) - (before.Firestore ?? 0), rss: rssOf(server.child.pid!) };
 }
 
 /** Latencies of the queries, one after another on one connection, in ms: p50, p95, max. */

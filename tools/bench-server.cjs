@@ -6,7 +6,8 @@
 //
 // Plain JavaScript on the compiled function (functions/lib, what deploy ships), run by node
 // itself: no TypeScript loader's helpers or source-mapped stack traces (the Firestore SDK records
-// a stack at every call) in any of the three. It listens on BENCH_PORT, says "ready" over IPC, and
+// a stack at every call) in any of the three. It listens on a port of the system's choosing, sends
+// that port over IPC once it listens, and
 // answers the message "counts" with its backend call counts and the CPU time it has used, once its
 // pending download counts are written.
 const path = require("node:path");
@@ -20,7 +21,6 @@ const { localDeps, localServer } = lib("local");
 const { drainDownloadCounters } = lib("marketplace/download-counter");
 
 async function main() {
-  const port = Number(process.env.BENCH_PORT);
   let handler;
   if (process.argv.includes("--bare")) {
     handler = express();
@@ -34,7 +34,7 @@ async function main() {
       ? await minimalReads(deps.db, process.env.BENCH_MODULE_ID, await deps.store.signedReadUrl(process.env.BENCH_STORAGE_PATH, { ttlSeconds: 900 }))
       : createApp(deps);
   }
-  localServer(handler).listen(port, "127.0.0.1", () => process.send?.("ready"));
+  const server = localServer(handler).listen(0, "127.0.0.1", () => process.send?.({ port: server.address().port }));
   process.on("message", async (message) => {
     // Counts reported after every pending download count is written.
     if (message === "counts") {

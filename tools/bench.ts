@@ -81,22 +81,28 @@ async function load(url: string, options: { callers?: string[]; amount?: number 
   return { rps: result.requests.average, total: result.requests.total, ok: result["2xx"] + result["3xx"], bad: result.non2xx - result["3xx"] + result.errors + result.timeouts };
 }
 
+/** A server process of the bench and where it listens (a port of the system's choosing, so never taken). */
+interface BenchServer {
+  child: ChildProcess;
+  origin: string;
+}
+
 /** An API or baseline server in a process of its own (bench-server.cjs), once it listens. */
-function startServer(kind: "--api" | "--bare" | "--ceiling", port: number, env: Record<string, string>): Promise<ChildProcess> {
+function startServer(kind: "--api" | "--bare" | "--ceiling", env: Record<string, string>): Promise<BenchServer> {
   const child = fork(path.join(__dirname, "bench-server.cjs"), [kind], {
-    env: { ...process.env, ...env, BENCH_PORT: String(port) },
+    env: { ...process.env, ...env },
     execArgv: kind === "--api" && profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
   });
   return new Promise((resolve, reject) => {
-    child.once("message", () => resolve(child));
+    child.once("message", (message) => resolve({ child, origin: `http://127.0.0.1:${(message as { port: number }).port}` }));
     child.once("exit", (code) => reject(new Error(`bench server ${kind} exited (${code})`)));
   });
 }
 
-function countsOf(server: ChildProcess): Promise<Record<string, number>> {
+function countsOf({ child }: BenchServer): Promise<Record<string, number>> {
   return new Promise((resolve) => {
-    server.once("message", (message) => resolve((message as { counts: Record<string, number> }).counts));
-    server.send("counts");
+    child.once("message", (message) => resolve((message as { counts: Record<string, number> }).counts));
+    child.send("counts");
   });
 }
 
@@ -104,11 +110,11 @@ function countsOf(server: ChildProcess): Promise<Record<string, number>> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<number> {
-  const [firestore, auth, storage, apiPort, barePort, ceilingPort] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const [firestore, auth, storage] = await Promise.all(Array.from({ length: 3 }, freePort));
   for (const name of ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST"]) delete process.env[name];
   const stack = await startLocalStack({ projectId: PROJECT_ID, ports: { firestore, auth, storage } });
   Object.assign(process.env, stack.env, { GCLOUD_PROJECT: PROJECT_ID });
-  const servers: ChildProcess[] = [];
+  const servers: BenchServer[] = [];
   try {
     const serviceAccount = throwawayServiceAccount(PROJECT_ID);
     const serverEnv = {
@@ -128,12 +134,12 @@ async function main(): Promise<number> {
       return 0;
     }
 
-    const bare = await startServer("--bare", barePort, {});
-    const api = await startServer("--api", apiPort, serverEnv);
-    const ceiling = await startServer("--ceiling", ceilingPort, { ...serverEnv, BENCH_MODULE_ID: moduleId, BENCH_STORAGE_PATH: storagePath });
+    const bare = await startServer("--bare", {});
+    const api = await startServer("--api", serverEnv);
+    const ceiling = await startServer("--ceiling", { ...serverEnv, BENCH_MODULE_ID: moduleId, BENCH_STORAGE_PATH: storagePath });
     servers.push(bare, api, ceiling);
-    const base = `http://127.0.0.1:${apiPort}/api/v1`;
-    const ceilingBase = `http://127.0.0.1:${ceilingPort}/api/v1`;
+    const base = `${api.origin}/api/v1`;
+    const ceilingBase = `${ceiling.origin}/api/v1`;
     /** A load's result with what each request cost the server (the bare one counts only its CPU). */
     const perRequest = async <R extends { total: number }>(run: () => Promise<R>, server = api) => {
       const before = await countsOf(server);
@@ -142,11 +148,11 @@ async function main(): Promise<number> {
       const per = (key: string) => ((after[key] ?? 0) - (before[key] ?? 0)) / Math.max(result.total, 1);
       return { ...result, calls: per("Firestore"), roundTrips: per("Firestore round trips"), cpuMicros: per("CPU µs") };
     };
-    const bareLoad = () => perRequest(() => load(`http://127.0.0.1:${barePort}/`), bare);
+    const bareLoad = () => perRequest(() => load(`${bare.origin}/`), bare);
 
     console.log(`Public reads against a bare Express handler (20 connections, ${DURATION_S} s each):`);
     // The baseline is measured first (after a warm-up) and last, and the ratios use the mean.
-    await load(`http://127.0.0.1:${barePort}/`);
+    await load(`${bare.origin}/`);
     const baselineRuns = [await bareLoad()];
     const endpoints: [string, string, number | null][] = [
       ["GET /health", "/health", 0.8],
@@ -218,12 +224,12 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     // The profile is written when the API's process exits on its own, which it does when let go.
-    const api = servers[1];
+    const api = servers[1]?.child;
     if (profileDir && api?.connected) {
       await new Promise((resolve) => (api.once("exit", resolve), api.disconnect()));
       console.log(`CPU profile of the API's process in ${profileDir} (open it in Chrome DevTools' Performance panel).`);
     }
-    for (const server of servers) server.kill();
+    for (const server of servers) server.child.kill();
     await stack.stop();
   }
 }
@@ -232,25 +238,23 @@ async function main(): Promise<number> {
  * Search at 50,000 modules (§18): a cold API process's first search from the snapshot against one
  * built from the collection (the baseline), its memory, and 500 searches' p95 (want ≤ 50 ms).
  */
-async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, servers: ChildProcess[]) {
+async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, servers: BenchServer[]) {
   console.log(`\nSearch at ${SCALE_MODULES.toLocaleString("en")} generated modules (a fresh API process each):`);
   const { modules, queries } = generatedCatalog(SCALE_MODULES, Date.now());
   const started = Date.now();
   await writeModules(deps, modules);
   const writeSeconds = (Date.now() - started) / 1000;
   const snapshotBytes = await writeSnapshot(deps, modules, Date.now());
-  const port = await freePort();
-  const base = () => `http://127.0.0.1:${port}/api/v1`;
-  const startApi = () => startServer("--api", port, serverEnv).then((server) => (servers.push(server), server));
-  const stop = async (server: ChildProcess) => {
-    await new Promise((resolve) => (server.once("exit", resolve), server.kill()));
+  const startApi = () => startServer("--api", serverEnv).then((server) => (servers.push(server), server));
+  const stop = async ({ child }: BenchServer) => {
+    await new Promise((resolve) => (child.once("exit", resolve), child.kill()));
   };
 
-  const warm = await coldStart(startApi, countsOf, base);
-  const latency = await searchLatencies(base(), queries);
+  const warm = await coldStart(startApi, countsOf);
+  const latency = await searchLatencies(`${warm.server.origin}/api/v1`, queries);
   await stop(warm.server);
   await deps.store.delete(SNAPSHOT_PATH);
-  const fromCollection = await coldStart(startApi, countsOf, base);
+  const fromCollection = await coldStart(startApi, countsOf);
   await stop(fromCollection.server);
   console.log(`     wrote ${SCALE_MODULES} module documents in ${writeSeconds.toFixed(0)} s; the snapshot is ${(snapshotBytes / 1048576).toFixed(1)} MiB`);
   const mib = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MiB`;
@@ -358,7 +362,7 @@ async function signCost(deps: Deps) {
 }
 
 /** Peak RSS growth of the API's process under 16 concurrent 20 MiB signs. */
-async function signMemory(base: string, deps: Deps, api: ChildProcess) {
+async function signMemory(base: string, deps: Deps, { child: api }: BenchServer) {
   await deps.auth.createUser({ uid: "bench-mem", email: "mem@example.test", password: "memory-password" });
   await createDeveloperAccount(deps.db, { id: "bench-mem", email: "mem@example.test", displayName: "Memory", publisherId: "memory" }, new Date());
   const token = (await deps.identity.signInWithPassword("mem@example.test", "memory-password")).idToken;
