@@ -45,6 +45,11 @@ describe("HTTP caching", () => {
     expect(personal.headers["cache-control"]).toBe("private, no-store");
     expect(personal.headers.etag).toBeUndefined();
     expect(personal.headers.vary).toMatch(/Authorization/);
+    // A cross-origin answer varies by both.
+    const crossOrigin = await request(await testApp({ config: { corsOrigins: ["https://portal.example.test"] } }))
+      .get("/api/v1/modules")
+      .set("Origin", "https://portal.example.test");
+    expect(crossOrigin.headers.vary?.split(/,\s*/).sort()).toEqual(["Authorization", "Origin"]);
   });
 
   it("keeps caller-specific answers, redirects and errors out of every cache", async () => {

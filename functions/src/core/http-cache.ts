@@ -33,16 +33,22 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
 
 /**
  * Bodies served from memory (core/memo.ts) are the same object request after request: their JSON,
- * encoded as the bytes that are sent, and their ETag are computed once per object, not once per
- * request.
+ * its length in bytes and their ETag are computed once per object, not once per request. The JSON
+ * stays a string: Node writes a string body in one write with the headers, a Buffer in a second.
  */
-const serialized = new WeakMap<object, { json: Buffer; etag: string }>();
+const serialized = new WeakMap<object, Serialized>();
 
-function serialize(body: unknown): { json: Buffer; etag: string } {
+interface Serialized {
+  json: string;
+  bytes: number;
+  etag: string;
+}
+
+function serialize(body: unknown): Serialized {
   const known = typeof body === "object" && body !== null ? serialized.get(body) : undefined;
   if (known) return known;
-  const json = Buffer.from(JSON.stringify(body));
-  const fresh = { json, etag: strongEtag(json) };
+  const json = JSON.stringify(body);
+  const fresh = { json, bytes: Buffer.byteLength(json), etag: strongEtag(json) };
   if (typeof body === "object" && body !== null) serialized.set(body, fresh);
   return fresh;
 }
@@ -66,7 +72,10 @@ export function sendBody(
   policy: CachePolicy,
   media?: MediaBody,
 ): void {
-  if (caching === "public-anonymous") res.vary("Authorization");
+  if (caching === "public-anonymous") {
+    const vary = res.getHeader("Vary");
+    res.setHeader("Vary", vary ? `${String(vary)}, Authorization` : "Authorization");
+  }
   const type = media?.type ?? JSON_TYPE;
   const shared =
     status === 200 && !res.get("Cache-Control") && (caching === "public" || (caching === "public-anonymous" && !req.get("authorization")));
@@ -74,13 +83,13 @@ export function sendBody(
     if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
     return endWith(res, status, type, media ? media.data : JSON.stringify(body));
   }
-  const { json: payload, etag } = media ? { json: media.data, etag: strongEtag(media.data) } : serialize(body);
+  const { json: payload, bytes, etag } = media ? { json: media.data, bytes: undefined, etag: strongEtag(media.data) } : serialize(body);
   res.set({ ETag: etag, "Cache-Control": `public, max-age=${policy.maxAgeSeconds}, s-maxage=${policy.sMaxAgeSeconds}` });
   if (ifNoneMatchMatches(req.get("if-none-match"), etag)) {
     res.status(304).end();
     return;
   }
-  endWith(res, 200, type, payload);
+  endWith(res, 200, type, payload, bytes);
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -90,9 +99,9 @@ const JSON_TYPE = "application/json; charset=utf-8";
  * look-up and freshness check (this module answers If-None-Match itself): Content-Type,
  * Content-Length, the body (Node leaves it out of a HEAD answer).
  */
-function endWith(res: Response, status: number, type: string, payload: string | Buffer): void {
+function endWith(res: Response, status: number, type: string, payload: string | Buffer, bytes?: number): void {
   res.statusCode = status;
   res.setHeader("Content-Type", type);
-  res.setHeader("Content-Length", typeof payload === "string" ? Buffer.byteLength(payload) : payload.length);
+  res.setHeader("Content-Length", bytes ?? (typeof payload === "string" ? Buffer.byteLength(payload) : payload.length));
   res.end(payload);
 }

@@ -171,13 +171,21 @@ export function routeDispatcher(routes: AnyRoute[], middleware: RouteMiddleware,
 
 /** What one route runs, in order: signing, authentication and the per-user limit where it has them, then the handler. */
 function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHandler[] {
-  const authenticate: RequestHandler = async (req, _res, next) => {
-    req.caller = await resolveCaller(route, req, middleware);
-    next();
+  const authenticate: RequestHandler = (req, _res, next) => {
+    // Most anonymous reads carry no token: nothing to wait for.
+    if (route.auth === "optional" && req.headers.authorization === undefined) {
+      req.caller = null;
+      return next();
+    }
+    return resolveCaller(route, req, middleware).then((caller) => {
+      req.caller = caller;
+      next();
+    });
   };
+  const parseQuery = route.query ? queryParser(route.query) : undefined;
   const handle: RequestHandler = async (req, res) => {
     const params = route.params ? parseRequestPart(route.params, req.params, "path") : undefined;
-    const query = route.query ? parseRequestPart(route.query, req.query, "query") : undefined;
+    const query = parseQuery?.(req);
     const body = route.body ? parseRequestPart(route.body, await readJsonBody(req, middleware.maxJsonBytes), "body") : undefined;
     if (route.rawBody && !route.rawBody.contentTypes.some((type) => req.is(type))) {
       throw unsupportedMediaType(route.rawBody.contentTypes.join(" or "));
@@ -195,6 +203,27 @@ function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHan
   const signing = route.signedAnswers && middleware.signAnswers ? [middleware.signAnswers] : [];
   // Public routes have no caller to find or to limit.
   return route.auth === "none" ? [...signing, handle] : [...signing, authenticate, middleware.afterAuth, handle];
+}
+
+/**
+ * A route's query parser. Most reads carry no query string, and the parse of none is the same every
+ * time: it is made once (a failure is not kept), and frozen so that no handler can change it for
+ * the requests after.
+ */
+function queryParser(schema: z.ZodType): (req: Request) => unknown {
+  let ofNone: unknown;
+  return (req) => {
+    if (req.url.includes("?")) return parseRequestPart(schema, req.query, "query");
+    return (ofNone ??= deepFreeze(parseRequestPart(schema, {}, "query")));
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**
