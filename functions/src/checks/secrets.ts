@@ -25,6 +25,20 @@ export interface SecretFinding {
   excerpt: string;
 }
 
+/** Text entries up to this size are scanned for secrets; larger ones are left to their hash. */
+export const MAX_SCANNED_ENTRY_BYTES = 1024 * 1024;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The bytes as UTF-8 text, or null when they are not. */
+export function textOf(bytes: Buffer): string | null {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 /** A secret is shown by this many of its first characters at most. */
 export const EXCERPT_CHARACTERS = 4;
 

@@ -4,7 +4,6 @@ import type { PackageFinding } from "../core/findings";
 import { blocklistStore } from "./blocklist-store";
 import { nameIndexStore } from "./name-index-store";
 import { areAlike, foldedNamesOf, indexKeysOf } from "./names";
-import { scanForSecrets } from "./secret-scan-pool";
 import type { SecretFinding } from "./secrets";
 
 /** One entry of a package: its name, SHA-256, and its bytes when it is small enough to scan (MAX_SCANNED_ENTRY_BYTES). */
@@ -21,8 +20,6 @@ export interface PackageEntryContent {
  * quarantines it (signed and stored, not publishable until an operator approves it).
  */
 
-/** Text entries up to this size are scanned for secrets; larger ones are left to their hash. */
-export const MAX_SCANNED_ENTRY_BYTES = 1024 * 1024;
 /** A refusal lists at most this many findings (the count says how many there were). */
 const MAX_LISTED_FINDINGS = 100;
 
@@ -31,43 +28,24 @@ export interface ReviewVerdict {
   findings: PackageFinding[];
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** The bytes as UTF-8 text, or null when they are not. */
-export function textOf(bytes: Buffer): string | null {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return null;
-  }
-}
-
-/** Collects what the checks need while the package is read, entry by entry, then decides. */
-export function packageChecks(db: Firestore) {
-  const entryHashes: { name: string; sha256: string }[] = [];
-  // Scans run in the pool while the package is read on; the verdict waits for them all.
-  const scans: Promise<SecretFinding[]>[] = [];
+/**
+ * The checks of one package. What needs only the package's names (look-alikes of other modules)
+ * is looked up at once, while the entries are still being read; the verdict then waits for the
+ * entries' hashes and secret findings.
+ */
+export function packageChecks(db: Firestore, pkg: { moduleId: string; name: string; sha256: string; publisherId: string }) {
+  const similar = similarModules(db, pkg);
+  // A package refused before its verdict leaves this unawaited: not an unhandled rejection.
+  similar.catch(() => undefined);
   return {
-    visit(entry: PackageEntryContent): void {
-      entryHashes.push({ name: entry.name, sha256: entry.sha256 });
-      if (!entry.bytes) return;
-      const text = textOf(entry.bytes);
-      if (text === null) return;
-      const scan = scanForSecrets(entry.name, text);
-      // A package refused before its verdict leaves its scans unawaited: not an unhandled rejection.
-      scan.catch(() => undefined);
-      scans.push(scan);
-    },
-
     /** Refuses the package, or says whether it passes or waits for review. */
-    async verdict(pkg: { moduleId: string; name: string; sha256: string; publisherId: string }): Promise<ReviewVerdict> {
-      const secrets = (await Promise.all(scans)).flat();
-      const blocked = await blocklistStore(db).find([pkg.sha256, ...entryHashes.map((entry) => entry.sha256)]);
+    async verdict({ entries, secrets }: { entries: { name: string; sha256: string }[]; secrets: SecretFinding[] }): Promise<ReviewVerdict> {
+      const blocked = await blocklistStore(db).find([pkg.sha256, ...entries.map((entry) => entry.sha256)]);
       const blockedHashes = new Set(blocked.map((record) => record.sha256));
       const refusals: PackageFinding[] = [
         ...secrets,
         ...(blockedHashes.has(pkg.sha256) ? [{ check: "blocklist" as const, rule: "blocklist", path: null, sha256: pkg.sha256 }] : []),
-        ...entryHashes
+        ...entries
           .filter((entry) => blockedHashes.has(entry.sha256))
           .map((entry) => ({ check: "blocklist" as const, rule: "blocklist", path: entry.name, sha256: entry.sha256 })),
       ];
@@ -80,9 +58,9 @@ export function packageChecks(db: Firestore) {
           { extensions: { findings: listed } },
         );
       }
-      const similar = await similarModules(db, pkg);
-      return similar.length > 0
-        ? { state: "quarantined", findings: similar.map((moduleId) => ({ check: "similar_name", similarTo: moduleId })) }
+      const alike = await similar;
+      return alike.length > 0
+        ? { state: "quarantined", findings: alike.map((moduleId) => ({ check: "similar_name", similarTo: moduleId })) }
         : { state: "passed", findings: [] };
     },
   };

@@ -1,5 +1,6 @@
 import { ApiError } from "../core/errors";
-import { textOf, type PackageEntryContent } from "../checks/service";
+import type { PackageEntryContent } from "../checks/service";
+import { textOf } from "../checks/secrets";
 import { checkIcon, ICON_RULES } from "./icon";
 import { renderMarkdown } from "./markdown";
 
@@ -38,6 +39,9 @@ export function packageContent(manifestPaths: ContentPaths) {
   const paths: Record<ContentKind, string> = { ...CONTENT_RULES.defaultPaths, ...named };
   const found = new Map<ContentKind, Buffer>();
   return {
+    /** The entries whose bytes `visit` needs. */
+    paths: [...new Set(Object.values(paths))],
+
     visit(entry: PackageEntryContent): void {
       for (const kind of Object.keys(paths) as ContentKind[]) {
         if (paths[kind] !== entry.name) continue;

@@ -1,18 +1,8 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ENTITLEMENT_KEY, MODULE_ID, semverVersion } from "../core/documents";
-import { ApiError } from "../core/errors";
-import { readZipDirectory, verifyEntry, ZipFormatError } from "../core/zip";
-import type { PackageEntryContent } from "../checks/service";
-
-/** The rules of a module package (contract §5), beyond the upload size limit. */
-export const PACKAGE_RULES = {
-  manifestName: "module.json",
-  maxEntries: 10_000,
-  maxUncompressedBytes: 200 * 1024 * 1024,
-  maxCompressionRatio: 100,
-  maxManifestBytes: 64 * 1024,
-} as const;
+import { readZipDirectory, verifyEntry } from "../core/zip";
+import { invalidPackage, PACKAGE_RULES, verifyEntries, zipErrorsAsInvalidPackage } from "./package-entries";
 
 /** Media types accepted for a package upload. */
 export const PACKAGE_CONTENT_TYPES = ["application/octet-stream", "application/zip"];
@@ -56,15 +46,6 @@ export interface InspectedPackage {
   size: number;
 }
 
-const invalidPackage = (detail: string) => new ApiError("invalid_package", detail);
-
-export interface VerifyOptions {
-  /** Called with every entry once it is verified, in archive order. */
-  visit?: (entry: PackageEntryContent) => Promise<void> | void;
-  /** Entries up to this size reach `visit` with their bytes. */
-  keepBytesUpTo?: number;
-}
-
 /**
  * Checks that `bytes` are a module package: a ZIP archive that every reader reads the same way
  * (core/zip.ts), within the entry and size limits, whose entries all inflate to their declared
@@ -80,30 +61,6 @@ export async function inspectPackage(bytes: Buffer): Promise<InspectedPackage> {
 }
 
 /**
- * Inflates and checks every entry of a package (its size, CRC-32 and the end of its deflate
- * stream) and, with `visit`, hands each on with its SHA-256 and, when small, its bytes. Entries
- * are inflated one at a time, so memory holds one small entry at most beside the package.
- */
-export function verifyEntries(bytes: Buffer, options: VerifyOptions = {}): Promise<void> {
-  return zipErrorsAsInvalidPackage(async () => {
-    for (const entry of readZipDirectory(bytes, PACKAGE_RULES)) {
-      if (!options.visit) {
-        await verifyEntry(bytes, entry);
-        continue;
-      }
-      const hash = createHash("sha256");
-      const keep = entry.uncompressedSize <= (options.keepBytesUpTo ?? 0);
-      const chunks: Buffer[] = [];
-      await verifyEntry(bytes, entry, (chunk) => {
-        hash.update(chunk);
-        if (keep) chunks.push(chunk);
-      });
-      await options.visit({ name: entry.name, sha256: hash.digest("hex"), bytes: keep ? Buffer.concat(chunks) : null });
-    }
-  });
-}
-
-/**
  * Only the manifest of a package, from its central directory and its `module.json` entry: what a
  * sign needs to know where the package goes before the whole package is inspected.
  */
@@ -116,15 +73,6 @@ export function readManifest(bytes: Buffer): Promise<Manifest> {
     await verifyEntry(bytes, entry, (chunk) => chunks.push(chunk));
     return parseManifest(Buffer.concat(chunks));
   });
-}
-
-async function zipErrorsAsInvalidPackage<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof ZipFormatError) throw invalidPackage(error.message);
-    throw error;
-  }
 }
 
 function parseManifest(bytes: Buffer): Manifest {

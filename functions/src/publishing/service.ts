@@ -12,7 +12,7 @@ import {
   type PublisherCredential,
 } from "../access/policy";
 import { assertAuthorKeyActive, verifyAuthorSignature } from "../author-keys/service";
-import { packageChecks, MAX_SCANNED_ENTRY_BYTES, type PackageEntryContent } from "../checks/service";
+import { packageChecks } from "../checks/service";
 import { nameIndexStore } from "../checks/name-index-store";
 import { auditLog, type Actor, type AuditEvent } from "../core/audit-log";
 import type { DeveloperAccount, DeveloperCaller } from "../core/auth";
@@ -38,7 +38,8 @@ import {
 } from "../marketplace/module-store";
 import { contentStore } from "../module-pages/content-store";
 import { packageContent } from "../module-pages/package-content";
-import { readManifest, verifyEntries, type Manifest } from "./package";
+import { examineEntries } from "./examination";
+import { readManifest, type Manifest } from "./package";
 import type { moduleSchema, versionViewSchema } from "./schemas";
 import { signaturePayload } from "./signature";
 import { dailyStats, statsRange } from "./stats";
@@ -181,14 +182,11 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
  * module's page shows from the package (§16), read in the same pass.
  */
 async function examinePackage(db: Deps["db"], bytes: Buffer, manifest: Manifest, pkg: { moduleId: string; name: string; sha256: string; publisherId: string }) {
-  const checks = packageChecks(db);
+  const checks = packageChecks(db, pkg);
   const content = packageContent({ readme: manifest.readme, changelog: manifest.changelog, icon: manifest.icon });
-  const visit = (entry: PackageEntryContent) => {
-    content.visit(entry);
-    checks.visit(entry);
-  };
-  await verifyEntries(bytes, { visit, keepBytesUpTo: MAX_SCANNED_ENTRY_BYTES });
-  return { verdict: await checks.verdict(pkg), content: content.result() };
+  const examined = await examineEntries(bytes, content.paths);
+  for (const entry of examined.entries) content.visit(entry);
+  return { verdict: await checks.verdict(examined), content: content.result() };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import ignore from "ignore";
-import { inspectPackage, PACKAGE_RULES, type InspectedPackage } from "../../../functions/src/publishing/package";
+import { inspectPackage, type InspectedPackage } from "../../../functions/src/publishing/package";
+import { PACKAGE_RULES } from "../../../functions/src/publishing/package-entries";
 import { ApiError } from "../../../functions/src/core/errors";
 import { zip, type PackageEntry } from "./archive";
 import { UsageError } from "./problems";
