@@ -5,7 +5,9 @@ import { concurrencyLimit } from "../core/concurrency";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { PACKAGE_CONTENT_TYPES } from "./package";
-import { listDeveloperModules, moduleDownloadStats, publisherOf, publishVersion, setPublishPolicy, setYanked, signPackage } from "./service";
+import { publisherOf } from "./publisher";
+import { publishVersion, setPublishPolicy, setYanked, signPackage } from "./service";
+import { listDeveloperModules, moduleDownloadStats } from "./views";
 import {
   developerModulesSchema,
   policyBodySchema,

@@ -1,22 +1,18 @@
 import { createHash } from "node:crypto";
 import type { WriteBatch } from "firebase-admin/firestore";
 import semver from "semver";
-import type { z } from "zod";
 import {
   assertInCredentialScope,
   assertInNamespace,
   assertMayChangeVersion,
   assertOwnsModule,
   assertPolicyAllows,
-  credentialOf,
-  type PublisherCredential,
 } from "../access/policy";
 import { assertAuthorKeyActive, verifyAuthorSignature } from "../author-keys/service";
 import { packageChecks } from "../checks/service";
 import { nameIndexStore } from "../checks/name-index-store";
 import { auditLog, type Actor, type AuditEvent } from "../core/audit-log";
-import type { DeveloperAccount, DeveloperCaller } from "../core/auth";
-import type { Provenance } from "../core/provenance";
+import type { DeveloperAccount } from "../core/auth";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
 import { withinDeadline } from "../core/deadline";
 import { storeThenRecord } from "../core/storage";
@@ -32,7 +28,6 @@ import {
   type ModuleListing,
   type ModuleRecord,
   type PublishPolicy,
-  type Revocation,
   type Review,
   type VersionRecord,
 } from "../marketplace/module-store";
@@ -40,41 +35,15 @@ import { contentStore } from "../module-pages/content-store";
 import { packageContent } from "../module-pages/package-content";
 import { examineEntries } from "./examination";
 import { readManifest, type Manifest } from "./package";
-import type { moduleSchema, versionViewSchema } from "./schemas";
+import type { Publisher } from "./publisher";
 import { signaturePayload } from "./signature";
-import { dailyStats, statsRange } from "./stats";
+import { toModuleView, toVersionView } from "./views";
 import { latestOf, summaryOf, withEntry, type VersionSummary } from "../marketplace/versions";
 
 /**
  * The path of a module from package to marketplace: sign (validate, store, sign, record as
  * "signed"), then publish (make that version the module's latest).
  */
-
-/** Who signs and publishes: a developer account, as far as modules need to know it, who acts for it, and how. */
-export interface Publisher {
-  id: string;
-  publisherId: string;
-  actor: Actor;
-  credential: PublisherCredential;
-  /** The CI run behind an OIDC publish token: the provenance of what it signs. */
-  provenance: Provenance | null;
-}
-
-/** A developer acting with their own account's rights, as an ID token gives them (the seed, the bench). */
-export const accountPublisher = (developer: DeveloperAccount, actor: Actor): Publisher => ({
-  id: developer.id,
-  publisherId: developer.publisherId,
-  actor,
-  credential: { kind: "id-token" },
-  provenance: null,
-});
-
-/** The caller of a /developers/modules* route: their account, and the credential they came with. */
-export const publisherOf = (caller: DeveloperCaller, actor: Actor): Publisher => ({
-  ...accountPublisher(caller.developer, actor),
-  credential: credentialOf(caller),
-  provenance: caller.publishToken?.provenance ?? null,
-});
 
 /** Rounds of optimistic publishing before contention is answered as 503: each loser re-reads once. */
 const PUBLISH_ATTEMPTS = 5;
@@ -326,93 +295,11 @@ function assertReviewed(moduleId: string, record: VersionRecord): void {
 const similarTo = (review: Review) =>
   review.findings.flatMap((finding) => (finding.similarTo ? [`'${finding.similarTo}'`] : [])).join(", ") || "another publisher's module";
 
-/** A module's downloads per day and version, for its owner: every day of the range, zeros included. */
-export async function moduleDownloadStats({ db, config, clock }: Deps, publisher: Publisher, moduleId: string, query: { from?: string; to?: string }) {
-  assertInCredentialScope(moduleId, publisher.credential);
-  const developerId = publisher.id;
-  const range = statsRange(query, clock());
-  const module = await moduleStore(db).getModule(moduleId);
-  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
-  assertOwnsModule(moduleId, module, developerId);
-  return dailyStats(moduleId, range, await downloadStore(db, config.downloadShards).daily(moduleId, range.from, range.to));
-}
-
-/** The caller's modules with every version, highest first. */
-export async function listDeveloperModules({ db, config }: Deps, publisher: Publisher) {
-  const modules = moduleStore(db);
-  const downloads = downloadStore(db, config.downloadShards);
-  const { credential } = publisher;
-  // A publish token sees the modules it may act on, no others.
-  const owned = (await modules.byDeveloper(publisher.id)).filter((module) => credential.kind !== "oidc" || credential.moduleIds.includes(module.id));
-  const items = await Promise.all(
-    owned.map(async (module) => ({
-      id: module.id,
-      name: module.name,
-      latestVersion: module.latestVersion,
-      policy: module.policy,
-      downloads: await downloads.total(module.id),
-      versions: (await modules.versions(module.id))
-        .sort((a, b) => semver.rcompare(a.version, b.version))
-        .map((record) => {
-          const { minAppVersion: _minAppVersion, ...view } = toVersionView(record);
-          return {
-            ...view,
-            yankedAt: record.yankedAt ? toIso(record.yankedAt) : null,
-            review: reviewView(record.review),
-            revocation: revocationOf(record.revocation ?? module.revocation),
-            provenance: record.provenance,
-            authorKeyId: record.authorKeyId,
-          };
-        }),
-    })),
-  );
-  return { items: items.sort((a, b) => a.id.localeCompare(b.id)) };
-}
-
-export function toModuleView(module: ModuleRecord, downloads: number): z.output<typeof moduleSchema> {
-  return {
-    id: module.id,
-    name: module.name,
-    summary: module.summary,
-    description: module.description ?? null,
-    category: module.category ?? null,
-    publisherId: module.publisherId,
-    entitlement: module.entitlement ?? null,
-    latestVersion: module.latestVersion,
-    downloads,
-    createdAt: toIso(module.createdAt),
-    updatedAt: toIso(module.updatedAt),
-  };
-}
-
-export function toVersionView(record: VersionRecord): z.output<typeof versionViewSchema> {
-  return {
-    version: record.version,
-    state: record.state,
-    sha256: record.sha256,
-    size: record.size,
-    signedAt: toIso(record.signedAt),
-    publishedAt: record.publishedAt ? toIso(record.publishedAt) : null,
-    minAppVersion: record.minAppVersion,
-  };
-}
-
 /** A module's fields with a new listing: the listing fields it drops are gone. */
 function withListing(module: ModuleRecord, listing: ModuleListing): ModuleRecord {
   const { name: _name, summary: _summary, description: _description, category: _category, tags: _tags, entitlement: _entitlement, ...rest } = module;
   return { ...rest, ...listingOf(listing) };
 }
-
-/** A version's review as its publisher sees it: the state, what was found, and the operator's reason. */
-export const reviewView = (review: Review) => ({
-  state: review.state,
-  findings: review.findings,
-  ...(review.reason ? { reason: review.reason } : {}),
-  ...(review.note ? { note: review.note } : {}),
-});
-
-/** A version's own revocation, else its module's (every version revoked), as the publisher sees it. */
-const revocationOf = (revocation: Revocation | null) => (revocation ? { reason: revocation.reason, revokedAt: toIso(revocation.revokedAt) } : null);
 
 function newModule(moduleId: string, publisher: Publisher, listing: ModuleListing, now: Date): ModuleRecord {
   return {
