@@ -73,15 +73,10 @@ export function withinDeadline<T>(what: string, work: Promise<T>): Promise<T> {
     count(`${backend} round trips`);
   }
   const settled = () => (budget.rounds.get(backend)!.finished = true);
-  const ms = Math.max(0, Math.min(budget.callMs, budget.endsAt - Date.now()));
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(unavailable(`${what} did not answer in time; retry later.`, RETRY_AFTER_SECONDS)), ms);
-  });
   // Marks the round trip's end; it also handles a late failure of a call abandoned at its
   // deadline, which nobody is waiting for then.
   work.then(settled, settled);
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  return settledWithin(work, Math.min(budget.callMs, budget.endsAt - Date.now()), `${what} did not answer in time; retry later.`);
 }
 
 const count = (key: string) => callCounts.set(key, (callCounts.get(key) ?? 0) + 1);
@@ -93,12 +88,17 @@ const count = (key: string) => callCounts.set(key, (callCounts.get(key) ?? 0) + 
 export function withinRequestDeadline<T>(what: string, work: Promise<T>): Promise<T> {
   const budget = budgets.getStore();
   if (!budget) return work;
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(unavailable(`${what} was not ready in time; retry later.`, RETRY_AFTER_SECONDS)), Math.max(0, budget.endsAt - Date.now()));
-  });
   // Whoever gives up on shared work leaves it running for the others; its failure is theirs to see.
   work.catch(() => undefined);
+  return settledWithin(work, budget.endsAt - Date.now(), `${what} was not ready in time; retry later.`);
+}
+
+/** `work`'s result, or a 503 saying `message` when it has not settled within `ms`. */
+function settledWithin<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(unavailable(message, RETRY_AFTER_SECONDS)), Math.max(0, ms));
+  });
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 

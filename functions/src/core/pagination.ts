@@ -10,7 +10,8 @@ export const pageQuery = {
   cursor: z.string().max(500).optional().meta({ description: "The nextCursor of the previous page." }),
 };
 
-const cursorPayload = z.strictObject({ s: z.number().int(), n: z.number().int().min(0).max(999_999_999), id: documentId });
+// Seconds within what a Firestore Timestamp holds (0001-01-01 to 9999-12-31).
+const cursorPayload = z.strictObject({ s: z.number().int().min(-62_135_596_800).max(253_402_300_799), n: z.number().int().min(0).max(999_999_999), id: documentId });
 const MAC_BYTES = 16;
 
 export interface CursorPosition {
@@ -37,7 +38,10 @@ const keyPayload = z.strictObject({ o: z.string(), k: z.array(z.union([z.string(
 export function cursorCodec(key: Buffer): CursorCodec {
   const mac = (payload: string) => createHmac("sha256", key).update(payload).digest().subarray(0, MAC_BYTES);
   const refuse = () => invalidRequest("The cursor is not one this API returned.", [{ path: "cursor", message: "Invalid cursor." }]);
-  const sealed = (payload: string) => `${payload}.${mac(payload).toString("base64url")}`;
+  const sealed = (value: unknown) => {
+    const payload = Buffer.from(JSON.stringify(value)).toString("base64url");
+    return `${payload}.${mac(payload).toString("base64url")}`;
+  };
   const opened = (cursor: string): unknown => {
     const [payload, signature, ...rest] = cursor.split(".");
     const given = Buffer.from(signature ?? "", "base64url");
@@ -49,26 +53,17 @@ export function cursorCodec(key: Buffer): CursorCodec {
     }
   };
   return {
-    encodeKey: (order, key) => sealed(Buffer.from(JSON.stringify({ o: order, k: key })).toString("base64url")),
+    encodeKey: (order, key) => sealed({ o: order, k: key }),
     decodeKey: (order, cursor) => {
       const parsed = keyPayload.safeParse(opened(cursor));
       if (!parsed.success || parsed.data.o !== order) throw refuse();
       return parsed.data.k;
     },
-    encode: ({ at, id }) => {
-      const payload = Buffer.from(JSON.stringify({ s: at.seconds, n: at.nanoseconds, id })).toString("base64url");
-      return `${payload}.${mac(payload).toString("base64url")}`;
-    },
+    encode: ({ at, id }) => sealed({ s: at.seconds, n: at.nanoseconds, id }),
     decode: (cursor) => {
-      const [payload, signature, ...rest] = cursor.split(".");
-      const given = Buffer.from(signature ?? "", "base64url");
-      if (rest.length > 0 || !payload || given.length !== MAC_BYTES || !timingSafeEqual(given, mac(payload))) throw refuse();
-      try {
-        const { s, n, id } = cursorPayload.parse(JSON.parse(Buffer.from(payload, "base64url").toString("utf8")));
-        return { at: new Timestamp(s, n), id };
-      } catch {
-        throw refuse();
-      }
+      const parsed = cursorPayload.safeParse(opened(cursor));
+      if (!parsed.success) throw refuse();
+      return { at: new Timestamp(parsed.data.s, parsed.data.n), id: parsed.data.id };
     },
   };
 }
