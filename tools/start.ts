@@ -165,15 +165,18 @@ async function main(): Promise<void> {
       MODULE_SIGNING_KEYS: process.env.MODULE_SIGNING_KEYS ?? secrets.moduleSigningKeys,
       // Feeds link to this stack's own address (a second stack on other ports has its own).
       PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://${HOST}:${ports.api}${API_PREFIX}`,
+      // The demo plan `team` (§17) is Stripe's price with the lookup key `team`, whichever Stripe answers.
+      BILLING_PLANS: process.env.BILLING_PLANS || "team=team",
     };
-    if (withApi && !options.functions && !process.env.STRIPE_SECRET_KEY) {
-      // Self-serve billing (§17) against a local Stripe-compatible server: its checkout page's
-      // "Pay" sends this API the signed subscription event Stripe would.
+    if (withApi && !options.functions && !process.env.STRIPE_API_BASE) {
+      // Self-serve billing (§17) against a local Stripe-compatible server, whatever key is set
+      // (it takes any): its checkout page's "Pay" sends this API the signed subscription event
+      // Stripe would. STRIPE_API_BASE=https://api.stripe.com (and a test key) uses Stripe itself.
       localStripe = await startLocalStripe({
         prices: [{ id: "price_team", lookupKey: "team", entitlements: "pro" }],
         webhook: { url: `${env.PUBLIC_BASE_URL}/billing/stripe/webhook`, secret: process.env.STRIPE_WEBHOOK_SECRET || LOCAL_STRIPE_WEBHOOK_SECRET },
       });
-      Object.assign(env, { STRIPE_SECRET_KEY: "sk_test_local", STRIPE_API_BASE: localStripe.url, BILLING_PLANS: process.env.BILLING_PLANS ?? "team=team" });
+      Object.assign(env, { STRIPE_SECRET_KEY: process.env.STRIPE_SECRET_KEY || "sk_test_local", STRIPE_API_BASE: localStripe.url });
     }
     Object.assign(process.env, stack.env, { GCLOUD_PROJECT: LOCAL_PROJECT_ID });
     const deps = await localDeps({ serviceAccount: secrets.serviceAccount, env, logger: consoleLogger, appName: "dev" });

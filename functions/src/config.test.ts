@@ -32,10 +32,10 @@ describe("configuration", () => {
   });
 
   it("reads self-serve billing and invitation emails (§17), off and on by default", () => {
-    expect(loadConfig({ GCLOUD_PROJECT: "p" })).toMatchObject({ billing: { stripeSecretKey: "", apiBase: null, plans: {} }, invitationEmails: true });
+    expect(loadConfig({ GCLOUD_PROJECT: "p" })).toMatchObject({ billing: { stripeSecretKey: "", apiBase: null, plans: new Map() }, invitationEmails: true });
     const config = loadConfig({ GCLOUD_PROJECT: "p", STRIPE_SECRET_KEY: "sk_test_1", STRIPE_API_BASE: "http://127.0.0.1:12111", BILLING_PLANS: "team=team_monthly, pro=price_123", INVITATION_EMAILS: "false" });
     expect(config).toMatchObject({
-      billing: { stripeSecretKey: "sk_test_1", apiBase: { protocol: "http", host: "127.0.0.1", port: 12111 }, plans: { team: "team_monthly", pro: "price_123" } },
+      billing: { stripeSecretKey: "sk_test_1", apiBase: { protocol: "http", host: "127.0.0.1", port: 12111 }, plans: new Map([["team", "team_monthly"], ["pro", "price_123"]]) },
       invitationEmails: false,
     });
   });

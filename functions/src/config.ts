@@ -212,7 +212,7 @@ export interface Config {
    * stripe library calls (null: Stripe itself), and the plans a business may buy, each a price id
    * or a lookup key.
    */
-  billing: { stripeSecretKey: string; apiBase: { protocol: "http" | "https"; host: string; port: number } | null; plans: Record<string, string> };
+  billing: { stripeSecretKey: string; apiBase: { protocol: "http" | "https"; host: string; port: number } | null; plans: ReadonlyMap<string, string> };
   /** Whether invitations write a mail document for the Trigger Email extension. */
   invitationEmails: boolean;
 }
@@ -296,13 +296,13 @@ function stripeApiBase(raw: string | undefined): Config["billing"]["apiBase"] {
   return { protocol, host: url.hostname, port: url.port ? Number(url.port) : protocol === "https" ? 443 : 80 };
 }
 
-/** `plan=price` pairs, comma-separated. */
-function billingPlans(raw: string | undefined): Record<string, string> {
-  const plans: Record<string, string> = {};
+/** `plan=price` pairs, comma-separated; a Map, so that a caller's plan name is never a property of Object.prototype. */
+function billingPlans(raw: string | undefined): ReadonlyMap<string, string> {
+  const plans = new Map<string, string>();
   for (const pair of (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean)) {
     const match = /^([a-z0-9][a-z0-9_-]{0,63})=([A-Za-z0-9_.:-]{1,200})$/.exec(pair);
     if (!match) throw new Error(`BILLING_PLANS must be plan=price pairs such as team=price_123, got '${pair}'.`);
-    plans[match[1]] = match[2];
+    plans.set(match[1], match[2]);
   }
   return plans;
 }

@@ -300,7 +300,7 @@ describe("self-serve billing (§17)", () => {
 
   const billingApp = async (overrides: { stripeSecretKey?: string } = {}) => {
     const port = Number(new URL(stripe.url).port);
-    return testApp({ config: { billing: { stripeSecretKey: "sk_test_local", apiBase: { protocol: "http", host: "127.0.0.1", port }, plans: { team: "team" }, ...overrides } } });
+    return testApp({ config: { billing: { stripeSecretKey: "sk_test_local", apiBase: { protocol: "http", host: "127.0.0.1", port }, plans: new Map([["team", "team"]]), ...overrides } } });
   };
 
   it("opens a Checkout Session from what the business needs, and answers its URL", async () => {
@@ -327,6 +327,10 @@ describe("self-serve billing (§17)", () => {
     expect(stripe.requests.find((call) => call.path === "/v1/prices")!.params).toMatchObject({ lookup_keys: ["team"] });
     expectProblem(await request(app).post(`${api}/businesses/${id}/billing/checkout`).set(bearer(owner)).send({ plan: "team", seats: 1 }), 400, "invalid_request");
     expectProblem(await request(app).post(`${api}/businesses/${id}/billing/checkout`).set(bearer(owner)).send({ plan: "gold", seats: 5 }), 400, "invalid_request");
+    // A caller's plan name is looked up as data, never as a property of the plans' prototype.
+    for (const plan of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+      expectProblem(await request(app).post(`${api}/businesses/${id}/billing/checkout`).set(bearer(owner)).send({ plan, seats: 5 }), 400, "invalid_request");
+    }
     expectProblem(await request(app).post(`${api}/businesses/${id}/billing/checkout`).set(bearer(colleague)).send({ plan: "team", seats: 5 }), 403, "not_business_admin");
   });
 
@@ -354,7 +358,7 @@ describe("self-serve billing (§17)", () => {
     expectProblem(await checkout(), 502, "billing_unavailable");
     stripe.failNext(2, "disconnect");
     expectProblem(await checkout(), 502, "billing_unavailable");
-    const unreachable = await testApp({ config: { billing: { stripeSecretKey: "sk_test_local", apiBase: { protocol: "http", host: "127.0.0.1", port: 9 }, plans: { team: "price_team" } } } });
+    const unreachable = await testApp({ config: { billing: { stripeSecretKey: "sk_test_local", apiBase: { protocol: "http", host: "127.0.0.1", port: 9 }, plans: new Map([["team", "price_team"]]) } } });
     expectProblem(await request(unreachable).post(`${api}/businesses/${id}/billing/checkout`).set(bearer(owner)).send({ plan: "team", seats: 2 }), 502, "billing_unavailable");
     const unconfigured = await billingApp({ stripeSecretKey: "" });
     expectProblem(await request(unconfigured).post(`${api}/businesses/${id}/billing/checkout`).set(bearer(owner)).send({ plan: "team", seats: 2 }), 503, "billing_not_configured");

@@ -47,10 +47,10 @@ async function callStripe<T>(logger: Logger, what: string, call: () => Promise<T
 }
 
 /** A plan's Stripe price: its id as configured, or the active price with that lookup key. */
-async function priceOf(stripe: Stripe, logger: Logger, plans: Record<string, string>, plan: string): Promise<string> {
-  const configured = plans[plan];
+async function priceOf(stripe: Stripe, logger: Logger, plans: ReadonlyMap<string, string>, plan: string): Promise<string> {
+  const configured = plans.get(plan);
   if (!configured) {
-    const known = Object.keys(plans);
+    const known = [...plans.keys()];
     throw invalidRequest(`Unknown plan '${plan}'.`, [{ path: "plan", message: known.length ? `One of: ${known.join(", ")}.` : "No plans are configured (BILLING_PLANS)." }]);
   }
   if (configured.startsWith("price_")) return configured;
