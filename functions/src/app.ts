@@ -6,6 +6,7 @@ import { businessRoutes } from "./businesses/routes";
 import { answerSignatures } from "./core/answer-signatures";
 import { ACCESS_TOKEN_PREFIX, tokenVerifier } from "./core/auth";
 import { requestDeadlines } from "./core/deadline";
+import { idempotencyKeys } from "./core/idempotency";
 import { problemErrorHandler, unknownRoute } from "./core/error-handler";
 import { perIpRateLimit, perUserRateLimit } from "./core/rate-limit";
 import { requestId, requestLog, requireHost } from "./core/request-context";
@@ -86,6 +87,7 @@ export function createApp(deps: Deps): Express {
       signAnswers: answerSignatures(deps.signingKeys, deps.clock, logger),
       maxJsonBytes: config.maxJsonBytes,
       cachePolicy: config.cache,
+      idempotency: idempotencyKeys(deps),
     },
     API_PREFIX,
   );
@@ -114,8 +116,8 @@ function corsFor(origins: string[], routes: AnyRoute[]): RequestHandler | null {
   return corsMiddleware({
     origin: origins,
     methods: servedMethods(routes),
-    allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id", "X-Author-Signature", "Accept-Signature"],
-    exposedHeaders: ["X-Request-Id", "Retry-After", "Location", "Content-Digest", "Signature", "Signature-Input"],
+    allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id", "X-Author-Signature", "Accept-Signature", "Idempotency-Key"],
+    exposedHeaders: ["X-Request-Id", "Retry-After", "Location", "Content-Digest", "Signature", "Signature-Input", "Idempotency-Replayed"],
     maxAge: 600,
   });
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AnyRoute } from "./core/routes";
+import { takesIdempotencyKey, type AnyRoute } from "./core/routes";
 import { PROBLEM_STATUS, type ProblemCode } from "./core/errors";
 import { problemSchema } from "./core/schemas";
 
@@ -7,6 +7,15 @@ type JsonSchema = Record<string, unknown>;
 
 /** Codes any route may answer with. */
 const COMMON_PROBLEMS: ProblemCode[] = ["rate_limited", "internal", "unavailable"];
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress.",
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" },
+};
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the same route declarations and zod
@@ -36,7 +45,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], version: string): Recor
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       security: securityOf(route),
-      parameters: [...parametersOf(route.params, "path", toSchema), ...parametersOf(route.query, "query", toSchema)],
+      parameters: [...parametersOf(route.params, "path", toSchema), ...parametersOf(route.query, "query", toSchema), ...(takesIdempotencyKey(route) ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
       ...requestBodyOf(route, toSchema),
       responses: { ...successResponses(route, toSchema), ...problemResponses(route) },
     };
@@ -102,15 +111,16 @@ function requestBodyOf(route: AnyRoute, toSchema: (schema: z.ZodType, io: "input
 }
 
 function successResponses(route: AnyRoute, toSchema: (schema: z.ZodType, io: "output") => JsonSchema) {
+  const replayed = takesIdempotencyKey(route) ? { "Idempotency-Replayed": "\"true\" when this is the first answer to the same Idempotency-Key, sent again." } : {};
   return Object.fromEntries(
     Object.entries(route.responses).map(([status, response]) => [
       status,
       {
         description: response.description,
-        ...(response.headers
+        ...(response.headers || takesIdempotencyKey(route)
           ? {
               headers: Object.fromEntries(
-                Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]),
+                Object.entries({ ...response.headers, ...replayed }).map(([name, description]) => [name, { description, schema: { type: "string" } }]),
               ),
             }
           : {}),
@@ -132,6 +142,7 @@ function problemResponses(route: AnyRoute) {
   if (route.auth !== "none") add("unauthenticated", "invalid_token", "token_revoked", "user_disabled");
   if (route.auth === "developer") add("not_a_developer");
   if (route.body || route.rawBody) add("payload_too_large", "unsupported_media_type");
+  if (takesIdempotencyKey(route)) add("invalid_request", "request_in_progress", "idempotency_key_reused");
   add(...(route.problems ?? []), ...COMMON_PROBLEMS);
   return Object.fromEntries(
     Object.entries(byStatus).map(([status, codes]) => [

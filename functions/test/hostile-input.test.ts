@@ -4,7 +4,7 @@ import request from "supertest";
 import { localServer } from "../src/local";
 import type { Express } from "express";
 import { modulePackage } from "./support/packages";
-import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, storedObjects, testApp, type TestDeveloper, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, storedObjects, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
 /** No input a client can send makes a 5xx: every error is problem+json with a contract code. */
 
@@ -103,6 +103,59 @@ describe("hostile input", () => {
       for (const cursor of [forged({ s: 1, n: 0, id: "a/b" }), forged({ s: 1, n: 0, id: ".." }), `${forged({ s: 1, n: 0, id: "__x__" })}.${mac}`, tampered, `${payload}.`, `${payload}.${mac}.x`]) {
         expectProblem(await request(app).get("/api/v1/modules").query({ cursor }), 400, "invalid_request");
       }
+    });
+
+    it("refuses control characters in text (§1), keeps a review body's newlines, and stores nothing refused", async () => {
+      const refused = [
+        ["/api/v1/businesses", { name: "Acme\u0000Corp" }, "name"],
+        ["/api/v1/businesses", { name: "Acme\nCorp" }, "name"],
+        ["/api/v1/businesses", { name: "Acme\u007fCorp" }, "name"],
+        ["/api/v1/developers/keys", { name: "laptop\u0007", publicKey: {} }, "name"],
+        ["/api/v1/updates/reports", { releaseId: "r1", stagingId: "a\u0000b", fromVersion: "1.0.0", event: "installed" }, "stagingId"],
+      ] as const;
+      for (const [path, body, field] of refused) {
+        const answer = await request(app).post(path).set(bearer(developer)).send(body);
+        expectProblem(answer, 400, "invalid_request");
+        expect(answer.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: field })]));
+      }
+      const { db } = await testDeps();
+      expect((await db.collection("businesses").where("memberIds", "array-contains", developer.uid).get()).size).toBe(0);
+      const reviewer = await createUser();
+      const activated = await request(app).post("/api/v1/modules/confirm").set(bearer(reviewer)).send({ moduleId: "acme.tool" });
+      expect(activated.status).toBe(200);
+      const review = (body: object) => request(app).put("/api/v1/modules/acme.tool/reviews/me").set(bearer(reviewer)).send({ rating: 4, ...body });
+      expectProblem(await review({ title: "Good\u0000" }), 400, "invalid_request");
+      expectProblem(await review({ title: "Two\nlines" }), 400, "invalid_request");
+      expectProblem(await review({ body: "Bell\u0007" }), 400, "invalid_request");
+      const kept = await review({ title: "Good", body: "First line\n\tindented second" });
+      expect(kept.status).toBe(200);
+      expect(kept.body.body).toBe("First line\n\tindented second");
+      expectProblem(await request(app).get("/api/v1/modules").query({ q: "chart\u0000" }), 400, "invalid_request");
+    });
+
+    it("refuses emails beyond RFC 5321's lengths (§1)", async () => {
+      const owner = await createUser();
+      const business = await request(app).post("/api/v1/businesses").set(bearer(owner)).send({ name: "Mail Corp" });
+      expect(business.status).toBe(201);
+      const invite = (email: string) => request(app).post(`/api/v1/businesses/${business.body.id}/invitations`).set(bearer(owner)).send({ email });
+      expectProblem(await invite(`${"a".repeat(65)}@example.com`), 400, "invalid_request");
+      expectProblem(await invite(`${"a".repeat(242)}@example.com`), 400, "invalid_request");
+      expectProblem(await invite(`a@${"b".repeat(250)}.com`), 400, "invalid_request");
+      expect((await invite(`${"a".repeat(64)}@example.com`)).status).toBe(201);
+      const register = await request(app).post("/api/v1/developers/auth/register").send({ email: `${"a".repeat(65)}@example.com`, password: "long-enough-password", displayName: "A", publisherId: "longmail" });
+      expectProblem(register, 400, "invalid_request");
+    });
+
+    it("answers a path segment too long for its kind of id with that resource's own 404 (§1)", async () => {
+      const long = "a".repeat(300);
+      expectProblem(await request(app).get(`/api/v1/modules/${long}`), 404, "module_not_found");
+      expectProblem(await request(app).get(`/api/v1/modules/acme.${long}`), 404, "module_not_found");
+      expectProblem(await request(app).get(`/api/v1/modules/download/acme.${"b".repeat(120)}`).set(bearer(user)), 404, "module_not_found");
+      expectProblem(await request(app).get(`/api/v1/businesses/${long}`).set(bearer(user)), 404, "business_not_found");
+      expectProblem(await request(app).get(`/api/v1/invitations/inv_${long}`), 404, "invitation_not_found");
+      expectProblem(await request(app).get(`/api/v1/publishers/${long}/keys`), 404, "not_found");
+      // Malformed but not too long: still the 400 that says what is wrong.
+      expectProblem(await request(app).get("/api/v1/modules/download/Not_An_Id").set(bearer(user)), 400, "invalid_request");
     });
 
     it.each(["a/b", "..", "__x__", "1.0.0/x", "1.0", "v1.0.0"])("refuses version %p in download, confirm and publish with 400", async (version) => {

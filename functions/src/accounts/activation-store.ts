@@ -1,6 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { z } from "zod";
-import { keyedQueue } from "../core/concurrency";
+import { instanceQueue } from "../core/concurrency";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, readDocument, timestamp } from "../core/documents";
 
@@ -41,13 +41,9 @@ export interface ActivationRecord {
 /** Transactions on one activation from several instances at once retry this often before giving up. */
 const TRANSACTION_ATTEMPTS = 10;
 
-// Confirmations and releases of one activation through one Firestore client (one instance) take
-// turns (core/concurrency.ts).
-const turnsByClient = new WeakMap<Firestore, ReturnType<typeof keyedQueue>>();
-
 export function activationStore(db: Firestore) {
-  if (!turnsByClient.has(db)) turnsByClient.set(db, keyedQueue());
-  const turns = turnsByClient.get(db)!;
+  // Confirmations and releases of one activation in one instance take turns (core/concurrency.ts).
+  const turns = instanceQueue(db, "activations");
   const collection = (uid: string) => documentAt(db.collection("users"), uid).collection("activations");
   const read = (snapshot: DocumentSnapshot): ActivationRecord | null => {
     const stored = readDocument(activationDocument, snapshot);

@@ -6,6 +6,7 @@ import { DEVICE_ID } from "./rules";
 // A device id is a key of the activation's `devices` map: Firestore's reserved names are refused here.
 const deviceIdSchema = z
   .string()
+  .max(128)
   .regex(DEVICE_ID, "must be 1-128 of [A-Za-z0-9._:-]")
   .refine(isStorableId, "must not be '.', '..' or a name of the form __name__")
   .meta({

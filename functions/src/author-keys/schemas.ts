@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PUBLISHER_ID } from "../core/documents";
-import { ed25519PublicJwkSchema, isoDateTime } from "../core/schemas";
+import { ed25519PublicJwkSchema, isoDateTime, oneLine } from "../core/schemas";
 
 export const publicKeyInputSchema = z
   .strictObject({
@@ -13,12 +13,12 @@ export const publicKeyInputSchema = z
   .meta({ id: "Ed25519PublicJwk", description: "The public half only: a key with 'd' (private) is refused." });
 
 export const addAuthorKeySchema = z.strictObject({
-  name: z.string().trim().min(1).max(100).meta({ description: "What it is, e.g. 'release laptop' or 'CI signing key'." }),
+  name: oneLine(z.string().trim().min(1).max(100)).meta({ description: "What it is, e.g. 'release laptop' or 'CI signing key'." }),
   publicKey: publicKeyInputSchema,
 });
 
-export const kidParamsSchema = z.strictObject({ kid: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "Not a key id (an RFC 7638 thumbprint).") });
-export const publisherParamsSchema = z.strictObject({ publisherId: z.string().regex(PUBLISHER_ID, "Not a publisher id (3-32 of [a-z0-9-], starting with a letter).") });
+export const kidParamsSchema = z.strictObject({ kid: z.string().max(43).regex(/^[A-Za-z0-9_-]{43}$/, "Not a key id (an RFC 7638 thumbprint).") });
+export const publisherParamsSchema = z.strictObject({ publisherId: z.string().max(32).regex(PUBLISHER_ID, "Not a publisher id (3-32 of [a-z0-9-], starting with a letter).") });
 
 export const authorKeySchema = z
   .object({

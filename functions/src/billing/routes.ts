@@ -17,7 +17,9 @@ export const billingRoutes = (deps: Deps) => [
       "Authenticated by the Stripe-Signature header over the raw body (STRIPE_WEBHOOK_SECRET, 5-minute tolerance), not by a token. Answers 200 once the write is durable; replays and out-of-order events change nothing.",
     tag: "Billing",
     auth: "none",
-    rawBody: { contentTypes: ["application/json"], description: "The Stripe event, byte for byte as Stripe sent it." },
+    rawBody: { contentTypes: ["application/json"], description: "The Stripe event, byte for byte as Stripe sent it.", maxBytes: deps.config.maxJsonBytes },
+    // Stripe's retries are made safe by the event's id (exactly once, §11), not by a key.
+    idempotencyKey: false,
     responses: { 200: { description: "The event was processed (or deliberately not acted on).", schema: stripeWebhookResultSchema } },
     problems: ["invalid_signature"],
     handle: async ({ req }) => ({

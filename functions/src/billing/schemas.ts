@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneLine } from "../core/schemas";
 
 export const stripeWebhookResultSchema = z
   .object({
@@ -12,7 +13,7 @@ export const stripeWebhookResultSchema = z
   .meta({ id: "StripeWebhookResult" });
 
 export const checkoutInputSchema = z.strictObject({
-  plan: z.string().min(1).max(64).meta({ description: "A plan of BILLING_PLANS, e.g. team." }),
+  plan: oneLine(z.string().min(1).max(64)).meta({ description: "A plan of BILLING_PLANS, e.g. team." }),
   seats: z.number().int().min(1).max(10_000).meta({ description: "Seats to buy; at least the seats in use. The buyer may adjust it on the checkout page, not below the seats in use." }),
 });
 

@@ -101,6 +101,7 @@ export const businessRoutes = (deps: Deps) => [
     body: newInvitationSchema,
     responses: { 201: { description: "The invitation.", schema: createdInvitationSchema } },
     problems: ["business_not_found", "not_business_admin", "already_member", "no_seat_available"],
+    shownOnce: ["acceptUrl"],
     handle: async ({ caller, actor, params, body }) => ({ status: 201, body: await invite(deps, caller, actor, params.businessId, body) }),
   }),
   defineRoute({

@@ -2,10 +2,10 @@ import { z } from "zod";
 import { BUSINESS_ROLES } from "../access/rules";
 import { INVITED_ROLES } from "../accounts/business-store";
 import { pageQuery } from "../core/pagination";
-import { documentId, isoDateTime } from "../core/schemas";
+import { documentId, emailAddress, isoDateTime, oneLine } from "../core/schemas";
 import { subscriptionStatusSchema } from "../subscriptions/schemas";
 
-const businessName = z.string().trim().min(1, "must not be empty").max(200);
+const businessName = oneLine(z.string().trim().min(1, "must not be empty").max(200));
 
 /** Operators' `business create|show|add-member|remove-member`. */
 export const businessInput = z.object({ id: documentId });
@@ -52,12 +52,7 @@ export const memberChangeSchema = z
   .strictObject({ role: z.enum(BUSINESS_ROLES).optional(), seat: z.boolean().optional() })
   .refine((change) => change.role !== undefined || change.seat !== undefined, "name a role, a seat, or both");
 
-const email = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email("must be an email address"))
-  .transform((value) => value.toLowerCase());
+const email = emailAddress().transform((value) => value.toLowerCase());
 
 export const newInvitationSchema = z.strictObject({
   email,
@@ -74,7 +69,7 @@ const invitationFields = {
 };
 
 export const createdInvitationSchema = z
-  .object({ ...invitationFields, acceptUrl: z.string().meta({ description: "The site's /invitations/<token>: the only place the token appears besides the email." }) })
+  .object({ ...invitationFields, acceptUrl: z.string().nullable().meta({ description: "The site's /invitations/<token>: the only place the token appears besides the email; null in a replay under the same Idempotency-Key." }) })
   .meta({ id: "CreatedInvitation" });
 
 export const invitationListSchema = z

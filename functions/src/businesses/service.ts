@@ -4,6 +4,7 @@ import { drawsOnSubscription, effectiveSubscriptionStatus, heldSeats, subscripti
 import { businessStore, memberOf, seatHolders, type BusinessRecord, type MemberRecord } from "../accounts/business-store";
 import { findUser } from "../accounts/identity";
 import { subscriptionStore, type SubscriptionRecord } from "../accounts/subscription-store";
+import { instanceQueue } from "../core/concurrency";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
 import { isAlreadyExists, toIso } from "../core/documents";
@@ -82,7 +83,12 @@ export function inBusinessTransaction<T>(
   businessId: string,
   change: (tx: Transaction, state: { business: BusinessRecord | null; subscription: SubscriptionRecord | null }) => Promise<T> | T,
 ): Promise<T> {
-  return withinDeadline("Firestore", deps.db.runTransaction(async (tx) => change(tx, await readBusiness(deps, tx, businessId))));
+  // One instance's changes of one business take turns rather than abort one another (§1: 50
+  // concurrent invitations to one business all get their answer); other instances' are
+  // serialised by the transaction itself.
+  return instanceQueue(deps.db, "businesses")(businessId, () =>
+    withinDeadline("Firestore", deps.db.runTransaction(async (tx) => change(tx, await readBusiness(deps, tx, businessId)))),
+  );
 }
 
 /** POST /businesses: a business the caller owns, with the caller holding its first seat. */

@@ -37,9 +37,10 @@ export interface PublishTokenGrant {
 }
 
 /** Who a caller is in the audit log: the token when they came with one, else their account. */
-export const actorOf = (caller: Caller, requestId: string): Actor => {
+export const actorOf = (caller: Caller, requestId: string, asDeveloper: boolean): Actor => {
   const tokenId = caller.publishToken?.id ?? caller.accessTokenId;
-  return tokenId ? { kind: "token", id: tokenId, requestId } : { kind: "developer", id: caller.uid, requestId };
+  if (tokenId) return { kind: "token", id: tokenId, requestId };
+  return { kind: asDeveloper ? "developer" : "user", id: caller.uid, requestId };
 };
 
 /** Publisher access tokens start so (developers/access-tokens.ts); an ID token (a JWT) never does. */

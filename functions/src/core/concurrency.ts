@@ -72,3 +72,19 @@ export function keyedQueue() {
     return result;
   };
 }
+
+export type KeyedQueue = ReturnType<typeof keyedQueue>;
+
+const queuesByClient = new WeakMap<object, Map<string, KeyedQueue>>();
+
+/**
+ * The keyed queue `name` of one Firestore client, that is of one instance: where its writers of one
+ * kind of document (a business, a module's reviews, an activation) take their turns.
+ */
+export function instanceQueue(client: object, name: string): KeyedQueue {
+  let queues = queuesByClient.get(client);
+  if (!queues) queuesByClient.set(client, (queues = new Map()));
+  let queue = queues.get(name);
+  if (!queue) queues.set(name, (queue = keyedQueue()));
+  return queue;
+}

@@ -29,6 +29,8 @@ interface Budget {
    * a call started after one finished waited for it, so it begins the next round trip.
    */
   rounds: Map<string, { finished: boolean }>;
+  /** Calls run to their end, not to a deadline (runToCompletion): only the answer has one. */
+  toCompletion?: boolean;
 }
 
 const budgets = new AsyncLocalStorage<Budget>();
@@ -76,10 +78,28 @@ export function withinDeadline<T>(what: string, work: Promise<T>): Promise<T> {
   // Marks the round trip's end; it also handles a late failure of a call abandoned at its
   // deadline, which nobody is waiting for then.
   work.then(settled, settled);
+  if (budget.toCompletion) return work;
   return settledWithin(work, Math.min(budget.callMs, budget.endsAt - Date.now()), `${what} did not answer in time; retry later.`);
 }
 
 const count = (key: string) => callCounts.set(key, (callCounts.get(key) ?? 0) + 1);
+
+/**
+ * Runs work that must never be left half-done by a deadline (a request under an Idempotency-Key,
+ * core/idempotency.ts): its backend calls get no deadline of their own, so the work always goes on
+ * to its end and `done` settles with it; `answer` settles with it too, or with a 503 at the
+ * request's end while the work goes on.
+ */
+export function runToCompletion<T>(work: () => Promise<T>): { answer: Promise<T>; done: Promise<T> } {
+  const budget = budgets.getStore();
+  if (!budget) {
+    const done = work();
+    return { answer: done, done };
+  }
+  const done = budgets.run({ ...budget, toCompletion: true }, work);
+  done.catch(() => undefined);
+  return { answer: settledWithin(done, budget.endsAt - Date.now(), "The request did not finish in time; retry it with the same Idempotency-Key."), done };
+}
 
 /**
  * Waiting on something that is not one backend call (work shared by several requests, e.g. the

@@ -13,7 +13,7 @@ import { invalidRequest } from "./errors";
 export const timestamp = z.instanceof(Timestamp);
 
 /** A semver version as written in documents and manifests: "1.2.3", never "v1.2.3". */
-export const semverVersion = z.string().refine((value) => semver.valid(value) === value, "must be a semver version such as 1.2.3");
+export const semverVersion = z.string().max(256).refine((value) => semver.valid(value) === value, "must be a semver version such as 1.2.3");
 
 /** A publisher's id, e.g. "acme": the namespace of its modules. */
 export const PUBLISHER_ID = /^[a-z][a-z0-9-]{2,31}$/;

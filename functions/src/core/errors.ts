@@ -59,6 +59,8 @@ export const PROBLEM_STATUS = {
   /** Operator operations: the release or business exists already. */
   release_exists: 409,
   business_exists: 409,
+  /** §1 safe retries: the first request with this Idempotency-Key is still running. */
+  request_in_progress: 409,
   release_yanked: 410,
   module_revoked: 410,
   payload_too_large: 413,
@@ -68,6 +70,7 @@ export const PROBLEM_STATUS = {
   invalid_package: 422,
   package_rejected: 422,
   invalid_author_signature: 422,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   internal: 500,
   billing_unavailable: 502,

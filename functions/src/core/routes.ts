@@ -3,9 +3,10 @@ import findMyWay, { type HTTPMethod } from "find-my-way";
 import type { z } from "zod";
 import type { Actor } from "./audit-log";
 import { actorOf, isPublisherToken, bearerToken, idTokenCaller, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
-import { readJsonBody } from "./body";
+import { readBodyBytes, readJsonBody } from "./body";
 import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type MediaBody } from "./http-cache";
-import { invalidRequest, methodNotAllowed, tokenError, unsupportedMediaType, type ProblemCode } from "./errors";
+import { ApiError, PROBLEM_STATUS, invalidRequest, methodNotAllowed, tokenError, unsupportedMediaType, type ProblemCode } from "./errors";
+import { idempotencyKeyOf, requestFingerprint, type idempotencyKeys } from "./idempotency";
 import { parseRequestPart } from "./validation";
 
 /**
@@ -76,8 +77,15 @@ export interface RouteSpec<
   query?: Q;
   /** A JSON body, validated by this schema. */
   body?: B;
-  /** A non-JSON body that the handler reads itself (the package upload), of one of these media types. */
-  rawBody?: { contentTypes: string[]; description: string };
+  /** A non-JSON body that the handler reads itself (the package upload), of one of these media types, up to maxBytes. */
+  rawBody?: { contentTypes: string[]; description: string; maxBytes: number };
+  /**
+   * A POST takes an `Idempotency-Key` (core/idempotency.ts) unless this is false: for POSTs that
+   * change nothing or are safe to repeat by their nature (each says why).
+   */
+  idempotencyKey?: false;
+  /** Top-level answer fields shown only once (a token): a replay under an Idempotency-Key carries null. */
+  shownOnce?: string[];
   responses: Record<number, ResponseSpec>;
   /** Shared caches may keep this route's 200 answers (core/http-cache.ts); by default nobody may. */
   cache?: RouteCaching;
@@ -111,13 +119,21 @@ export interface RouteMiddleware {
   signAnswers?: RequestHandler;
   maxJsonBytes: number;
   cachePolicy: CachePolicy;
+  /** Safe retries of POSTs under an Idempotency-Key; without it, the header is not looked at. */
+  idempotency?: ReturnType<typeof idempotencyKeys>;
 }
+
+/** Whether a route does its work once per Idempotency-Key (contract §1: every creating or changing POST). */
+export const takesIdempotencyKey = (route: AnyRoute) => route.method === "post" && route.idempotencyKey !== false;
 
 declare module "express-serve-static-core" {
   interface Request {
     caller?: Caller | null;
   }
 }
+
+/** Longer than any id; a request line is bounded by Node's header limit anyway. */
+const MAX_PATH_PARAMETER_LENGTH = 8192;
 
 /** The methods a route may declare; a HEAD request is answered by the GET route. */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -133,7 +149,9 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
  * 400). With a `prefix` (the API's /api/v1), other paths are passed on.
  */
 export function routeDispatcher(routes: AnyRoute[], middleware: RouteMiddleware, prefix = ""): RequestHandler {
-  const tree = findMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
+  // Parameters of any length reach their route, whose schema judges them (find-my-way's default
+  // of 100 characters made a longer one a generic 404).
+  const tree = findMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH });
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
     const method = route.method.toUpperCase();
@@ -183,15 +201,27 @@ function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHan
     });
   };
   const parseQuery = route.query ? queryParser(route.query) : undefined;
+  const keyed = takesIdempotencyKey(route) ? middleware.idempotency : undefined;
   const handle: RequestHandler = async (req, res) => {
-    const params = route.params ? parseRequestPart(route.params, req.params, "path") : undefined;
+    const params = route.params ? pathParameters(route, req.params) : undefined;
     const query = parseQuery?.(req);
-    const body = route.body ? parseRequestPart(route.body, await readJsonBody(req, middleware.maxJsonBytes), "body") : undefined;
+    const json = route.body ? await readJsonBody(req, middleware.maxJsonBytes) : undefined;
+    const body = route.body ? parseRequestPart(route.body, json, "body") : undefined;
     if (route.rawBody && !route.rawBody.contentTypes.some((type) => req.is(type))) {
       throw unsupportedMediaType(route.rawBody.contentTypes.join(" or "));
     }
+    const key = keyed ? idempotencyKeyOf(req.get("idempotency-key")) : null;
     const caller = req.caller ?? null;
-    const reply = await route.handle({ params, query, body, caller, actor: caller && actorOf(caller, req.requestId), req });
+    const run = () => route.handle({ params, query, body, caller, actor: caller && actorOf(caller, req.requestId, route.auth === "developer"), req });
+    let reply: Reply;
+    if (keyed && key !== null) {
+      // A raw body is read here to be compared; the handler's read then finds it (core/body.ts).
+      const raw = route.rawBody ? ((req as Request & { rawBody?: Buffer }).rawBody = await readBodyBytes(req, route.rawBody.maxBytes)) : undefined;
+      const fingerprint = requestFingerprint(req.method, req.path, raw ?? json);
+      reply = await keyed.run({ scope: caller?.uid ?? "anonymous", key, fingerprint, secrets: route.shownOnce ?? [] }, run);
+    } else {
+      reply = await run();
+    }
     if (reply.headers) res.set(reply.headers);
     if (reply.body !== undefined || reply.media) {
       return sendBody(req, res, reply.status, reply.body, route.cache, middleware.cachePolicy, reply.media);
@@ -203,6 +233,20 @@ function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHan
   const signing = route.signedAnswers && middleware.signAnswers ? [middleware.signAnswers] : [];
   // Public routes have no caller to find or to limit.
   return route.auth === "none" ? [...signing, handle] : [...signing, authenticate, middleware.afterAuth, handle];
+}
+
+/**
+ * A route's path parameters. One too long for its kind of id names nothing, and is answered as
+ * any unknown id is, with the route's own 404 (§1, "Text fields"); other malformed ones are a 400.
+ */
+function pathParameters(route: AnyRoute, raw: Request["params"]): unknown {
+  const parsed = (route.params as z.ZodType).safeParse(raw);
+  if (parsed.success) return parsed.data;
+  if (parsed.error.issues.some((issue) => issue.code === "too_big")) {
+    const code = route.problems?.find((problem) => PROBLEM_STATUS[problem] === 404) ?? "not_found";
+    throw new ApiError(code, "Nothing has that id: it is longer than any id of its kind.");
+  }
+  return parseRequestPart(route.params, raw, "path");
 }
 
 /**

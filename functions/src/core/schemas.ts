@@ -13,6 +13,22 @@ export const isoDateTime = z.iso.datetime().meta({ description: "RFC 3339 timest
  */
 export const isStorableId = (id: string): boolean => documentIdProblem(id) === null;
 
+/**
+ * One line of text (§1, "Text fields"): no line break or tab. Every request string is already
+ * refused any other control character (validation.ts); multi-line fields, such as a review's body,
+ * keep newlines and tabs.
+ */
+export const oneLine = <T extends z.ZodString>(text: T) => text.refine((value) => !/[\n\t]/.test(value), "must be one line: no line breaks or tabs");
+
+/** An email address within RFC 5321's lengths: a local part of at most 64 characters, 254 in all. */
+export const emailAddress = (message = "must be an email address") =>
+  z
+    .string()
+    .trim()
+    .max(254, "at most 254 characters")
+    .pipe(z.email(message))
+    .refine((value) => value.lastIndexOf("@") <= 64, "the part before @ may have at most 64 characters");
+
 /** A Firestore document id as it may appear in a path. */
 export const documentId = z.string().min(1).max(200).refine(isStorableId, "Not a valid id.");
 

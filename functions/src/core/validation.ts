@@ -3,9 +3,40 @@ import { invalidRequest, type FieldError } from "./errors";
 
 export type RequestPart = "body" | "query" | "path";
 
-/** Validates one part of a request; failures are a 400 listing every offending field. */
+/**
+ * Validates one part of a request; failures are a 400 listing every offending field. No string of
+ * any part takes a control character (§1, "Text fields"), except a JSON body's newlines and tabs,
+ * which its one-line fields then refuse (schemas.ts's oneLine).
+ */
 export function parseRequestPart<S extends z.ZodType>(schema: S, value: unknown, part: RequestPart): z.output<S> {
+  const control = findControlCharacter(value, part === "body" ? BODY_CONTROL : ANY_CONTROL);
+  if (control !== null) {
+    throw invalidRequest(`The request ${part} is invalid.`, [{ path: control, message: "Control characters are not allowed." }]);
+  }
   return parseInput(schema, value, `The request ${part} is invalid.`);
+}
+
+// eslint-disable-next-line no-control-regex -- finding them is the point
+const ANY_CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex -- finding them is the point
+const BODY_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+
+/** The path of the first string (or key) with a character `pattern` matches; null when there is none. */
+function findControlCharacter(root: unknown, pattern: RegExp): string | null {
+  const pending: { value: unknown; path: string }[] = [{ value: root, path: "" }];
+  while (pending.length > 0) {
+    const { value, path } = pending.pop()!;
+    if (typeof value === "string") {
+      if (pattern.test(value)) return path;
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        const inner = path ? `${path}.${key}` : key;
+        if (pattern.test(key)) return inner;
+        pending.push({ value: item, path: inner });
+      }
+    }
+  }
+  return null;
 }
 
 /** Validates an operation's input (a request part, or an operator command's options) against its schema. */

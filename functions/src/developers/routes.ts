@@ -31,6 +31,7 @@ export const developerRoutes = (deps: Deps) => [
     body: registerBodySchema,
     responses: { 201: { description: "The developer account (and a session, for a new user).", schema: registeredSchema } },
     problems: ["email_exists", "publisher_taken", "already_registered"],
+    shownOnce: ["idToken", "refreshToken"],
     handle: async ({ body, caller }) => {
       if (caller) {
         const input = parseRequestPart(registerWithTokenSchema, body, "body");
@@ -55,6 +56,8 @@ export const developerRoutes = (deps: Deps) => [
     body: loginBodySchema,
     responses: { 200: { description: "The session.", schema: sessionSchema } },
     problems: ["invalid_credentials", "user_disabled", "not_a_developer"],
+    // A sign-in changes nothing; a repeat is a new session, as safe as the first.
+    idempotencyKey: false,
     handle: async ({ body }) => ({ status: 200, body: await login(deps, body.email, body.password) }),
   }),
   defineRoute({
@@ -67,6 +70,8 @@ export const developerRoutes = (deps: Deps) => [
     body: refreshBodySchema,
     responses: { 200: { description: "The new tokens.", schema: refreshedSchema } },
     problems: ["invalid_token", "user_disabled"],
+    // An exchange of credentials: a repeat is a new exchange, as safe as the first.
+    idempotencyKey: false,
     handle: async ({ body }) => {
       const { idToken, refreshToken, expiresIn } = await deps.identity.refresh(body.refreshToken);
       return { status: 200, body: { idToken, refreshToken, expiresIn } };
@@ -81,6 +86,7 @@ export const developerRoutes = (deps: Deps) => [
     auth: "developer",
     body: createAccessTokenSchema,
     responses: { 201: { description: "The token, with its secret (never shown again).", schema: createdAccessTokenSchema } },
+    shownOnce: ["token"],
     handle: async ({ caller, actor, body }) => ({ status: 201, body: await createAccessToken(deps, caller.developer, actor, body) }),
   }),
   defineRoute({

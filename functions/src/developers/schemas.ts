@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { isoDateTime } from "../core/schemas";
+import { emailAddress, isoDateTime, oneLine } from "../core/schemas";
 import { PUBLISHER_ID } from "../core/documents";
 
 const publisherId = z
   .string()
   .regex(PUBLISHER_ID, "publisherId must be 3-32 of [a-z0-9-], starting with a letter.")
   .meta({ description: "3-32 of [a-z0-9-], starting with a letter; unique." });
-const displayName = z.string().trim().min(1).max(100);
+const displayName = oneLine(z.string().trim().min(1).max(100));
 
 export const registerWithPasswordSchema = z.strictObject({
-  email: z.email().max(254),
+  email: emailAddress(),
   password: z.string().min(8, "password must have at least 8 characters.").max(256),
   displayName,
   publisherId,
@@ -42,7 +42,13 @@ export const sessionSchema = z
   })
   .meta({ id: "DeveloperSession" });
 
-export const registeredSchema = z.union([sessionSchema, z.object({ developer: developerSchema })]);
+export const registeredSchema = z.union([
+  sessionSchema,
+  z.object({ developer: developerSchema }),
+  z
+    .object({ developer: developerSchema, idToken: z.null(), refreshToken: z.null(), expiresIn: z.number().int() })
+    .meta({ description: "A replay under the same Idempotency-Key: the session's tokens are shown once, so they come back as null (sign in instead)." }),
+]);
 
 export const refreshBodySchema = z.strictObject({ refreshToken: z.string().min(1).max(4096) });
 
@@ -55,7 +61,7 @@ export const refreshedSchema = z
   .meta({ id: "RefreshedSession" });
 
 export const createAccessTokenSchema = z.strictObject({
-  name: z.string().trim().min(1).max(100).meta({ description: "What the token is for, e.g. 'GitHub Actions'." }),
+  name: oneLine(z.string().trim().min(1).max(100)).meta({ description: "What the token is for, e.g. 'GitHub Actions'." }),
   expiresInDays: z.number().int().min(1).max(365).default(90),
 });
 
@@ -71,9 +77,9 @@ export const accessTokenSchema = z
 
 export const createdAccessTokenSchema = accessTokenSchema
   .omit({ lastUsedAt: true })
-  .extend({ token: z.string().meta({ description: "mpt_…: shown this once; only its SHA-256 is stored." }) })
+  .extend({ token: z.string().nullable().meta({ description: "mpt_…: shown this once (null in a replay under the same Idempotency-Key); only its SHA-256 is stored." }) })
   .meta({ id: "CreatedAccessToken" });
 
 export const accessTokenListSchema = z.object({ items: z.array(accessTokenSchema) }).meta({ id: "AccessTokenList" });
 
-export const accessTokenParamsSchema = z.strictObject({ id: z.string().regex(/^tok_[0-9A-Za-z]{1,64}$/, "Not an access token id (tok_…).") });
+export const accessTokenParamsSchema = z.strictObject({ id: z.string().max(68).regex(/^tok_[0-9A-Za-z]{1,64}$/, "Not an access token id (tok_…).") });

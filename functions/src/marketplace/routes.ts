@@ -73,6 +73,8 @@ export const moduleRoutes = (deps: Deps) => {
       tag: "Marketplace",
       auth: "user",
       body: updatesBodySchema,
+      // A question, not a change.
+      idempotencyKey: false,
       responses: { 200: { description: "One item per module to update; others are left out.", schema: moduleUpdatesSchema } },
       handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps, await callerAccess(caller.uid), body) }),
     }),

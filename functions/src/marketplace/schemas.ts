@@ -5,7 +5,7 @@ import { pageQuery } from "../core/pagination";
 import { isoDateTime } from "../core/schemas";
 import { PRICINGS, SORTS } from "./ranking";
 
-export const moduleIdSchema = z.string().regex(MODULE_ID, "Not a module id ('<publisherId>.<name>').");
+export const moduleIdSchema = z.string().max(97).regex(MODULE_ID, "Not a module id ('<publisherId>.<name>').");
 export const versionSchema = semverVersion.meta({ description: "A semver version, e.g. 1.2.3." });
 
 export const appVersion = semverVersion.meta({ description: "The desktop app's version: chooses the highest version compatible with it." });

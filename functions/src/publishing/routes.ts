@@ -39,7 +39,7 @@ export const publishingRoutes = (deps: Deps) => {
       tag: "Developers",
       auth: "developer",
       publisherTokens: true,
-      rawBody: { contentTypes: PACKAGE_CONTENT_TYPES, description: "The .mpkg file (a ZIP with module.json at its root)." },
+      rawBody: { contentTypes: PACKAGE_CONTENT_TYPES, description: "The .mpkg file (a ZIP with module.json at its root).", maxBytes: deps.config.maxPackageBytes },
       responses: { 201: { description: "The signed version.", schema: signedVersionSchema } },
       description:
         "Optional header `X-Author-Signature`: the author's compact JWS (alg EdDSA, kid an active key of GET /publishers/:publisherId/keys) over { moduleId, version, sha256 } of this package; required when the module's policy says so.",

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { packageFindingSchema } from "../core/findings";
 import { provenanceSchema } from "../core/provenance";
-import { isoDateTime } from "../core/schemas";
+import { isoDateTime, oneLine } from "../core/schemas";
 import { REVIEW_STATES, VERSION_STATES } from "../marketplace/module-store";
 import { moduleIdSchema, versionSchema } from "../marketplace/schemas";
 
-export const yankBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema, reason: z.string().trim().min(1).max(500).optional() });
+export const yankBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema, reason: oneLine(z.string().trim().min(1).max(500)).optional() });
 export const unyankBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema });
 
 export const yankedSchema = z

@@ -70,6 +70,8 @@ export const releaseRoutes = (deps: Deps) => {
       tag: "Releases",
       auth: "none",
       body: healthReportSchema,
+      // Counted once per (release, staging id, event) by its nature: a repeat is already safe.
+      idempotencyKey: false,
       responses: { 202: { description: "Recorded (or already recorded).", schema: healthReportAcceptedSchema } },
       problems: ["release_not_found"],
       handle: async ({ body }) => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { semverVersion } from "../core/documents";
-import { documentId, isoDateTime } from "../core/schemas";
+import { documentId, isoDateTime, oneLine } from "../core/schemas";
 import { FEED_FILES } from "./feeds";
 import { ARCHES, CHANNELS, HEALTH_EVENTS, PLATFORMS } from "./rules";
 
@@ -78,10 +78,7 @@ export const electronFileParamsSchema = z.strictObject({
   file: z.string().min(1).max(255).meta({ description: "The installer's file name, or that name + .blockmap." }),
 });
 
-const stagingId = z
-  .string()
-  .min(1)
-  .max(128)
+const stagingId = oneLine(z.string().min(1).max(128))
   .meta({ description: "The caller's staging id (electron-updater sends X-User-Staging-Id); the header wins." });
 
 export const updateQuerySchema = z.strictObject({ stagingId: stagingId.optional() });
@@ -110,7 +107,7 @@ export const updateSchema = z
 
 export const healthReportSchema = z.strictObject({
   releaseId: documentId,
-  stagingId: z.string().min(1).max(128),
+  stagingId: oneLine(z.string().min(1).max(128)),
   fromVersion: semverVersion.meta({ description: "The version the app updated from." }),
   event: z.enum(HEALTH_EVENTS),
   error: z.string().max(500).optional().meta({ description: "What went wrong, for failed and crashed." }),

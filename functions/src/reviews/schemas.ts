@@ -1,29 +1,29 @@
 import { z } from "zod";
 import { pageQuery } from "../core/pagination";
-import { isoDateTime } from "../core/schemas";
+import { isoDateTime, oneLine } from "../core/schemas";
 import { moduleIdSchema } from "../marketplace/schemas";
 import { REVIEW_SORTS } from "./review-store";
 
-/** Plain text, trimmed; an empty one is none. */
-const text = (max: number) =>
+/** Plain text, trimmed; an empty one is none. A title is one line; a body may have several. */
+const text = (max: number, lines: "one" | "many") =>
   z
     .string()
     .max(max * 2)
     .transform((value) => value.trim())
-    .pipe(z.string().max(max, `at most ${max} characters`))
+    .pipe(lines === "one" ? oneLine(z.string().max(max, `at most ${max} characters`)) : z.string().max(max, `at most ${max} characters`))
     .transform((value) => (value === "" ? null : value));
 
 export const reviewModuleParamsSchema = z.strictObject({ id: moduleIdSchema });
-export const reviewParamsSchema = z.strictObject({ id: moduleIdSchema, reviewId: z.string().regex(/^rev_[0-9A-Za-z]{20}$/, "Not a review id.") });
+export const reviewParamsSchema = z.strictObject({ id: moduleIdSchema, reviewId: z.string().max(24).regex(/^rev_[0-9A-Za-z]{20}$/, "Not a review id.") });
 
 export const reviewInputSchema = z.strictObject({
   rating: z.number().int().min(1).max(5),
-  title: text(100).optional(),
-  body: text(2_000).optional(),
+  title: text(100, "one").optional(),
+  body: text(2_000, "many").optional(),
 });
 
 export const replyInputSchema = z.strictObject({ body: z.string().trim().min(1, "must not be empty").max(2_000) });
-export const reportInputSchema = z.strictObject({ reason: z.string().trim().min(1, "must not be empty").max(500) });
+export const reportInputSchema = z.strictObject({ reason: oneLine(z.string().trim().min(1, "must not be empty").max(500)) });
 
 export const reviewListQuerySchema = z.strictObject({ ...pageQuery, sort: z.enum(REVIEW_SORTS).default("newest") });
 

@@ -2,6 +2,7 @@ import type { Transaction } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { activationStore } from "../accounts/activation-store";
 import { assertOwnsModule } from "../access/policy";
+import { instanceQueue } from "../core/concurrency";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
 import type { Caller } from "../core/auth";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
@@ -49,13 +50,17 @@ export function reviewView(review: ReviewRecord) {
 
 /** Commits a change of a module's reviews with its catalog entry; this instance's search follows at once. */
 async function commitReviewChange<T>(deps: Pick<Deps, "db">, moduleId: string, change: (tx: Transaction) => Promise<T>): Promise<T> {
-  const result = await withinDeadline(
-    "Firestore",
-    deps.db.runTransaction(async (tx) => {
-      const value = await change(tx);
-      catalogChanges(deps.db).record(tx, moduleChange(moduleId));
-      return value;
-    }),
+  // One instance's review changes of one module take turns rather than abort one another in
+  // their transactions (§1: 50 concurrent reviews of one module all get their answer).
+  const result = await instanceQueue(deps.db, "reviews")(moduleId, () =>
+    withinDeadline(
+      "Firestore",
+      deps.db.runTransaction(async (tx) => {
+        const value = await change(tx);
+        catalogChanges(deps.db).record(tx, moduleChange(moduleId));
+        return value;
+      }),
+    ),
   );
   catalogChanges(deps.db).applied(moduleChange(moduleId));
   return result;

@@ -27,6 +27,8 @@ export const trustedPublishingRoutes = (deps: Deps): AnyRoute[] => {
       tag: "Developers",
       auth: "none",
       body: oidcExchangeSchema,
+      // An exchange of credentials: a repeat is a new exchange, as safe as the first.
+      idempotencyKey: false,
       responses: { 200: { description: "The publish token, shown once.", schema: publishTokenSchema } },
       problems: ["invalid_token", "user_disabled", "no_trusted_publisher", "unavailable"],
       handle: async ({ body }) => ({ status: 200, body: await exchangeOidcToken(deps, oidc, body.token) }),

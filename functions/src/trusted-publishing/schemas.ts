@@ -17,7 +17,7 @@ const pinnedClaims = z
 export const moduleParamsSchema = z.strictObject({ id: moduleIdSchema });
 export const trustedPublisherParamsSchema = z.strictObject({
   id: moduleIdSchema,
-  tpId: z.string().regex(/^tp_[0-9A-Za-z]{16}$/, "Not a trusted publisher id (tp_…)."),
+  tpId: z.string().max(19).regex(/^tp_[0-9A-Za-z]{16}$/, "Not a trusted publisher id (tp_…)."),
 });
 
 export const addTrustedPublisherSchema = z

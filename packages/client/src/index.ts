@@ -12,7 +12,15 @@ export interface ClientOptions {
   /** The Bearer token to send, if any: a Firebase ID token, or on /developers/modules* an access token (mpt_…). */
   token?: () => string | null | undefined | Promise<string | null | undefined>;
   fetch?: typeof globalThis.fetch;
+  /**
+   * How many times an answer of 503 (`unavailable`, "retry later") is retried, after its
+   * Retry-After (at most 10 s). Default 2; 0 turns it off. A retry is safe: every POST carries an
+   * Idempotency-Key (its own, or a new UUID), and the retry sends the same one (contract §1).
+   */
+  retries?: number;
 }
+
+const MAX_RETRY_WAIT_MS = 10_000;
 
 /**
  * A typed client of the Marketplace API (openapi-fetch over the generated `paths`): every path,
@@ -22,7 +30,13 @@ export interface ClientOptions {
  *   const { data, error } = await api.GET("/modules/download/{id}", { params: { path: { id } } });
  */
 export function createMarketplaceClient(options: ClientOptions) {
-  const client = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ""), fetch: options.fetch });
+  const client = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ""), fetch: retrying(options.fetch ?? globalThis.fetch, options.retries ?? 2) });
+  client.use({
+    onRequest({ request }) {
+      if (request.method === "POST" && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", crypto.randomUUID());
+      return request;
+    },
+  });
   const { token } = options;
   if (token) {
     client.use({
@@ -37,3 +51,16 @@ export function createMarketplaceClient(options: ClientOptions) {
 }
 
 export type MarketplaceClient = ReturnType<typeof createMarketplaceClient>;
+
+/** `fetch` that sends a request again, headers and body alike, while it is answered 503 and retries remain. */
+function retrying(fetchOnce: typeof globalThis.fetch, retries: number) {
+  return async (request: Request): Promise<Response> => {
+    for (let attempt = 0; ; attempt += 1) {
+      const response = await fetchOnce(attempt < retries ? request.clone() : request);
+      if (response.status !== 503 || attempt >= retries) return response;
+      const seconds = Number(response.headers.get("Retry-After"));
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000, MAX_RETRY_WAIT_MS)));
+    }
+  };
+}

@@ -1354,8 +1354,8 @@ export interface components {
              * @description RFC 3339 timestamp, UTC.
              */
             expiresAt: string;
-            /** @description The site's /invitations/<token>: the only place the token appears besides the email. */
-            acceptUrl: string;
+            /** @description The site's /invitations/<token>: the only place the token appears besides the email; null in a replay under the same Idempotency-Key. */
+            acceptUrl: string | null;
         };
         InvitationList: {
             items: components["schemas"]["PendingInvitation"][];
@@ -1496,8 +1496,8 @@ export interface components {
              * @description RFC 3339 timestamp, UTC.
              */
             expiresAt: string;
-            /** @description mpt_…: shown this once; only its SHA-256 is stored. */
-            token: string;
+            /** @description mpt_…: shown this once (null in a replay under the same Idempotency-Key); only its SHA-256 is stored. */
+            token: string | null;
         };
         AccessTokenList: {
             items: components["schemas"]["AccessToken"][];
@@ -1754,7 +1754,7 @@ export interface components {
             at: string;
             actor: {
                 /** @enum {string} */
-                kind: "developer" | "token" | "operator" | "billing" | "system";
+                kind: "user" | "developer" | "token" | "operator" | "billing" | "system";
                 id: string;
             };
             /** @description e.g. module.sign, module.publish, module.yank, review.approve, module.revoke. */
@@ -2461,7 +2461,10 @@ export interface operations {
     reportReview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
                 reviewId: string;
@@ -2479,6 +2482,8 @@ export interface operations {
             /** @description Recorded; the operators decide. */
             202: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2510,6 +2515,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: request_in_progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: payload_too_large. */
             413: {
                 headers: {
@@ -2521,6 +2535,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2754,7 +2777,10 @@ export interface operations {
     confirmActivation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2775,6 +2801,8 @@ export interface operations {
             /** @description The activation. */
             200: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2817,7 +2845,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: device_limit_reached. */
+            /** @description Problem: request_in_progress, device_limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2846,6 +2874,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3092,7 +3129,10 @@ export interface operations {
     createBusiness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3107,6 +3147,8 @@ export interface operations {
             /** @description The business. */
             201: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3131,7 +3173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: business_limit_reached. */
+            /** @description Problem: request_in_progress, business_limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3151,6 +3193,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3653,7 +3704,10 @@ export interface operations {
     inviteMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 businessId: string;
             };
@@ -3677,6 +3731,8 @@ export interface operations {
             /** @description The invitation. */
             201: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3719,7 +3775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: already_member, no_seat_available. */
+            /** @description Problem: request_in_progress, already_member, no_seat_available. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3739,6 +3795,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3929,7 +3994,10 @@ export interface operations {
     acceptInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3945,6 +4013,8 @@ export interface operations {
             /** @description Joined. */
             200: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3987,7 +4057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: no_seat_available, already_member. */
+            /** @description Problem: request_in_progress, no_seat_available, already_member. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4007,6 +4077,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4046,7 +4125,10 @@ export interface operations {
     declineInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4062,6 +4144,8 @@ export interface operations {
             /** @description Declined. */
             204: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4093,6 +4177,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: request_in_progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: payload_too_large. */
             413: {
                 headers: {
@@ -4104,6 +4197,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4222,7 +4324,10 @@ export interface operations {
     startCheckout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 businessId: string;
             };
@@ -4242,6 +4347,8 @@ export interface operations {
             /** @description The checkout page. */
             200: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4284,7 +4391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: subscription_exists. */
+            /** @description Problem: request_in_progress, subscription_exists. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4304,6 +4411,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4352,7 +4468,10 @@ export interface operations {
     openBillingPortal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 businessId: string;
             };
@@ -4363,6 +4482,8 @@ export interface operations {
             /** @description The portal page. */
             200: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4405,8 +4526,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: no_billing_account. */
+            /** @description Problem: request_in_progress, no_billing_account. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4985,14 +5115,16 @@ export interface operations {
     registerDeveloper: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
                     email: string;
                     password: string;
                     displayName: string;
@@ -5009,11 +5141,18 @@ export interface operations {
             /** @description The developer account (and a session, for a new user). */
             201: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeveloperSession"] | {
                         developer: components["schemas"]["Developer"];
+                    } | {
+                        developer: components["schemas"]["Developer"];
+                        idToken: null;
+                        refreshToken: null;
+                        expiresIn: number;
                     };
                 };
             };
@@ -5035,7 +5174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: email_exists, publisher_taken, already_registered. */
+            /** @description Problem: request_in_progress, email_exists, publisher_taken, already_registered. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5055,6 +5194,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5347,7 +5495,10 @@ export interface operations {
     createAccessToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5365,6 +5516,8 @@ export interface operations {
             /** @description The token, with its secret (never shown again). */
             201: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5398,6 +5551,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: request_in_progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: payload_too_large. */
             413: {
                 headers: {
@@ -5409,6 +5571,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5596,7 +5767,10 @@ export interface operations {
     signModulePackage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5611,6 +5785,8 @@ export interface operations {
             /** @description The signed version. */
             201: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5644,7 +5820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: version_already_published. */
+            /** @description Problem: request_in_progress, version_already_published. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5671,7 +5847,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: invalid_package, package_rejected, invalid_author_signature. */
+            /** @description Problem: idempotency_key_reused, invalid_package, package_rejected, invalid_author_signature. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5712,7 +5888,10 @@ export interface operations {
     publishModuleVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5729,6 +5908,8 @@ export interface operations {
             /** @description The module and the published version. */
             200: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5771,7 +5952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: version_already_published, version_not_newer, under_review. */
+            /** @description Problem: request_in_progress, version_already_published, version_not_newer, under_review. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5791,6 +5972,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5895,7 +6085,10 @@ export interface operations {
     yankModuleVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5913,6 +6106,8 @@ export interface operations {
             /** @description The yanked version. */
             200: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5955,6 +6150,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: request_in_progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: payload_too_large. */
             413: {
                 headers: {
@@ -5966,6 +6170,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6005,7 +6218,10 @@ export interface operations {
     unyankModuleVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6022,6 +6238,8 @@ export interface operations {
             /** @description The version, no longer yanked. */
             200: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6064,6 +6282,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: request_in_progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: payload_too_large. */
             413: {
                 headers: {
@@ -6075,6 +6302,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6489,7 +6725,10 @@ export interface operations {
     addTrustedPublisher: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6520,6 +6759,8 @@ export interface operations {
             /** @description The trusted publisher. */
             201: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6553,6 +6794,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: request_in_progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: payload_too_large. */
             413: {
                 headers: {
@@ -6564,6 +6814,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6752,7 +7011,10 @@ export interface operations {
     addAuthorKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6769,6 +7031,8 @@ export interface operations {
             /** @description The key, with its id (the kid of its signatures). */
             201: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6802,7 +7066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: author_key_exists. */
+            /** @description Problem: request_in_progress, author_key_exists. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6822,6 +7086,15 @@ export interface operations {
             };
             /** @description Problem: unsupported_media_type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,12 +1,32 @@
 import http from "node:http";
 import https from "node:https";
+import { randomUUID } from "node:crypto";
 import { problemOf } from "./problems";
 
 /**
  * POSTs the package bytes to `/developers/modules/sign` in chunks, reporting progress; answers
  * the parsed JSON (or throws the problem). Plain node:http, since fetch reports no upload progress.
  */
-export function uploadPackage(api: string, bearer: string, bytes: Buffer, onProgress?: (sent: number, total: number) => void, authorSignature?: string): Promise<unknown> {
+export async function uploadPackage(api: string, bearer: string, bytes: Buffer, onProgress?: (sent: number, total: number) => void, authorSignature?: string): Promise<unknown> {
+  // One key for every attempt: a retry after a 503 signs once (contract §1, safe retries).
+  const key = randomUUID();
+  for (let attempt = 0; ; attempt += 1) {
+    const answer = await uploadOnce(api, bearer, bytes, key, onProgress, authorSignature);
+    if (answer.status !== 503 || attempt >= UPLOAD_RETRIES) return answer.result();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(answer.retryAfterSeconds, 10) * 1000));
+  }
+}
+
+const UPLOAD_RETRIES = 2;
+
+interface UploadAnswer {
+  status: number;
+  retryAfterSeconds: number;
+  /** The parsed JSON of a 2xx, or the problem thrown. */
+  result(): unknown;
+}
+
+function uploadOnce(api: string, bearer: string, bytes: Buffer, key: string, onProgress?: (sent: number, total: number) => void, authorSignature?: string): Promise<UploadAnswer> {
   const url = new URL(`${api.replace(/\/+$/, "")}/developers/modules/sign`);
   const transport = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
@@ -18,6 +38,7 @@ export function uploadPackage(api: string, bearer: string, bytes: Buffer, onProg
           Authorization: `Bearer ${bearer}`,
           "Content-Type": "application/octet-stream",
           "Content-Length": bytes.length,
+          "Idempotency-Key": key,
           ...(authorSignature ? { "X-Author-Signature": authorSignature } : {}),
         },
       },
@@ -33,8 +54,15 @@ export function uploadPackage(api: string, bearer: string, bytes: Buffer, onProg
             body = undefined;
           }
           const status = response.statusCode ?? 0;
-          if (status >= 200 && status < 300) resolve(body);
-          else reject(problemOf(body, new Response(null, { status, statusText: response.statusMessage })));
+          const retryAfter = Number(response.headers["retry-after"]);
+          resolve({
+            status,
+            retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1,
+            result: () => {
+              if (status >= 200 && status < 300) return body;
+              throw problemOf(body, new Response(null, { status, statusText: response.statusMessage }));
+            },
+          });
         });
       },
     );

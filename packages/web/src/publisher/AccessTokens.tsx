@@ -7,7 +7,8 @@ import { useAction } from "../ui/use-action";
 /** Access tokens for CI (§12): created and shown once, listed, revoked. */
 export function AccessTokens({ api }: { api: SignedInApi }) {
   const [tokens, setTokens] = useState<Schemas["AccessToken"][] | null>(null);
-  const [created, setCreated] = useState<Schemas["CreatedAccessToken"] | null>(null);
+  // The page sends no Idempotency-Key, so its answers always carry the token.
+  const [created, setCreated] = useState<{ id: string; name: string; token: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const { error, status, run, setError } = useAction();
   const reload = async () => setTokens((await dataOf(api.GET("/developers/tokens"))).items);
@@ -21,8 +22,8 @@ export function AccessTokens({ api }: { api: SignedInApi }) {
     const form = new FormData(formElement);
     setCopied(false);
     return run(async () => {
-      const token = await dataOf(api.POST("/developers/tokens", { body: { name: String(form.get("name") ?? ""), expiresInDays: Number(form.get("expiresInDays")) } }));
-      setCreated(token);
+      const { id, name, token } = await dataOf(api.POST("/developers/tokens", { body: { name: String(form.get("name") ?? ""), expiresInDays: Number(form.get("expiresInDays")) } }));
+      setCreated(token === null ? null : { id, name, token });
       formElement.reset();
       await reload();
       return "";

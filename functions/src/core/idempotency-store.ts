@@ -1,0 +1,112 @@
+import { createHash } from "node:crypto";
+import { FieldValue, Timestamp, type DocumentReference, type Firestore } from "firebase-admin/firestore";
+import { z } from "zod";
+import { withDeadlines } from "./deadline";
+import { documentAt, readDocument, timestamp } from "./documents";
+
+/**
+ * `idempotencyKeys/{sha256(scope, key)}`: one caller's `Idempotency-Key` (contract §1, "Safe
+ * retries"): which request first came with it (its fingerprint), whether it is still running (and
+ * until when its attempt holds the key), and once done, the answer to replay. Kept 24 hours:
+ * `expireAt` is the collection's TTL field (docs/deploy.md), and an expired record is taken over.
+ */
+
+const keyDocument = z.object({
+  scope: z.string(),
+  fingerprint: z.string(),
+  state: z.enum(["running", "done"]),
+  /** While running: until when this attempt holds the key; after it, the attempt is taken for dead. */
+  leaseUntil: timestamp.optional(),
+  status: z.number().int().optional(),
+  /** The answer's JSON body as sent, with the secrets it showed once set to null; "" for none. */
+  body: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  createdAt: timestamp,
+  expireAt: timestamp,
+});
+
+export interface StoredAnswer {
+  status: number;
+  /** The JSON text of the body, "" when the answer had none. */
+  body: string;
+  /** The headers the route set on its answer (e.g. Location). */
+  headers: Record<string, string>;
+}
+
+export type KeyRecord =
+  | { state: "running"; fingerprint: string; leaseUntil: Date; expireAt: Date }
+  | { state: "done"; fingerprint: string; answer: StoredAnswer; expireAt: Date };
+
+/** A claim on a key: the document, as of the write that claimed it (later writes are conditional on it). */
+export interface KeyClaim {
+  ref: DocumentReference;
+  claimedAt: Timestamp;
+}
+
+export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+export function idempotencyKeyStore(db: Firestore) {
+  const collection = db.collection("idempotencyKeys");
+  // The id is a hash: a caller's key may hold any printable character, and names no one else's.
+  const refOf = (scope: string, key: string) => documentAt(collection, createHash("sha256").update(`${scope}\n${key}`).digest("hex"));
+  const running = (scope: string, fingerprint: string, now: Date, leaseUntil: Date) => ({
+    scope,
+    fingerprint,
+    state: "running",
+    leaseUntil: Timestamp.fromDate(leaseUntil),
+    createdAt: Timestamp.fromDate(now),
+    expireAt: Timestamp.fromMillis(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS),
+  });
+  return withDeadlines("Firestore", {
+    /** Claims a key no one holds: the claim, or null when the key's document exists already. */
+    async claim(scope: string, key: string, fingerprint: string, now: Date, leaseUntil: Date): Promise<KeyClaim | null> {
+      const ref = refOf(scope, key);
+      try {
+        const written = await ref.create(running(scope, fingerprint, now, leaseUntil));
+        return { ref, claimedAt: written.writeTime };
+      } catch (error) {
+        if ((error as { code?: number }).code === 6) return null; // ALREADY_EXISTS
+        throw error;
+      }
+    },
+    /** The key's record, and the document's update time to take it over with; null when absent. */
+    async read(scope: string, key: string): Promise<{ record: KeyRecord; updateTime: Timestamp } | null> {
+      const snapshot = await refOf(scope, key).get();
+      const stored = readDocument(keyDocument, snapshot);
+      if (!stored) return null;
+      const base = { fingerprint: stored.fingerprint, expireAt: stored.expireAt.toDate() };
+      const record: KeyRecord =
+        stored.state === "done"
+          ? { ...base, state: "done", answer: { status: stored.status ?? 200, body: stored.body ?? "", headers: stored.headers ?? {} } }
+          : { ...base, state: "running", leaseUntil: stored.leaseUntil?.toDate() ?? new Date(0) };
+      return { record, updateTime: snapshot.updateTime! };
+    },
+    /** Takes over an expired record or a dead attempt's, if nobody changed it since `updateTime`; null if someone did. */
+    async takeOver(scope: string, key: string, updateTime: Timestamp, fingerprint: string, now: Date, leaseUntil: Date): Promise<KeyClaim | null> {
+      const ref = refOf(scope, key);
+      try {
+        const cleared = { status: FieldValue.delete(), body: FieldValue.delete(), headers: FieldValue.delete() };
+        const written = await ref.update({ ...running(scope, fingerprint, now, leaseUntil), ...cleared }, { lastUpdateTime: updateTime });
+        return { ref, claimedAt: written.writeTime };
+      } catch (error) {
+        if ((error as { code?: number }).code === 9) return null; // FAILED_PRECONDITION: changed meanwhile
+        throw error;
+      }
+    },
+    /** Records the answer of the attempt that holds the claim (not if another took the key over). */
+    async finish(claim: KeyClaim, answer: StoredAnswer): Promise<void> {
+      await claim.ref
+        .update({ state: "done", leaseUntil: FieldValue.delete(), status: answer.status, body: answer.body, headers: answer.headers }, { lastUpdateTime: claim.claimedAt })
+        .catch(ignoreLostClaim);
+    },
+    /** Gives the key up after an attempt that changed nothing, so that a retry runs again. */
+    async release(claim: KeyClaim): Promise<void> {
+      await claim.ref.delete({ lastUpdateTime: claim.claimedAt }).catch(ignoreLostClaim);
+    },
+  });
+}
+
+/** A claim taken over meanwhile (its lease ran out) is the new holder's to finish. */
+const ignoreLostClaim = (error: unknown) => {
+  if ((error as { code?: number }).code !== 9) throw error;
+};
