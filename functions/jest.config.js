@@ -24,8 +24,5 @@ module.exports = {
   // One emulator stack is shared by every integration file; files run one after another so that
   // one file's clean-up never races another's requests.
   maxWorkers: 1,
-  // The in-process emulators keep sockets open until the process ends; exit once teardown is done.
-  // The unit tests leave nothing open: `npm run test:unit` turns this off, so a handle they leak shows.
-  forceExit: true,
   testTimeout: 30000,
 };

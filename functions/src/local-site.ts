@@ -6,10 +6,10 @@
  * through this same origin, as the pages' Firebase Auth SDK is told to, so that no request of a
  * page leaves the site.
  */
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import path from "node:path";
-import { createProxyMiddleware } from "http-proxy-middleware";
 import { minimatch } from "minimatch";
 
 interface HostingConfig {
@@ -32,8 +32,7 @@ export function localSite(api: Express, options: { hostingDir: string; projectId
     next();
   });
   if (options.authEmulatorHost) {
-    const target = `http://${options.authEmulatorHost}`;
-    site.use(createProxyMiddleware({ target, pathFilter: AUTH_EMULATOR_PATHS.map((prefix) => `${prefix}/**`), changeOrigin: true }));
+    site.use(proxyTo(options.authEmulatorHost, AUTH_EMULATOR_PATHS));
     site.get("/__/firebase/init.json", (_req, res) => {
       res.set("Cache-Control", "no-cache").json({ apiKey: "local-emulator", authDomain: "127.0.0.1", projectId: options.projectId, emulator: true });
     });
@@ -45,4 +44,22 @@ export function localSite(api: Express, options: { hostingDir: string; projectId
   });
   site.use(api);
   return site;
+}
+
+/**
+ * Passes requests under the given path prefixes on to `host` (the Auth emulator) and its answers
+ * back, as they are. A few lines of node:http rather than a library: http-proxy (under
+ * http-proxy-middleware 3) calls Node's deprecated util._extend, and version 4 needs Node 22.
+ */
+function proxyTo(host: string, prefixes: string[]): RequestHandler {
+  const [hostname, port] = [host.slice(0, host.lastIndexOf(":")), Number(host.slice(host.lastIndexOf(":") + 1))];
+  return (req, res, next) => {
+    if (!prefixes.some((prefix) => req.path.startsWith(`${prefix}/`))) return next();
+    const upstream = httpRequest({ hostname, port, method: req.method, path: req.originalUrl, headers: { ...req.headers, host } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on("error", (error) => (res.headersSent ? res.destroy(error) : next(error)));
+    req.pipe(upstream);
+  };
 }

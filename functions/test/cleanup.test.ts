@@ -1,3 +1,4 @@
+import { cloudLogger } from "../src/core/logger";
 import request from "supertest";
 import { removeOrphanedObjects } from "../src/cleanup/service";
 import { putRelease } from "./support/fixtures";
@@ -39,7 +40,14 @@ describe("the scheduled clean-up of orphaned objects", () => {
   it("runs as the exported scheduled function", async () => {
     const before = await arrange();
     const { cleanup } = await import("../src/index");
-    await cleanup.run({ scheduleTime: new Date().toISOString(), jobName: "cleanup" } as Parameters<typeof cleanup.run>[0]);
+    // The deployed function logs to Cloud Logging (structured lines on stdout): read here, not printed.
+    const logged = jest.spyOn(cloudLogger, "info").mockImplementation(() => undefined);
+    try {
+      await cleanup.run({ scheduleTime: new Date().toISOString(), jobName: "cleanup" } as Parameters<typeof cleanup.run>[0]);
+      expect(logged.mock.calls).toEqual([["orphaned objects removed", expect.objectContaining({ checked: before.length, removed: 0 })]]);
+    } finally {
+      logged.mockRestore();
+    }
     // Everything is younger than the grace period: the run finds, and keeps, all of it.
     expect(await storedObjects("")).toEqual(before);
   });

@@ -1,4 +1,5 @@
 import firebaseFunctionsTest from "firebase-functions-test";
+import { cloudLogger } from "../src/core/logger";
 import type { RequestListener } from "node:http";
 import request from "supertest";
 import { modulePackage } from "./support/packages";
@@ -10,17 +11,25 @@ import { bearer, createDeveloper, projectId, resetEmulators } from "./support/ha
  */
 describe("the exported api function", () => {
   const functionsTest = firebaseFunctionsTest({ projectId });
-  afterAll(() => functionsTest.cleanup());
+  const afterAllRestore: (() => void)[] = [];
+  afterAll(() => {
+    afterAllRestore.forEach((restore) => restore());
+    functionsTest.cleanup();
+  });
   beforeAll(resetEmulators);
 
   it("serves /api/v1 through the onRequest handler", async () => {
     // onRequest's handler takes Express-typed requests; Node's http server hands it plain ones,
     // as the Functions runtime's Express does.
     const api = (await import("../src/index")).api as unknown as RequestListener;
+    // Its request log goes to Cloud Logging (structured lines on stdout): read here, not printed.
+    const logged = jest.spyOn(cloudLogger, "info").mockImplementation(() => undefined);
+    afterAllRestore.push(() => logged.mockRestore());
     const health = await request(api).get("/api/v1/health").set("X-Request-Id", "smoke-1");
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ status: "ok" });
     expect(health.headers["x-request-id"]).toBe("smoke-1");
+    expect(logged.mock.calls).toContainEqual(["request", expect.objectContaining({ requestId: "smoke-1", method: "GET", path: "/api/v1/health", status: 200 })]);
 
     const releases = await request(api).get("/api/v1/releases");
     expect(releases.status).toBe(200);
