@@ -75,6 +75,8 @@ const DEMO_BUSINESSES = [
   },
 ] as const;
 
+const INSTALLER_EXTENSION = { win32: "exe", darwin: "dmg", linux: "AppImage" } as const;
+
 type DemoRelease = Pick<Release, "version" | "platform" | "arch" | "channel"> & { notes?: string };
 
 const DEMO_RELEASES: DemoRelease[] = [
@@ -84,6 +86,7 @@ const DEMO_RELEASES: DemoRelease[] = [
   { version: "1.11.0-beta.1", platform: "win32", arch: "x64", channel: "beta", notes: "Preview of offline mode." },
   { version: "1.10.0", platform: "darwin", arch: "arm64", channel: "stable", notes: "Module marketplace." },
   { version: "1.11.0-beta.1", platform: "darwin", arch: "arm64", channel: "beta", notes: "Preview of offline mode." },
+  { version: "1.10.0", platform: "linux", arch: "x64", channel: "stable", notes: "Module marketplace." },
 ];
 
 /**
@@ -93,14 +96,15 @@ const DEMO_RELEASES: DemoRelease[] = [
  */
 export async function seedDemoData(deps: Deps): Promise<void> {
   for (const user of DEMO_USERS) {
-    const profile = { email: user.email, displayName: user.displayName, disabled: false };
+    // Verified, as a real user who signed up would be: invitations (§17) need a verified email.
+    const profile = { email: user.email, displayName: user.displayName, disabled: false, emailVerified: true };
     const existing = await deps.auth.getUser(user.uid).catch((error: { code?: string }) => {
       if (error.code !== "auth/user-not-found") throw error;
       return null;
     });
     if (!existing) {
       await deps.auth.createUser({ uid: user.uid, ...profile, password: DEMO_PASSWORD });
-    } else if (existing.email !== profile.email || existing.displayName !== profile.displayName || existing.disabled) {
+    } else if (existing.email !== profile.email || existing.displayName !== profile.displayName || existing.disabled || !existing.emailVerified) {
       // Only what differs: a new password or email would revoke the demo user's sessions at every start.
       await deps.auth.updateUser(user.uid, profile);
     }
@@ -131,7 +135,7 @@ export async function seedDemoData(deps: Deps): Promise<void> {
   }
 
   for (const release of DEMO_RELEASES) {
-    const fileName = `Marketplace-Setup-${release.version}-${release.arch}.${release.platform === "win32" ? "exe" : "dmg"}`;
+    const fileName = `Marketplace-Setup-${release.version}-${release.arch}.${INSTALLER_EXTENSION[release.platform]}`;
     const bytes = demoInstaller(release);
     const [existing] = await listReleasesFor(deps, { platform: release.platform, channel: release.channel }).then((releases) =>
       releases.filter((item) => item.version === release.version && item.arch === release.arch),

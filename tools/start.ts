@@ -19,7 +19,7 @@ import { buildSite, HOSTING_DIR } from "./build-site";
 import { ensureFunctionsLocalFiles, functionsApiBase, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
-import { HOST, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./local-stack/addresses";
+import { HOST, LOCAL_PORTS, LOCAL_PROJECT_ID, OTHER_PORTS_HINT } from "./local-stack/addresses";
 import { startLocalStripe, type LocalStripe } from "./local-stack/stripe-server";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
 
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   process.on("uncaughtException", (error: NodeJS.ErrnoException) => {
     const reason =
       error.code === "EADDRINUSE"
-        ? `Port ${(error as { port?: number }).port ?? "?"} on ${HOST} is in use by another program (another \`npm start\`?): stop it and start again.`
+        ? `Port ${(error as { port?: number }).port ?? "?"} on ${HOST} is in use by another program (another \`npm start\`?): stop it and start again. ${OTHER_PORTS_HINT}`
         : (error.stack ?? String(error));
     void stop(1, reason);
   });
@@ -219,7 +219,7 @@ function listen(handler: RequestListener, port: number): Promise<Server> {
     server.once("error", (error: NodeJS.ErrnoException) =>
       reject(
         error.code === "EADDRINUSE"
-          ? new Error(`Port ${port} (the API and Hosting) on ${HOST} is in use by another program: stop it and start again.`)
+          ? new Error(`Port ${port} (the API and Hosting) on ${HOST} is in use by another program: stop it and start again. ${OTHER_PORTS_HINT}`)
           : error,
       ),
     );

@@ -121,6 +121,8 @@ describe("npm start", () => {
         `Port ${ports[0]} (the API and Hosting) on ${HOST} is in use by another program (another \`npm start\`?): stop it.`,
         `Port ${ports[2]} (the Auth emulator) on ${HOST} is in use by another program (another \`npm start\`?): stop it, or set FIREBASE_AUTH_EMULATOR_HOST=${HOST}:${ports[2]} to use the emulator that is there.`,
       ]);
+      // And how to run beside it instead.
+      expect(started.output()).toContain("npm start -- --ports <api>,<firestore>,<auth>,<storage> --data-dir <folder>");
       expect(await allFree([ports[1], ports[3]])).toBe(true);
     } finally {
       await Promise.all(blockers.map((server) => new Promise((resolve) => server.close(resolve))));

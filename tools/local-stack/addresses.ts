@@ -44,19 +44,24 @@ export interface PortUse {
   useExisting?: string;
 }
 
+/** How to run beside whatever holds the ports: a second stack on ports of its own. */
+export const OTHER_PORTS_HINT =
+  "To run beside it instead: npm start -- --ports <api>,<firestore>,<auth>,<storage> --data-dir <folder>, e.g. --ports 5101,8180,9199,9299 --data-dir .local/second.";
+
 /** Refuses to start anything while one of the ports is held by another program. */
 export async function assertPortsFree(uses: PortUse[]): Promise<void> {
   const taken = (await Promise.all(uses.map(async (use) => ((await isPortFree(use.port)) ? null : use)))).filter(
     (use): use is PortUse => use !== null,
   );
   if (taken.length === 0) return;
-  throw new PortsTakenError(
-    taken.map(
+  throw new PortsTakenError([
+    ...taken.map(
       ({ port, what, useExisting }) =>
         `Port ${port} (${what}) on ${HOST} is in use by another program (another \`npm start\`?): stop it` +
         (useExisting ? `, or set ${useExisting} to use the emulator that is there.` : "."),
     ),
-  );
+    OTHER_PORTS_HINT,
+  ]);
 }
 
 function isPortFree(port: number): Promise<boolean> {

@@ -41,7 +41,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
       `
 Credentials: MPKG_TOKEN (a publisher access token mpt_…, or a trusted-publishing token mpo_…
 from POST /developers/auth/oidc) for pack/publish/yank/stats in CI,
-else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong command line or input.`,
+else the login saved by \`mpkg login\` (in $MPKG_CONFIG_DIR, else $XDG_CONFIG_HOME/mpkg or
+~/.config/mpkg; \`mpkg logout\` forgets it). Exit codes: 0 done, 1 failed, 2 wrong command line or input.`,
     );
 
   const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
@@ -287,7 +288,7 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
 
   program
     .command("login")
-    .description("sign in with email and password; keeps a refresh token in your config folder")
+    .description("sign in with email and password; keeps a refresh token in $MPKG_CONFIG_DIR, else your config folder ($XDG_CONFIG_HOME/mpkg or ~/.config/mpkg)")
     .option("--email <email>", "(asked for when missing)")
     .option("--password-stdin", "read the password from standard input (for scripts)")
     .action(async (options: { email?: string; passwordStdin?: boolean }, command: Command) => {
@@ -312,7 +313,7 @@ else the login saved by \`mpkg login\`. Exit codes: 0 done, 1 failed, 2 wrong co
       const api = apiOf(command);
       const body = { email, password, displayName: options.displayName, publisherId: options.publisherId };
       const session = unwrap(await anonymousClient(api).POST("/developers/auth/register", { body }));
-      if (!("refreshToken" in session)) throw new Error("The API made the account but did not sign in; run `mpkg login`.");
+      if (!("refreshToken" in session) || session.refreshToken === null) throw new Error("The API made the account but did not sign in; run `mpkg login`.");
       const file = await saveLogin(io.env, { api, email, refreshToken: session.refreshToken });
       print(command, { email, publisherId: session.developer.publisherId, credentials: file });
     });
