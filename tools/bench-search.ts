@@ -8,7 +8,8 @@ import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Deps } from "../functions/src/deps";
 import { moduleStore, NO_POLICY, type ModuleRecord } from "../functions/src/marketplace/module-store";
-import { SNAPSHOT_PATH, type ListedModule } from "../functions/src/marketplace/search-catalog";
+import { newTextIndex } from "../functions/src/marketplace/ranking";
+import { SNAPSHOT_PATH, snapshotBody, type ListedModule } from "../functions/src/marketplace/search-catalog";
 
 export const SCALE_MODULES = 50_000;
 
@@ -101,8 +102,10 @@ export async function writeModules(deps: Deps, modules: ListedModule[]): Promise
 }
 
 export async function writeSnapshot(deps: Deps, modules: ListedModule[], at: number): Promise<number> {
-  const body = Buffer.from(JSON.stringify({ writtenAt: at, modules }));
-  await deps.store.write(SNAPSHOT_PATH, body, { contentType: "application/json" });
+  const index = newTextIndex();
+  index.addAll(modules);
+  const body = await snapshotBody(at, modules, index);
+  await deps.store.write(SNAPSHOT_PATH, body, { contentType: "application/gzip" });
   return body.length;
 }
 

@@ -1,0 +1,69 @@
+import { gunzipSync } from "node:zlib";
+import request from "supertest";
+import { createApp } from "../src/app";
+import type { Logger } from "../src/core/logger";
+import { localDeps } from "../src/local";
+import { newTextIndex } from "../src/marketplace/ranking";
+import { marketplaceSearch, SNAPSHOT_PATH, snapshotBody, writeSearchSnapshot, type ListedModule } from "../src/marketplace/search-catalog";
+import { createDeveloper, publishModule, resetEmulators, testApp, testDeps } from "./support/harness";
+
+/** A cold instance starts its search catalog from the snapshot (§18) and is as current as a warm one (§13). */
+
+const api = "/api/v1";
+
+/** A new instance: its own Admin SDK app and Firestore client, so its own catalog, loaded at its first search. */
+async function coldInstance(name: string) {
+  const logged: { message: string; fields?: Record<string, unknown> }[] = [];
+  const record = (message: string, fields?: Record<string, unknown>) => void logged.push({ message, fields });
+  const logger: Logger = { info: record, warn: record, error: record };
+  const deps = await localDeps({ serviceAccount: JSON.parse(process.env.TEST_SERVICE_ACCOUNT!), env: process.env, logger, appName: name });
+  return { app: createApp(deps), logged };
+}
+
+const idsOf = (body: { items: { id: string }[] }) => body.items.map((item) => item.id);
+
+describe("a cold instance's search catalog (§18)", () => {
+  const queries = ["q=chart", "q=chrts", "q=plot%20chart", "q=notes&sort=name", "q=tool&facets=true"];
+
+  beforeAll(async () => {
+    await resetEmulators();
+    const acme = await createDeveloper("acme");
+    await publishModule(acme, { id: "acme.charts", name: "Charts Pro", summary: "Charts and plots.", version: "1.0.0", tags: ["chart", "plot"] });
+    await publishModule(acme, { id: "acme.notes", name: "Notes", summary: "Notes for charts.", version: "1.0.0", tags: ["notes"] });
+    await publishModule(acme, { id: "acme.toolbox", name: "Toolbox", summary: "A tool for everything.", version: "1.0.0" });
+  }, 60_000);
+
+  it("loads the snapshot with its text index, answers as a warm instance does, and applies what changed since", async () => {
+    const warm = await testApp();
+    const deps = await testDeps();
+    await writeSearchSnapshot(marketplaceSearch(deps), deps.store, deps.clock());
+    // Published after the snapshot: the cold instance finds it through the change feed.
+    const late = await createDeveloper("late");
+    await publishModule(late, { id: "late.chartist", name: "Chartist", summary: "Charts, late.", version: "1.0.0" });
+
+    const cold = await coldInstance("cold-from-index");
+    for (const query of queries) {
+      const [fromSnapshot, fromWarm] = await Promise.all([request(cold.app).get(`${api}/modules?${query}`), request(warm).get(`${api}/modules?${query}`)]);
+      expect(fromSnapshot.status).toBe(200);
+      expect(fromSnapshot.body).toEqual(fromWarm.body);
+    }
+    expect(idsOf((await request(cold.app).get(`${api}/modules?q=chart`)).body)).toContain("late.chartist");
+    expect(cold.logged).toContainEqual({ message: "search catalog loaded from its snapshot", fields: expect.objectContaining({ modules: 3, index: "loaded" }) });
+  }, 60_000);
+
+  it("still loads a snapshot written without its index, indexing its entries again", async () => {
+    const deps = await testDeps();
+    const { entries } = await marketplaceSearch(deps).current();
+    // As snapshots were written before they kept their index and were gzipped: plain JSON, entries only.
+    const withoutIndex = JSON.parse(gunzipSync(await snapshotBody(Date.now(), entries.values(), newTextIndex())).toString("utf8")) as { index?: unknown; modules: ListedModule[] };
+    delete withoutIndex.index;
+    await deps.store.write(SNAPSHOT_PATH, Buffer.from(JSON.stringify(withoutIndex)), { contentType: "application/json" });
+
+    const cold = await coldInstance("cold-without-index");
+    const warm = await testApp();
+    for (const query of queries) {
+      expect((await request(cold.app).get(`${api}/modules?${query}`)).body).toEqual((await request(warm).get(`${api}/modules?${query}`)).body);
+    }
+    expect(cold.logged).toContainEqual({ message: "search catalog loaded from its snapshot", fields: expect.objectContaining({ modules: 4, index: "built" }) });
+  }, 60_000);
+});
