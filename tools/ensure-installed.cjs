@@ -5,7 +5,7 @@
  * types. Otherwise it does nothing; `npm ci` reinstalls on purpose.
  */
 const { spawn } = require("node:child_process");
-const { readdirSync, statSync } = require("node:fs");
+const { readdirSync, readFileSync, statSync } = require("node:fs");
 const { clearInterval } = require("node:timers");
 const path = require("node:path");
 
@@ -34,12 +34,30 @@ const installedCount = () =>
     return sum + names.reduce((count, name) => (name.startsWith("@") ? count + readdirSync(path.join(root, dir, name)).length : name.startsWith(".") ? count : count + 1), 0);
   }, 0);
 
+/** About how many top-level packages both lock files install on this platform (what installedCount nears). */
+const expectedCount = () => {
+  const fits = (list, value) => !list || list.includes(value) || (list.every((item) => item.startsWith("!")) && !list.includes(`!${value}`));
+  return ["", "functions"].reduce((sum, dir) => {
+    const lock = JSON.parse(readFileSync(path.join(root, dir, "package-lock.json"), "utf8"));
+    const installable = Object.entries(lock.packages).filter(
+      ([key, entry]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(key) && fits(entry.os, process.platform) && fits(entry.cpu, process.arch),
+    );
+    return sum + installable.length;
+  }, 0);
+};
+
 if (!current) {
   process.stdout.write("Installing the packages of package-lock.json and functions/package-lock.json (new clone, or a lock file changed); this takes a few minutes…\n");
   const started = Date.now();
-  // npm prints nothing while it works when its output is not a terminal: say how far it got.
+  // npm prints nothing while it works when its output is not a terminal: say how far it got, and
+  // what it waits on when no package came since the last line (install scripts, or functions/'s turn).
+  const expected = expectedCount();
+  let previous = -1;
   const progress = setInterval(() => {
-    process.stdout.write(`  …${Math.round((Date.now() - started) / 1000)} s, ${installedCount()} packages in place\n`);
+    const installed = installedCount();
+    const doing = installed === previous ? "no new package: npm is running install scripts (Node 24 for npm scripts) or linking" : "downloading and unpacking";
+    previous = installed;
+    process.stdout.write(`  …${Math.round((Date.now() - started) / 1000)} s, ${installed} of about ${expected} packages in place; ${doing}\n`);
   }, 15_000);
   const install = spawn("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
   install.on("exit", (code, signal) => {
