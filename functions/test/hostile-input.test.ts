@@ -131,6 +131,10 @@ describe("hostile input", () => {
       expect(kept.status).toBe(200);
       expect(kept.body.body).toBe("First line\n\tindented second");
       expectProblem(await request(app).get("/api/v1/modules").query({ q: "chart\u0000" }), 400, "invalid_request");
+      // A path parameter too, where its kind of id would otherwise take it (a business id).
+      const inPath = await request(app).get("/api/v1/businesses/acme%01corp").set(bearer(user));
+      expectProblem(inPath, 400, "invalid_request");
+      expect(inPath.body.errors).toEqual([{ path: "businessId", message: "Control characters are not allowed." }]);
     });
 
     it("refuses emails beyond RFC 5321's lengths (§1)", async () => {

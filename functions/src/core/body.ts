@@ -1,6 +1,7 @@
 import type { Request } from "express";
 import getRawBody from "raw-body";
 import { ApiError, invalidRequest, payloadTooLarge, unsupportedMediaType } from "./errors";
+import { pathOfString } from "./validation";
 
 type RequestWithRawBody = Request & { rawBody?: Buffer };
 
@@ -38,39 +39,15 @@ export async function readJsonBody(req: Request, limit: number): Promise<unknown
   } catch {
     throw invalidRequest("The request body is not valid JSON.");
   }
-  const malformed = findIllFormedString(value);
+  // A lone surrogate, which JSON's \uD800 escapes can carry but Firestore, and most systems after
+  // it, cannot store.
+  const malformed = pathOfString(value, (text) => !text.isWellFormed());
   if (malformed !== null) {
     throw invalidRequest("The request body has a string that is not well-formed Unicode (a lone surrogate).", [
       { path: malformed, message: "Not well-formed Unicode." },
     ]);
   }
   return value;
-}
-
-/**
- * The path of the first string (or key) holding a lone surrogate, which JSON's \uD800 escapes can
- * carry but Firestore, and most systems after it, cannot store; null when there is none. Walked
- * with an explicit stack, not recursion: a body may nest as deep as its size allows.
- */
-function findIllFormedString(root: unknown): string | null {
-  const pending: { value: unknown; path: string }[] = [{ value: root, path: "" }];
-  const child = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
-  while (pending.length > 0) {
-    const { value, path } = pending.pop()!;
-    if (typeof value === "string") {
-      if (!value.isWellFormed()) return path;
-    } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index -= 1) pending.push({ value: value[index], path: child(path, index) });
-    } else if (value !== null && typeof value === "object") {
-      const entries = Object.entries(value);
-      for (let index = entries.length - 1; index >= 0; index -= 1) {
-        const [key, item] = entries[index];
-        if (!key.isWellFormed()) return child(path, key);
-        pending.push({ value: item, path: child(path, key) });
-      }
-    }
-  }
-  return null;
 }
 
 function bodyReadError(error: unknown, limit: number): unknown {

@@ -87,18 +87,15 @@ const count = (key: string) => callCounts.set(key, (callCounts.get(key) ?? 0) + 
 /**
  * Runs work that must never be left half-done by a deadline (a request under an Idempotency-Key,
  * core/idempotency.ts): its backend calls get no deadline of their own, so the work always goes on
- * to its end and `done` settles with it; `answer` settles with it too, or with a 503 at the
- * request's end while the work goes on.
+ * to its end; the answer is its result, or a 503 at the request's end while the work goes on.
  */
-export function runToCompletion<T>(work: () => Promise<T>): { answer: Promise<T>; done: Promise<T> } {
+export function runToCompletion<T>(work: () => Promise<T>): Promise<T> {
   const budget = budgets.getStore();
-  if (!budget) {
-    const done = work();
-    return { answer: done, done };
-  }
+  if (!budget) return work();
   const done = budgets.run({ ...budget, toCompletion: true }, work);
+  // Whoever gave up waiting is not there to see a later failure.
   done.catch(() => undefined);
-  return { answer: settledWithin(done, budget.endsAt - Date.now(), "The request did not finish in time; retry it with the same Idempotency-Key."), done };
+  return settledWithin(done, budget.endsAt - Date.now(), "The request did not finish in time; retry it with the same Idempotency-Key.");
 }
 
 /**

@@ -79,3 +79,7 @@ export const toIso = (value: Date): string => value.toISOString();
 /** Firestore's error code for a create() of a document that exists. */
 const ALREADY_EXISTS = 6;
 export const isAlreadyExists = (error: unknown) => (error as { code?: number }).code === ALREADY_EXISTS;
+
+/** Firestore's error code for a write whose precondition (lastUpdateTime) no longer holds: changed meanwhile. */
+const FAILED_PRECONDITION = 9;
+export const isFailedPrecondition = (error: unknown) => (error as { code?: number }).code === FAILED_PRECONDITION;

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { FieldValue, Timestamp, type DocumentReference, type Firestore } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "./deadline";
-import { documentAt, readDocument, timestamp } from "./documents";
+import { documentAt, isAlreadyExists, isFailedPrecondition, readDocument, timestamp } from "./documents";
 
 /**
  * `idempotencyKeys/{sha256(scope, key)}`: one caller's `Idempotency-Key` (contract §1, "Safe
@@ -65,7 +65,7 @@ export function idempotencyKeyStore(db: Firestore) {
         const written = await ref.create(running(scope, fingerprint, now, leaseUntil));
         return { ref, claimedAt: written.writeTime };
       } catch (error) {
-        if ((error as { code?: number }).code === 6) return null; // ALREADY_EXISTS
+        if (isAlreadyExists(error)) return null;
         throw error;
       }
     },
@@ -89,7 +89,7 @@ export function idempotencyKeyStore(db: Firestore) {
         const written = await ref.update({ ...running(scope, fingerprint, now, leaseUntil), ...cleared }, { lastUpdateTime: updateTime });
         return { ref, claimedAt: written.writeTime };
       } catch (error) {
-        if ((error as { code?: number }).code === 9) return null; // FAILED_PRECONDITION: changed meanwhile
+        if (isFailedPrecondition(error)) return null;
         throw error;
       }
     },
@@ -108,5 +108,5 @@ export function idempotencyKeyStore(db: Firestore) {
 
 /** A claim taken over meanwhile (its lease ran out) is the new holder's to finish. */
 const ignoreLostClaim = (error: unknown) => {
-  if ((error as { code?: number }).code !== 9) throw error;
+  if (!isFailedPrecondition(error)) throw error;
 };

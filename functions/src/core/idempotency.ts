@@ -118,7 +118,7 @@ export function idempotencyKeys(deps: { db: Firestore; clock: () => Date; logger
           deps.logger.error("idempotency key not recorded", { error: String(failure) }),
         );
         return result;
-      }).answer;
+      });
     },
   };
 }

@@ -7,7 +7,7 @@ import { readBodyBytes, readJsonBody } from "./body";
 import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type MediaBody } from "./http-cache";
 import { ApiError, PROBLEM_STATUS, invalidRequest, methodNotAllowed, tokenError, unsupportedMediaType, type ProblemCode } from "./errors";
 import { idempotencyKeyOf, requestFingerprint, type idempotencyKeys } from "./idempotency";
-import { parseRequestPart } from "./validation";
+import { parseInput, parseRequestPart, refuseControlCharacters } from "./validation";
 
 /**
  * Who may call a route: anyone ("none"), anyone with an optional token ("optional"), a signed-in
@@ -240,13 +240,14 @@ function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHan
  * any unknown id is, with the route's own 404 (§1, "Text fields"); other malformed ones are a 400.
  */
 function pathParameters(route: AnyRoute, raw: Request["params"]): unknown {
+  refuseControlCharacters(raw, "path");
   const parsed = (route.params as z.ZodType).safeParse(raw);
   if (parsed.success) return parsed.data;
   if (parsed.error.issues.some((issue) => issue.code === "too_big")) {
     const code = route.problems?.find((problem) => PROBLEM_STATUS[problem] === 404) ?? "not_found";
     throw new ApiError(code, "Nothing has that id: it is longer than any id of its kind.");
   }
-  return parseRequestPart(route.params, raw, "path");
+  return parseInput(route.params, raw, "The request path is invalid.");
 }
 
 /**

@@ -9,11 +9,17 @@ export type RequestPart = "body" | "query" | "path";
  * which its one-line fields then refuse (schemas.ts's oneLine).
  */
 export function parseRequestPart<S extends z.ZodType>(schema: S, value: unknown, part: RequestPart): z.output<S> {
-  const control = findControlCharacter(value, part === "body" ? BODY_CONTROL : ANY_CONTROL);
+  refuseControlCharacters(value, part);
+  return parseInput(schema, value, `The request ${part} is invalid.`);
+}
+
+/** A 400 naming the first string of a request part that holds a control character it may not. */
+export function refuseControlCharacters(value: unknown, part: RequestPart): void {
+  const pattern = part === "body" ? BODY_CONTROL : ANY_CONTROL;
+  const control = pathOfString(value, (text) => pattern.test(text));
   if (control !== null) {
     throw invalidRequest(`The request ${part} is invalid.`, [{ path: control, message: "Control characters are not allowed." }]);
   }
-  return parseInput(schema, value, `The request ${part} is invalid.`);
 }
 
 // eslint-disable-next-line no-control-regex -- finding them is the point
@@ -21,18 +27,26 @@ const ANY_CONTROL = /[\u0000-\u001f\u007f]/;
 // eslint-disable-next-line no-control-regex -- finding them is the point
 const BODY_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
-/** The path of the first string (or key) with a character `pattern` matches; null when there is none. */
-function findControlCharacter(root: unknown, pattern: RegExp): string | null {
+/**
+ * The path (`a.0.b`) of the first string or key of a parsed JSON value (or query) that `matches`;
+ * null when there is none. Walked with an explicit stack, not recursion: a body may nest as deep
+ * as its size allows.
+ */
+export function pathOfString(root: unknown, matches: (text: string) => boolean): string | null {
   const pending: { value: unknown; path: string }[] = [{ value: root, path: "" }];
+  const child = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
   while (pending.length > 0) {
     const { value, path } = pending.pop()!;
     if (typeof value === "string") {
-      if (pattern.test(value)) return path;
+      if (matches(value)) return path;
+    } else if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index -= 1) pending.push({ value: value[index], path: child(path, index) });
     } else if (value !== null && typeof value === "object") {
-      for (const [key, item] of Object.entries(value)) {
-        const inner = path ? `${path}.${key}` : key;
-        if (pattern.test(key)) return inner;
-        pending.push({ value: item, path: inner });
+      const entries = Object.entries(value);
+      for (let index = entries.length - 1; index >= 0; index -= 1) {
+        const [key, item] = entries[index];
+        if (matches(key)) return child(path, key);
+        pending.push({ value: item, path: child(path, key) });
       }
     }
   }

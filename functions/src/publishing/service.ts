@@ -17,7 +17,7 @@ import { catalogChanges, moduleChange } from "../core/catalog-changes";
 import { withinDeadline } from "../core/deadline";
 import { storeThenRecord } from "../core/storage";
 import { packagePath } from "../core/storage-paths";
-import { toIso } from "../core/documents";
+import { isFailedPrecondition, toIso } from "../core/documents";
 import { ApiError, unavailable } from "../core/errors";
 import type { Deps, OperatorDeps } from "../deps";
 import { downloadStore } from "../marketplace/download-store";
@@ -47,7 +47,6 @@ import { latestOf, summaryOf, withEntry, type VersionSummary } from "../marketpl
 
 /** Rounds of optimistic publishing before contention is answered as 503: each loser re-reads once. */
 const PUBLISH_ATTEMPTS = 5;
-const FAILED_PRECONDITION = 9;
 
 /**
  * Signs a package: its manifest decides where it goes; then the upload runs while every entry is
@@ -253,7 +252,7 @@ async function changeVersion(
       changes.applied(moduleChange(moduleId));
       return changed;
     } catch (error) {
-      if ((error as { code?: number }).code !== FAILED_PRECONDITION) throw error;
+      if (!isFailedPrecondition(error)) throw error;
     }
   }
   throw unavailable(`${moduleId} is being changed by other requests; retry.`, 1);
