@@ -50,6 +50,7 @@ export function generatedCatalog(count: number, now: number) {
       category: pick(CATEGORIES),
       publisherId,
       entitlement: next() < 0.2 ? "pro" : null,
+      price: null,
       updatedAt: now - Math.floor(next() * 365 * 86_400_000),
       downloads: Math.floor(1 / (next() + 0.0001)),
       rating: ratingCount ? { count: ratingCount, sum: Math.round(ratingCount * (1 + next() * 4)) } : null,
@@ -78,6 +79,8 @@ export async function writeModules(deps: Deps, modules: ListedModule[]): Promise
     for (const module of modules.slice(start, start + 500)) {
       const record: ModuleRecord = {
         id: module.id,
+        price: null,
+        stripeProductId: null,
         name: module.name,
         summary: module.summary,
         description: module.description,

@@ -293,6 +293,8 @@ async function seed(deps: Deps) {
       const listing = { name: `Module ${i}`, summary: `Tool number ${i} for ${i % 2 ? "charts" : "notes"}.`, category: i % 3 ? "data" : "productivity", ...(i % 4 ? {} : { entitlement: "pro" }) };
       moduleStore(deps.db).setModule(batch, {
         id,
+        price: null,
+        stripeProductId: null,
         ...listing,
         publisherId: "bench",
         developerId: developerUser.uid,

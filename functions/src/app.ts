@@ -2,6 +2,7 @@ import corsMiddleware from "cors";
 import express, { type Express, type RequestHandler } from "express";
 import { activationRoutes } from "./activations/routes";
 import { billingRoutes } from "./billing/routes";
+import { paymentRoutes } from "./payments/routes";
 import { businessRoutes } from "./businesses/routes";
 import { answerSignatures } from "./core/answer-signatures";
 import { ACCESS_TOKEN_PREFIX, tokenVerifier } from "./core/auth";
@@ -46,6 +47,7 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...subscriptionRoutes(deps),
     ...businessRoutes(deps),
     ...billingRoutes(deps),
+    ...paymentRoutes(deps),
     ...releaseRoutes(deps),
     ...developerRoutes(deps),
     ...publishingRoutes(deps),

@@ -32,6 +32,8 @@ export const DEFAULTS = {
   revocationListLifetimeHours: 72,
   trustedIssuers: ["https://token.actions.githubusercontent.com", "https://gitlab.com"],
   oidcAudience: "marketplace",
+  marketplaceFeePercent: "15",
+  marketplaceCurrencies: ["usd", "eur", "gbp"],
 } as const;
 
 /** The Stripe webhook secret of local runs (contract §7); production has a Firebase secret. */
@@ -159,6 +161,14 @@ export const params = {
     default: "",
     description: "Where the stripe library sends its calls (protocol, host, port); empty is Stripe's own API. Tests and the local stack point it at a local Stripe-compatible server.",
   }),
+  marketplaceFeePercent: defineString("MARKETPLACE_FEE_PERCENT", {
+    default: DEFAULTS.marketplaceFeePercent,
+    description: "The marketplace's fee on each module sale (§20), in percent of the amount (0 to 100, at most two decimals); the rest goes to the publisher.",
+  }),
+  marketplaceCurrencies: defineList("MARKETPLACE_CURRENCIES", {
+    default: [...DEFAULTS.marketplaceCurrencies],
+    description: "The currencies a module may be priced in (§20): lowercase ISO 4217 codes.",
+  }),
   invitationEmails: defineString("INVITATION_EMAILS", {
     default: "true",
     description: "Whether invitations write a mail/{id} document for the Firebase Trigger Email extension (true or false).",
@@ -213,6 +223,11 @@ export interface Config {
    * or a lookup key.
    */
   billing: { stripeSecretKey: string; apiBase: { protocol: "http" | "https"; host: string; port: number } | null; plans: ReadonlyMap<string, string> };
+  /**
+   * Paid modules (§20): the marketplace's fee in basis points (15 % is 1500, so that the fee of
+   * a sale is exact integer arithmetic), and the currencies a price may be in.
+   */
+  payments: { feeBasisPoints: number; currencies: readonly string[] };
   /** Whether invitations write a mail document for the Trigger Email extension. */
   invitationEmails: boolean;
 }
@@ -277,9 +292,13 @@ export function loadConfig(env: Env = process.env): Config {
     // the secret refuses every event rather than trusting one anybody could sign.
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || (isEmulated(env) ? LOCAL_STRIPE_WEBHOOK_SECRET : ""),
     billing: { stripeSecretKey: env.STRIPE_SECRET_KEY ?? "", apiBase: stripeApiBase(env.STRIPE_API_BASE), plans: billingPlans(env.BILLING_PLANS) },
+    payments: { feeBasisPoints: feeBasisPoints(env.MARKETPLACE_FEE_PERCENT), currencies: currencies(env.MARKETPLACE_CURRENCIES) },
     invitationEmails: booleanSetting(env, "INVITATION_EMAILS", true),
   };
 }
+
+/** The Stripe key and API base alone, for the operator CLI's refunds (STRIPE_SECRET_KEY, STRIPE_API_BASE). */
+export const stripeSettings = (env: Env = process.env) => ({ stripeSecretKey: env.STRIPE_SECRET_KEY ?? "", apiBase: stripeApiBase(env.STRIPE_API_BASE) });
 
 function stripeApiBase(raw: string | undefined): Config["billing"]["apiBase"] {
   if (!raw) return null;
@@ -305,6 +324,22 @@ function billingPlans(raw: string | undefined): ReadonlyMap<string, string> {
     plans.set(match[1], match[2]);
   }
   return plans;
+}
+
+function feeBasisPoints(raw: string | undefined): number {
+  const value = raw?.trim() || DEFAULTS.marketplaceFeePercent;
+  const match = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(value);
+  const basisPoints = match ? Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0")) : NaN;
+  if (!(basisPoints >= 0 && basisPoints <= 10_000)) throw new Error(`MARKETPLACE_FEE_PERCENT must be a percentage from 0 to 100 with at most two decimals, got '${raw}'.`);
+  return basisPoints;
+}
+
+function currencies(raw: string | undefined): readonly string[] {
+  const listed = (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean);
+  if (listed.length === 0) return DEFAULTS.marketplaceCurrencies;
+  const wrong = listed.find((code) => !/^[a-z]{3}$/.test(code));
+  if (wrong !== undefined) throw new Error(`MARKETPLACE_CURRENCIES must be lowercase three-letter currency codes such as usd,eur, got '${wrong}'.`);
+  return [...new Set(listed)];
 }
 
 function booleanSetting(env: Env, name: string, fallback: boolean): boolean {

@@ -24,6 +24,9 @@ import { ARCHES, CHANNELS, PLATFORMS } from "../../functions/src/releases/rules"
 import { backfillSha512, listReleasesFor, publishRelease, releaseHealth, releaseStatus, removeRelease, setRamp, setRollout, stopRamp, tickRamps, unyankRelease, yankRelease } from "../../functions/src/releases/service";
 import { setSubscription } from "../../functions/src/subscriptions/service";
 import { describeUser } from "../../functions/src/users/service";
+import { listPurchases, refundPurchase } from "../../functions/src/payments/purchases";
+import { stripeSettings } from "../../functions/src/config";
+import type { Logger } from "../../functions/src/core/logger";
 import { printResult, uploadProgress } from "./output";
 import { emulatorHostEnv, LOCAL_PORTS, LOCAL_PROJECT_ID } from "../local-stack/addresses";
 
@@ -347,6 +350,26 @@ export async function main(argv: string[], io: Io): Promise<number> {
       ),
     );
 
+  const purchases = program.command("purchases").description("module purchases (§20)");
+  purchases
+    .command("list")
+    .description("purchases, newest first: of a module, of a buyer, else the latest 200")
+    .option("--module <id>")
+    .option("--user <uid|email>", "the buyer")
+    .action(action((ctx, options: { module?: string; user?: string }) => listPurchases(ctx, options)));
+  purchases
+    .command("refund")
+    .description("refund a purchase's payment through Stripe (STRIPE_SECRET_KEY), reversing the publisher's transfer and the fee; the webhook then records it")
+    .argument("<purchaseId>")
+    .option("--amount <minor units>", "a partial refund, in the currency's minor unit (default: all)")
+    .action(
+      action((ctx, purchaseId: string, options: { amount?: string }) => {
+        const amount = options.amount === undefined ? undefined : Number(options.amount);
+        if (amount !== undefined && !(Number.isInteger(amount) && amount > 0)) throw new UsageError(`--amount must be a positive whole number of minor units, got '${options.amount}'.`);
+        return refundPurchase({ ...ctx, stripe: stripeSettings(io.env), logger: stderrLogger(io), timeoutMs: 30_000 }, { purchaseId, amount });
+      }),
+    );
+
   program
     .command("user")
     .description("users")
@@ -398,6 +421,12 @@ function exitCodeOf(error: unknown, io: Io): number {
 let openCount = 0;
 
 /** The emulators when asked or when their host variables are set, else a real project. */
+/** What a service logs while the CLI runs (e.g. why Stripe refused), on standard error. */
+const stderrLogger = (io: Io): Logger => {
+  const line = (level: string) => (message: string, fields?: Record<string, unknown>) => io.stderr.write(`${level}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`);
+  return { info: () => undefined, warn: line("warning"), error: line("error") };
+};
+
 function openTarget(options: GlobalOptions, io: Io): AdminContext {
   const env = io.env;
   const hostsSet = Boolean(env.FIRESTORE_EMULATOR_HOST || env.FIREBASE_AUTH_EMULATOR_HOST || env.STORAGE_EMULATOR_HOST);

@@ -4,12 +4,16 @@ import type { AddressInfo } from "node:net";
 import qs from "qs";
 
 /**
- * A small server that speaks the part of Stripe's HTTP API self-serve billing uses (§17), for the
- * tests and `npm start`, where Stripe cannot be reached: the API reaches it through
- * STRIPE_API_BASE only. It answers as Stripe does (form-encoded requests, JSON objects, Stripe's
- * error shape), records every request as the stripe library sent it, and serves the pages its
- * URLs point to: a checkout page that shows what was asked for and, when paid, sends the
- * API the signed `customer.subscription.created` event Stripe would, then returns to success_url.
+ * A small server that speaks the part of Stripe's HTTP API the service uses, for the tests and
+ * `npm start`, where Stripe cannot be reached: the API reaches it through STRIPE_API_BASE only.
+ * It answers as Stripe does (form-encoded requests, JSON objects, Stripe's error shape, the same
+ * answer again for a repeated Idempotency-Key), records every request as the stripe library sent
+ * it, and serves the pages its URLs point to, which send the API the signed events Stripe would:
+ * - self-serve plans (§17): a checkout page whose payment sends `customer.subscription.created`;
+ * - paid modules (§20): connected accounts and their onboarding page (`account.updated`),
+ *   products and prices, one-time checkouts (`checkout.session.completed`), module subscriptions
+ *   (`customer.subscription.created` and, unless on trial, `invoice.paid`), subscription updates,
+ *   refunds (`charge.refunded`).
  */
 
 export interface StripeRequest {
@@ -30,109 +34,252 @@ export interface LocalPrice {
 export interface LocalStripe {
   url: string;
   requests: StripeRequest[];
+  /** The events sent to the webhook, in order. */
+  events: { id: string; type: string; data: { object: Record<string, unknown> } }[];
   /** The next `count` API calls fail: with a Stripe API error of `status`, or by closing the connection. */
   failNext(count: number, how: { status: number } | "disconnect"): void;
   stop(): Promise<void>;
 }
 
+type StripeObject = Record<string, unknown> & { id: string };
+type Metadata = Record<string, string>;
+
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+const DAY = 24 * 3600;
 
 export async function startLocalStripe(options: {
   port?: number;
   prices: LocalPrice[];
-  /** Where paid checkouts send their event, and the secret that signs it (STRIPE_WEBHOOK_SECRET). */
+  /** Where the pages send their events, and the secret that signs them (STRIPE_WEBHOOK_SECRET). */
   webhook?: { url: string; secret: string };
 }): Promise<LocalStripe> {
   const requests: StripeRequest[] = [];
-  const sessions = new Map<string, Record<string, unknown>>();
+  const events: LocalStripe["events"] = [];
+  const sessions = new Map<string, StripeObject>();
+  const accounts = new Map<string, StripeObject>();
+  const prices = new Map<string, StripeObject>(options.prices.map((price) => [price.id, planPrice(price)]));
+  const subscriptions = new Map<string, StripeObject>();
+  /** Payments by payment intent: what was charged, and refunded so far. */
+  const payments = new Map<string, { charge: string; amount: number; currency: string; refunded: number }>();
+  const invoices: StripeObject[] = [];
+  const answered = new Map<string, { status: number; body: unknown }>();
   let failures: { count: number; how: { status: number } | "disconnect" } = { count: 0, how: "disconnect" };
   let base = "";
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "Content-Type": "application/json", "Request-Id": id("req") }).end(JSON.stringify(body));
   };
-  const stripeError = (res: ServerResponse, status: number, message: string, type = "invalid_request_error") => json(res, status, { error: { type, message } });
+  const stripeError = (status: number, message: string, type = "invalid_request_error") => ({ status, body: { error: { type, message } } });
+  const ok = (body: unknown) => ({ status: 200, body });
 
   async function api(req: IncomingMessage, res: ServerResponse, url: URL) {
     const body = await readBody(req);
     const params = (req.method === "GET" ? qs.parse(url.search.slice(1)) : qs.parse(body)) as Record<string, unknown>;
-    requests.push({ method: req.method!, path: url.pathname, authorization: req.headers.authorization, idempotencyKey: req.headers["idempotency-key"] as string | undefined, params });
+    const idempotencyKey = req.headers["idempotency-key"] as string | undefined;
+    requests.push({ method: req.method!, path: url.pathname, authorization: req.headers.authorization, idempotencyKey, params });
     if (failures.count > 0) {
       failures.count -= 1;
       if (failures.how === "disconnect") return req.socket.destroy();
-      return stripeError(res, failures.how.status, "Something went wrong on Stripe's end.", "api_error");
+      const failure = stripeError(failures.how.status, "Something went wrong on Stripe's end.", "api_error");
+      return json(res, failure.status, failure.body);
     }
-    if (!/^Bearer sk_(test|live)_\w+$/.test(req.headers.authorization ?? "")) return stripeError(res, 401, "Invalid API Key provided.");
-    if (req.method === "GET" && url.pathname === "/v1/prices") {
-      const keys = ([] as unknown[]).concat(params.lookup_keys ?? []);
-      const data = options.prices.filter((price) => keys.includes(price.lookupKey)).map(priceObject);
-      return json(res, 200, { object: "list", data, has_more: false, url: "/v1/prices" });
-    }
-    if (req.method === "POST" && url.pathname === "/v1/checkout/sessions") {
-      const lineItems = params.line_items as { price?: string; quantity?: string }[] | undefined;
-      const price = options.prices.find((candidate) => candidate.id === lineItems?.[0]?.price);
-      if (!price) return stripeError(res, 400, `No such price: '${lineItems?.[0]?.price}'`);
-      if (params.mode !== "subscription" || !params.success_url) return stripeError(res, 400, "mode=subscription and success_url are required.");
-      const session = { id: id("cs_test"), object: "checkout.session", ...params, url: "" };
-      session.url = `${base}/checkout/${session.id}`;
-      sessions.set(session.id, session);
-      return json(res, 200, session);
-    }
-    if (req.method === "POST" && url.pathname === "/v1/billing_portal/sessions") {
-      if (typeof params.customer !== "string") return stripeError(res, 400, "Missing required param: customer.");
-      const session = { id: id("bps"), object: "billing_portal.session", ...params, url: "" };
-      session.url = `${base}/portal/${session.id}`;
-      sessions.set(session.id, session);
-      return json(res, 200, session);
-    }
-    return stripeError(res, 404, `Unrecognized request URL (${req.method}: ${url.pathname}).`);
+    if (!/^Bearer sk_(test|live)_\w+$/.test(req.headers.authorization ?? "")) return json(res, 401, stripeError(401, "Invalid API Key provided.").body);
+    const key = idempotencyKey && req.method === "POST" ? `${url.pathname} ${idempotencyKey}` : null;
+    const earlier = key ? answered.get(key) : undefined;
+    const answer = earlier ?? (await handle(req.method!, url.pathname, params));
+    // Stripe answers a repeated key with the first answer as it was then, not as the object is now.
+    if (key && !earlier && answer.status < 500) answered.set(key, structuredClone(answer));
+    return json(res, answer.status, answer.body);
   }
 
-  /** The checkout and portal pages, and paying: what a browser sees at the URLs the sessions carry. */
+  async function handle(method: string, path: string, params: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
+    const route = `${method} ${path.replace(/\/(acct|sub|pi)_[0-9a-f]+$/, "/:id")}`;
+    const target = path.split("/").at(-1)!;
+    switch (route) {
+      case "GET /v1/prices": {
+        const keys = ([] as unknown[]).concat(params.lookup_keys ?? []);
+        return ok(list("/v1/prices", [...prices.values()].filter((price) => keys.includes(price.lookup_key))));
+      }
+      case "POST /v1/prices": {
+        if (typeof params.product !== "string" || !params.unit_amount || typeof params.currency !== "string") return stripeError(400, "product, unit_amount and currency are required.");
+        const recurring = params.recurring as { interval?: string } | undefined;
+        const price = { id: id("price"), object: "price", active: true, lookup_key: null, product: params.product, unit_amount: Number(params.unit_amount), currency: params.currency, recurring: recurring ? { interval: recurring.interval } : null, metadata: params.metadata ?? {} };
+        prices.set(price.id, price);
+        return ok(price);
+      }
+      case "POST /v1/products":
+        if (typeof params.name !== "string") return stripeError(400, "Missing required param: name.");
+        return ok({ id: id("prod"), object: "product", name: params.name, metadata: params.metadata ?? {} });
+      case "POST /v1/accounts": {
+        const account = {
+          id: id("acct"),
+          object: "account",
+          type: "express",
+          controller: params.controller,
+          capabilities: { transfers: "inactive" },
+          charges_enabled: false,
+          payouts_enabled: false,
+          requirements: { currently_due: ["business_profile.url", "external_account", "tos_acceptance.date"] },
+          email: params.email ?? null,
+          metadata: params.metadata ?? {},
+        };
+        accounts.set(account.id, account);
+        return ok(account);
+      }
+      case "POST /v1/account_links": {
+        const account = accounts.get(String(params.account));
+        if (!account) return stripeError(400, `No such account: '${params.account}'`);
+        if (params.type !== "account_onboarding" || !params.return_url || !params.refresh_url) return stripeError(400, "type=account_onboarding, return_url and refresh_url are required.");
+        const link = { id: id("acctlink"), account: account.id, return_url: params.return_url, refresh_url: params.refresh_url };
+        sessions.set(link.id, link);
+        return ok({ object: "account_link", created: nowSeconds(), expires_at: nowSeconds() + 300, url: `${base}/onboarding/${link.id}` });
+      }
+      case "POST /v1/checkout/sessions": {
+        const lineItems = params.line_items as { price?: string; quantity?: string }[] | undefined;
+        const price = prices.get(String(lineItems?.[0]?.price));
+        if (!price) return stripeError(400, `No such price: '${lineItems?.[0]?.price}'`);
+        if ((params.mode !== "subscription" && params.mode !== "payment") || !params.success_url) return stripeError(400, "mode (payment or subscription) and success_url are required.");
+        if ((params.mode === "payment") !== (price.recurring === null)) return stripeError(400, `mode ${params.mode} does not fit the price '${price.id}'.`);
+        const session = { id: id("cs_test"), object: "checkout.session", ...params, url: "" };
+        session.url = `${base}/checkout/${session.id}`;
+        sessions.set(session.id, session);
+        return ok(session);
+      }
+      case "POST /v1/billing_portal/sessions": {
+        if (typeof params.customer !== "string") return stripeError(400, "Missing required param: customer.");
+        const session = { id: id("bps"), object: "billing_portal.session", ...params, url: "" };
+        session.url = `${base}/portal/${session.id}`;
+        sessions.set(session.id, session);
+        return ok(session);
+      }
+      case "POST /v1/subscriptions/:id": {
+        const subscription = subscriptions.get(target);
+        if (!subscription) return stripeError(404, `No such subscription: '${target}'`);
+        if (params.cancel_at_period_end !== undefined) subscription.cancel_at_period_end = params.cancel_at_period_end === "true";
+        await sendEvent("customer.subscription.updated", subscription);
+        return ok(subscription);
+      }
+      case "GET /v1/invoices":
+        return ok(list("/v1/invoices", invoices.filter((invoice) => (!params.subscription || subscriptionOf(invoice) === params.subscription) && (!params.status || invoice.status === params.status)).reverse()));
+      case "POST /v1/refunds": {
+        const payment = payments.get(String(params.payment_intent));
+        if (!payment) return stripeError(400, `No such payment_intent: '${params.payment_intent}'`);
+        const amount = params.amount === undefined ? payment.amount - payment.refunded : Number(params.amount);
+        if (!(amount > 0) || payment.refunded + amount > payment.amount) return stripeError(400, `Refund amount (${amount}) is greater than the unrefunded amount (${payment.amount - payment.refunded}).`);
+        payment.refunded += amount;
+        const refund = { id: id("re"), object: "refund", amount, currency: payment.currency, charge: payment.charge, payment_intent: params.payment_intent, status: "succeeded", metadata: params.metadata ?? {} };
+        await sendEvent("charge.refunded", { id: payment.charge, object: "charge", amount: payment.amount, amount_refunded: payment.refunded, refunded: payment.refunded === payment.amount, currency: payment.currency, payment_intent: params.payment_intent });
+        return ok(refund);
+      }
+      default:
+        return stripeError(404, `Unrecognized request URL (${method}: ${path}).`);
+    }
+  }
+
+  /** The checkout, portal and onboarding pages, and their buttons: what a browser sees at the URLs the API handed out. */
   async function pages(req: IncomingMessage, res: ServerResponse, url: URL) {
     const [, kind, sessionId, action] = url.pathname.split("/");
     const session = sessions.get(sessionId ?? "");
-    if (!session || (kind !== "checkout" && kind !== "portal")) {
+    if (!session || !["checkout", "portal", "onboarding"].includes(kind)) {
       res.writeHead(404, { "Content-Type": "text/plain" }).end("No such session.\n");
       return;
     }
-    if (kind === "checkout" && req.method === "POST" && action === "pay") {
-      const quantity = Number(qs.parse(await readBody(req)).quantity ?? (session.line_items as { quantity: string }[])[0].quantity);
-      await sendSubscriptionCreated(session, quantity);
+    if (req.method === "POST" && kind === "checkout" && action === "pay") {
+      const item = (session.line_items as { quantity: string }[])[0];
+      await pay(session, Number(qs.parse(await readBody(req)).quantity ?? item.quantity));
       res.writeHead(303, { Location: String(session.success_url) }).end();
       return;
     }
+    if (req.method === "POST" && kind === "onboarding" && action === "complete") {
+      const account = accounts.get(String(session.account))!;
+      Object.assign(account, { charges_enabled: true, payouts_enabled: true, capabilities: { transfers: "active" }, requirements: { currently_due: [] } });
+      await sendEvent("account.updated", account, account.id);
+      res.writeHead(303, { Location: String(session.return_url) }).end();
+      return;
+    }
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action *" });
-    res.end(kind === "checkout" ? checkoutPage(session) : portalPage(session));
+    res.end(kind === "checkout" ? checkoutPage(session, prices.get(String((session.line_items as { price: string }[])[0].price))!) : kind === "portal" ? portalPage(session) : onboardingPage(session, accounts.get(String(session.account))!));
   }
 
-  async function sendSubscriptionCreated(session: Record<string, unknown>, quantity: number) {
-    if (!options.webhook) return;
-    const lineItem = (session.line_items as { price: string }[])[0];
-    const price = options.prices.find((candidate) => candidate.id === lineItem.price)!;
+  /** What paying a session makes happen at Stripe, told to the webhook. */
+  async function pay(session: StripeObject, quantity: number) {
+    const price = prices.get(String((session.line_items as { price: string }[])[0].price))!;
     const customer = typeof session.customer === "string" ? session.customer : id("cus");
-    const now = Math.floor(Date.now() / 1000);
-    const periodEnd = now + 30 * 24 * 3600;
-    const subscription = {
+    const now = nowSeconds();
+    const amount = Number(price.unit_amount ?? 0) * quantity;
+    const currency = String(price.currency ?? "usd");
+    if (session.mode === "payment") {
+      const paymentIntent = id("pi");
+      payments.set(paymentIntent, { charge: id("ch"), amount, currency, refunded: 0 });
+      await sendEvent("checkout.session.completed", {
+        id: session.id,
+        object: "checkout.session",
+        mode: "payment",
+        status: "complete",
+        payment_status: "paid",
+        metadata: session.metadata ?? {},
+        client_reference_id: session.client_reference_id ?? null,
+        customer,
+        payment_intent: paymentIntent,
+        amount_subtotal: amount,
+        amount_total: amount,
+        currency,
+        created: now,
+      });
+      return;
+    }
+    const data = (session.subscription_data ?? {}) as { metadata?: Metadata; trial_period_days?: string; application_fee_percent?: string };
+    const trialDays = Number(data.trial_period_days ?? 0);
+    const periodEnd = now + (trialDays > 0 ? trialDays : price.recurring && (price.recurring as { interval: string }).interval === "year" ? 365 : 30) * DAY;
+    const subscription: StripeObject = {
       id: id("sub"),
       object: "subscription",
-      status: "active",
+      status: trialDays > 0 ? "trialing" : "active",
       customer,
-      metadata: (session.subscription_data as { metadata?: Record<string, string> } | undefined)?.metadata ?? {},
+      metadata: data.metadata ?? {},
       cancel_at_period_end: false,
-      items: { object: "list", data: [{ id: id("si"), price: priceObject(price), quantity, current_period_end: periodEnd }] },
+      application_fee_percent: data.application_fee_percent === undefined ? null : Number(data.application_fee_percent),
+      trial_end: trialDays > 0 ? periodEnd : null,
+      items: { object: "list", data: [{ id: id("si"), price, quantity, current_period_end: periodEnd }] },
     };
-    const event = { id: id("evt"), object: "event", type: "customer.subscription.created", created: now, data: { object: subscription } };
+    subscriptions.set(subscription.id, subscription);
+    await sendEvent("customer.subscription.created", subscription);
+    if (trialDays > 0 || !data.metadata?.moduleId) return;
+    const paymentIntent = id("pi");
+    payments.set(paymentIntent, { charge: id("ch"), amount, currency, refunded: 0 });
+    const invoice = {
+      id: id("in"),
+      object: "invoice",
+      status: "paid",
+      amount_paid: amount,
+      currency,
+      created: now,
+      customer,
+      application_fee_amount: subscription.application_fee_percent === null ? null : Math.floor((amount * Number(subscription.application_fee_percent) + 50) / 100),
+      payment_intent: paymentIntent,
+      parent: { type: "subscription_details", subscription_details: { subscription: subscription.id, metadata: subscription.metadata } },
+    };
+    invoices.push(invoice);
+    await sendEvent("invoice.paid", invoice);
+  }
+
+  /** Signs an event as Stripe does and sends it to the webhook; throws unless it is accepted. */
+  async function sendEvent(type: string, object: StripeObject, account?: string) {
+    const event = { id: id("evt"), object: "event", type, created: nowSeconds(), ...(account ? { account } : {}), data: { object: structuredClone(object) } };
+    events.push(event);
+    if (!options.webhook) return;
     const payload = JSON.stringify(event);
-    const signature = createHmac("sha256", options.webhook.secret).update(`${now}.${payload}`).digest("hex");
-    const answer = await fetch(options.webhook.url, { method: "POST", headers: { "Content-Type": "application/json", "Stripe-Signature": `t=${now},v1=${signature}` }, body: payload });
-    if (!answer.ok) throw new Error(`the webhook answered ${answer.status}: ${await answer.text()}`);
+    const timestamp = nowSeconds();
+    const signature = createHmac("sha256", options.webhook.secret).update(`${timestamp}.${payload}`).digest("hex");
+    const answer = await fetch(options.webhook.url, { method: "POST", headers: { "Content-Type": "application/json", "Stripe-Signature": `t=${timestamp},v1=${signature}` }, body: payload });
+    if (!answer.ok) throw new Error(`the webhook answered ${answer.status} to ${type}: ${await answer.text()}`);
   }
 
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
-    const handle = url.pathname.startsWith("/v1/") ? api(req, res, url) : pages(req, res, url);
-    handle.catch((error: Error) => {
+    const handled = url.pathname.startsWith("/v1/") ? api(req, res, url) : pages(req, res, url);
+    handled.catch((error: Error) => {
       if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain" }).end(`local Stripe: ${error.message}\n`);
     });
   });
@@ -141,13 +288,18 @@ export async function startLocalStripe(options: {
   return {
     url: base,
     requests,
+    events,
     failNext: (count, how) => (failures = { count, how }),
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
 
-function priceObject(price: LocalPrice) {
-  return { id: price.id, object: "price", active: true, lookup_key: price.lookupKey, metadata: { entitlements: price.entitlements }, recurring: { interval: "month" } };
+const list = (url: string, data: unknown[]) => ({ object: "list", data, has_more: false, url });
+
+const subscriptionOf = (invoice: StripeObject) => (invoice.parent as { subscription_details: { subscription: string } }).subscription_details.subscription;
+
+function planPrice(price: LocalPrice): StripeObject {
+  return { id: price.id, object: "price", active: true, lookup_key: price.lookupKey, unit_amount: 1500, currency: "usd", metadata: { entitlements: price.entitlements }, recurring: { interval: "month" } };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -159,19 +311,48 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 const escape = (value: unknown) => String(value).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
-function checkoutPage(session: Record<string, unknown>): string {
-  const [item] = session.line_items as { price: string; quantity: string; adjustable_quantity?: { minimum?: string; maximum?: string } }[];
-  const metadata = (session.subscription_data as { metadata?: Record<string, string> } | undefined)?.metadata ?? {};
-  const who = typeof session.customer === "string" ? `customer ${session.customer}` : `new customer ${session.customer_email ?? ""}`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Checkout (local Stripe)</title>
+const page = (title: string, body: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)} (local Stripe)</title>
 <style>body{font:16px system-ui;max-width:32rem;margin:2rem auto;padding:0 1rem}dt{font-weight:600}button{font:inherit;padding:.5rem 1rem}</style></head>
-<body><main><h1>Checkout (local Stripe)</h1><p>What the Marketplace API sent to Stripe:</p>
-<dl><dt>Price</dt><dd>${escape(item.price)}</dd><dt>Business</dt><dd>${escape(metadata.businessId ?? "?")}</dd><dt>Billed to</dt><dd>${escape(who)}</dd></dl>
-<form method="post" action="/checkout/${escape(session.id)}/pay"><label>Seats <input name="quantity" type="number" value="${escape(item.quantity)}" min="${escape(item.adjustable_quantity?.minimum ?? 1)}" max="${escape(item.adjustable_quantity?.maximum ?? 10000)}"></label>
-<p><button type="submit">Pay</button> <a href="${escape(session.cancel_url)}">Cancel</a></p></form></main></body></html>`;
+<body><main><h1>${escape(title)} (local Stripe)</h1>${body}</main></body></html>`;
+
+const money = (amount: unknown, currency: unknown) => `${(Number(amount) / 100).toFixed(2)} ${String(currency).toUpperCase()}`;
+
+function checkoutPage(session: StripeObject, price: StripeObject): string {
+  const [item] = session.line_items as { price: string; quantity: string; adjustable_quantity?: { minimum?: string; maximum?: string } }[];
+  const payment = session.payment_intent_data as { application_fee_amount?: string; transfer_data?: { destination?: string }; metadata?: Metadata } | undefined;
+  const subscription = session.subscription_data as { application_fee_percent?: string; transfer_data?: { destination?: string }; trial_period_days?: string; metadata?: Metadata } | undefined;
+  const metadata: Metadata = payment?.metadata ?? subscription?.metadata ?? {};
+  const who = typeof session.customer === "string" ? `customer ${session.customer}` : `new customer ${session.customer_email ?? ""}`;
+  const rows: [string, unknown][] = [
+    ["Price", `${item.price}: ${money(price.unit_amount, price.currency)}${price.recurring ? ` a ${(price.recurring as { interval: string }).interval}` : ""}`],
+    [metadata.moduleId ? "Module" : "Business", metadata.moduleId ?? metadata.businessId ?? "?"],
+    ...(metadata.businessId && metadata.moduleId ? [["For business", metadata.businessId] as [string, unknown]] : []),
+    ["Billed to", who],
+    ...(payment?.application_fee_amount ? [["Marketplace fee", money(payment.application_fee_amount, price.currency)] as [string, unknown]] : []),
+    ...(subscription?.application_fee_percent ? [["Marketplace fee", `${subscription.application_fee_percent} %`] as [string, unknown]] : []),
+    ...((payment ?? subscription)?.transfer_data?.destination ? [["Paid out to", (payment ?? subscription)!.transfer_data!.destination] as [string, unknown]] : []),
+    ...(subscription?.trial_period_days ? [["Free trial", `${subscription.trial_period_days} days`] as [string, unknown]] : []),
+  ];
+  const adjustable = session.mode === "subscription" && !metadata.moduleId;
+  return page(
+    "Checkout",
+    `<p>What the Marketplace API sent to Stripe:</p>
+<dl>${rows.map(([term, value]) => `<dt>${escape(term)}</dt><dd>${escape(value)}</dd>`).join("")}</dl>
+<form method="post" action="/checkout/${escape(session.id)}/pay"><label>${metadata.moduleId ? "Quantity" : "Seats"} <input name="quantity" type="number" value="${escape(item.quantity)}" min="${escape(item.adjustable_quantity?.minimum ?? 1)}" max="${escape(item.adjustable_quantity?.maximum ?? 10000)}"${adjustable ? "" : " readonly"}></label>
+<p><button type="submit">Pay</button> <a href="${escape(session.cancel_url)}">Cancel</a></p></form>`,
+  );
 }
 
-function portalPage(session: Record<string, unknown>): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Billing portal (local Stripe)</title></head>
-<body><main><h1>Billing portal (local Stripe)</h1><p>Customer ${escape(session.customer)}.</p><p><a href="${escape(session.return_url)}">Return to the Marketplace</a></p></main></body></html>`;
+function portalPage(session: StripeObject): string {
+  return page("Billing portal", `<p>Customer ${escape(session.customer)}.</p><p><a href="${escape(session.return_url)}">Return to the Marketplace</a></p>`);
+}
+
+function onboardingPage(link: StripeObject, account: StripeObject): string {
+  const due = (account.requirements as { currently_due: string[] }).currently_due;
+  return page(
+    "Payouts onboarding",
+    `<p>Connected account ${escape(account.id)} of publisher ${escape((account.metadata as Metadata).publisherId ?? "?")}.</p>
+<p>${due.length ? `Stripe still needs: ${due.map(escape).join(", ")}.` : "Nothing more is needed."}</p>
+<form method="post" action="/onboarding/${escape(link.id)}/complete"><p><button type="submit">Complete onboarding</button> <a href="${escape(link.refresh_url)}">Leave</a></p></form>`,
+  );
 }

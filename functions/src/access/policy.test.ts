@@ -4,9 +4,12 @@ const target = { moduleId: "acme.charts", version: "1.0.0" };
 
 describe("module policy", () => {
   it("lets holders of a module's entitlement use it, and everyone use a free one", () => {
-    expect(() => assertMayUseModule("acme.charts", { entitlement: "pro" }, new Set(["pro"]))).not.toThrow();
-    expect(() => assertMayUseModule("acme.free", {}, new Set())).not.toThrow();
-    expect(() => assertMayUseModule("acme.charts", { entitlement: "pro" }, new Set(["beta"]))).toThrow(expect.objectContaining({ code: "not_entitled" }));
+    expect(() => assertMayUseModule({ id: "acme.charts", entitlement: "pro" }, new Set(["pro"]))).not.toThrow();
+    expect(() => assertMayUseModule({ id: "acme.free" }, new Set())).not.toThrow();
+    expect(() => assertMayUseModule({ id: "acme.charts", entitlement: "pro" }, new Set(["beta"]))).toThrow(expect.objectContaining({ code: "not_entitled" }));
+    expect(() => assertMayUseModule({ id: "acme.paid", price: { amount: 500 } }, new Set(["module:acme.paid"]))).not.toThrow();
+    expect(() => assertMayUseModule({ id: "acme.paid", entitlement: "pro", price: { amount: 500 } }, new Set(["pro"]))).not.toThrow();
+    expect(() => assertMayUseModule({ id: "acme.paid", price: { amount: 500 } }, new Set(["pro", "module:acme.other"]))).toThrow(expect.objectContaining({ code: "not_entitled", message: expect.stringContaining("/modules/acme.paid/checkout") }));
   });
 
   it("lets only the owner change a module, and nobody change a published version", () => {

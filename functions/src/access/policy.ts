@@ -1,16 +1,18 @@
 import type { DeveloperCaller } from "../core/auth";
 import { ApiError } from "../core/errors";
-import { isModuleUsable } from "./rules";
+import { isModuleUsable, moduleEntitlement, type ModuleTerms } from "./rules";
 
 /**
  * Who may do what with a module, apart from the routes: using (confirm, download) needs the
  * module's entitlement; changing (sign, publish) needs ownership and a version not yet published;
  * a publisher signs only ids in its own namespace.
  */
-export function assertMayUseModule(moduleId: string, module: { entitlement?: string | null }, keys: ReadonlySet<string>): void {
-  if (!isModuleUsable(module, keys)) {
-    throw new ApiError("not_entitled", `Module '${moduleId}' needs the '${module.entitlement}' entitlement.`);
-  }
+export function assertMayUseModule(module: ModuleTerms, keys: ReadonlySet<string>): void {
+  if (isModuleUsable(module, keys)) return;
+  const needs = module.price
+    ? `a purchase ('${moduleEntitlement(module.id)}': POST /modules/${module.id}/checkout)${module.entitlement ? ` or the '${module.entitlement}' entitlement` : ""}`
+    : `the '${module.entitlement}' entitlement`;
+  throw new ApiError("not_entitled", `Module '${module.id}' needs ${needs}.`);
 }
 
 export function assertOwnsModule(moduleId: string, module: { developerId: string }, developerId: string): void {

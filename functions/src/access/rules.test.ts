@@ -1,4 +1,4 @@
-import { drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, GRACE_PERIOD_MS, heldSeats, isModuleUsable } from "./rules";
+import { drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, GRACE_PERIOD_MS, heldSeats, isModuleUsable, usingKey, type PurchaseStatus, type PurchaseTerms } from "./rules";
 
 const now = new Date("2026-06-15T12:00:00.000Z");
 const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -37,6 +37,7 @@ describe("effectiveEntitlements", () => {
           { businessId: "acme", subscription: subscription("active", -DAY, ["pro", "charts"]), drawsOnSubscription: true },
           { businessId: "globex", subscription: subscription("past_due", GRACE_PERIOD_MS, ["maps"]), drawsOnSubscription: true },
         ],
+        purchases: [],
       },
       now,
     );
@@ -58,6 +59,7 @@ describe("effectiveEntitlements", () => {
           { businessId: "b", subscription: subscription("active", GRACE_PERIOD_MS + 1, ["y"]), drawsOnSubscription: true },
           { businessId: "c", subscription: null, drawsOnSubscription: true },
         ],
+        purchases: [],
       },
       now,
     );
@@ -92,18 +94,60 @@ describe("seats (§17)", () => {
 
   it("grants nothing from a subscription the member does not draw on", () => {
     const grants = effectiveEntitlements(
-      { direct: [], memberships: [{ businessId: "acme", subscription: { status: "active", currentPeriodEnd: at(60), entitlements: ["pro"] }, drawsOnSubscription: false }] },
+      { direct: [], memberships: [{ businessId: "acme", subscription: { status: "active", currentPeriodEnd: at(60), entitlements: ["pro"] }, drawsOnSubscription: false }], purchases: [] },
       now,
     );
     expect(grants).toEqual([]);
+  });
+
+  it("grants module:<id> for each purchase that is live and reaches the user", () => {
+    const purchase = (purchaseId: string, status: PurchaseStatus, periodEndAgo: number | null, extra: Partial<PurchaseTerms> = {}): PurchaseTerms => ({
+      purchaseId,
+      moduleId: `acme.${purchaseId}`,
+      status,
+      currentPeriodEnd: periodEndAgo === null ? null : ago(periodEndAgo),
+      reachesUser: true,
+      ...extra,
+    });
+    const grants = effectiveEntitlements(
+      {
+        direct: [],
+        memberships: [],
+        purchases: [
+          purchase("once", "active", null),
+          purchase("monthly", "past_due", GRACE_PERIOD_MS),
+          purchase("trial", "trialing", -DAY, { businessId: "acme" }),
+          purchase("lapsed", "active", GRACE_PERIOD_MS + 1),
+          purchase("refunded", "refunded", null),
+          purchase("disputed", "disputed", null),
+          purchase("revoked", "revoked", null),
+          purchase("seatless", "active", null, { businessId: "acme", reachesUser: false }),
+        ],
+      },
+      now,
+    );
+    expect(grants).toEqual([
+      { key: "module:acme.once", source: "purchase", purchaseId: "once" },
+      { key: "module:acme.monthly", source: "purchase", purchaseId: "monthly" },
+      { key: "module:acme.trial", source: "purchase", purchaseId: "trial", businessId: "acme" },
+    ]);
   });
 });
 
 describe("isModuleUsable", () => {
   it("allows free modules to everyone and paid ones to holders of their entitlement", () => {
-    expect(isModuleUsable({}, new Set())).toBe(true);
-    expect(isModuleUsable({ entitlement: null }, new Set())).toBe(true);
-    expect(isModuleUsable({ entitlement: "pro" }, new Set(["pro"]))).toBe(true);
-    expect(isModuleUsable({ entitlement: "pro" }, new Set(["beta"]))).toBe(false);
+    expect(isModuleUsable({ id: "a.b" }, new Set())).toBe(true);
+    expect(isModuleUsable({ id: "a.b", entitlement: null }, new Set())).toBe(true);
+    expect(isModuleUsable({ id: "a.b", entitlement: "pro" }, new Set(["pro"]))).toBe(true);
+    expect(isModuleUsable({ id: "a.b", entitlement: "pro" }, new Set(["beta"]))).toBe(false);
+  });
+
+  it("lets a priced module be used through its purchase, or its entitlement where it has one", () => {
+    expect(isModuleUsable({ id: "a.b", price: { amount: 500 } }, new Set())).toBe(false);
+    expect(isModuleUsable({ id: "a.b", price: { amount: 500 } }, new Set(["module:a.b"]))).toBe(true);
+    expect(isModuleUsable({ id: "a.b", price: { amount: 500 } }, new Set(["module:a.c", "pro"]))).toBe(false);
+    expect(isModuleUsable({ id: "a.b", entitlement: "pro", price: { amount: 500 } }, new Set(["pro"]))).toBe(true);
+    expect(usingKey({ id: "a.b", entitlement: "pro", price: { amount: 500 } }, new Set(["pro", "module:a.b"]))).toBe("module:a.b");
+    expect(usingKey({ id: "a.b" }, new Set())).toBeNull();
   });
 });

@@ -42,10 +42,30 @@ export function grantsEntitlements(status: SubscriptionStatus): boolean {
   return LIVE_STATUSES.has(status);
 }
 
+/** What a module purchase's stored status may be (§20). */
+export const PURCHASE_STATUSES = ["active", "trialing", "past_due", "canceled", "expired", "refunded", "disputed", "revoked"] as const;
+export type PurchaseStatus = (typeof PURCHASE_STATUSES)[number];
+
+/** The entitlement a purchase of a module grants (§20). */
+export const moduleEntitlement = (moduleId: string) => `module:${moduleId}`;
+
+export interface PurchaseTerms {
+  purchaseId: string;
+  moduleId: string;
+  status: PurchaseStatus;
+  /** A subscription's period end; null for a one-time purchase, which does not lapse. */
+  currentPeriodEnd: Date | null;
+  /** The business that bought it, for a business's purchase. */
+  businessId?: string;
+  /** Whether it reaches this user: their own, or one of the business's first `quantity` seats. */
+  reachesUser: boolean;
+}
+
 export interface EntitlementGrant {
   key: string;
-  source: "direct" | "subscription";
+  source: "direct" | "subscription" | "purchase";
   businessId?: string;
+  purchaseId?: string;
 }
 
 export interface EntitlementSources {
@@ -56,6 +76,8 @@ export interface EntitlementSources {
    * its entitlements reach this member (`drawsOnSubscription`).
    */
   memberships: { businessId: string; subscription: SubscriptionTerms | null; drawsOnSubscription: boolean }[];
+  /** The user's own module purchases and their businesses'. */
+  purchases: PurchaseTerms[];
 }
 
 /** A member holding a seat of a business (§17), and since when. */
@@ -96,7 +118,21 @@ export function effectiveEntitlements(sources: EntitlementSources, now: Date): E
       grants.push({ key, source: "subscription", businessId });
     }
   }
+  for (const purchase of sources.purchases) {
+    if (!purchase.reachesUser || !purchaseGrants(purchase, now)) continue;
+    grants.push({ key: moduleEntitlement(purchase.moduleId), source: "purchase", purchaseId: purchase.purchaseId, ...(purchase.businessId ? { businessId: purchase.businessId } : {}) });
+  }
   return grants;
+}
+
+/**
+ * Whether a purchase grants its module now: active or trialing, or past due within the grace
+ * period of its period end (a one-time purchase has none and does not lapse).
+ */
+export function purchaseGrants(purchase: Pick<PurchaseTerms, "status" | "currentPeriodEnd">, now: Date): boolean {
+  const { status, currentPeriodEnd } = purchase;
+  if (status !== "active" && status !== "trialing" && status !== "past_due") return false;
+  return currentPeriodEnd === null || now.getTime() - currentPeriodEnd.getTime() <= GRACE_PERIOD_MS;
 }
 
 /** Whether a business's subscription grants a member its entitlements now: it is live, and it reaches them. */
@@ -108,9 +144,27 @@ export function entitlementKeys(grants: EntitlementGrant[]): Set<string> {
   return new Set(grants.map((grant) => grant.key));
 }
 
-/** A module is usable when it is free (no entitlement) or the user holds its entitlement. */
-export function isModuleUsable(module: { entitlement?: string | null }, keys: ReadonlySet<string>): boolean {
-  return !module.entitlement || keys.has(module.entitlement);
+/** What a module asks of its users: its entitlement, if it has one, and `module:<id>` while it is priced (§20). */
+export interface ModuleTerms {
+  id: string;
+  entitlement?: string | null;
+  /** Its price while it is for sale (§20). */
+  price?: object | null;
+}
+
+/**
+ * The key through which a user may use a module: none for a free module (null), else the first of
+ * `module:<id>` (priced) and its entitlement that the user holds (undefined: neither).
+ */
+export function usingKey(module: ModuleTerms, keys: ReadonlySet<string>): string | null | undefined {
+  const accepted = [module.price ? moduleEntitlement(module.id) : null, module.entitlement ?? null].filter((key): key is string => key !== null);
+  if (accepted.length === 0) return null;
+  return accepted.find((key) => keys.has(key));
+}
+
+/** A module is usable when it asks for nothing, or the user holds one of the keys it accepts. */
+export function isModuleUsable(module: ModuleTerms, keys: ReadonlySet<string>): boolean {
+  return usingKey(module, keys) !== undefined;
 }
 
 function unique(values: string[]): string[] {

@@ -2,6 +2,7 @@ import type { Firestore } from "firebase-admin/firestore";
 import { drawsOnSubscription, effectiveEntitlements, entitlementKeys, type BusinessRole, type EntitlementGrant } from "../access/rules";
 import { activationStore, type ActivationRecord } from "./activation-store";
 import { businessStore, memberOf, seatHolders } from "./business-store";
+import { purchaseStore, type PurchaseRecord } from "./purchase-store";
 import { subscriptionStore, type SubscriptionRecord } from "./subscription-store";
 import { userStore, type UserRecord } from "./user-store";
 
@@ -25,17 +26,29 @@ export interface Membership {
 export interface UserAccess {
   user: UserRecord | null;
   memberships: Membership[];
+  /** The user's own module purchases, and those of their businesses that reach them (§20). */
+  purchases: PurchaseRecord[];
   grants: EntitlementGrant[];
   keys: Set<string>;
 }
 
 /**
- * Loads a user's document, businesses and their subscriptions (the user and the business query in
- * parallel, then one batched read of the subscriptions) and computes the effective entitlements.
+ * Loads a user's document, own purchases and businesses (in parallel), then their businesses'
+ * subscriptions and purchases (in parallel), and computes the effective entitlements.
  */
 export async function loadUserAccess(db: Firestore, uid: string, now: Date): Promise<UserAccess> {
-  const [user, businesses] = await Promise.all([userStore(db).get(uid), businessStore(db).forMember(uid)]);
-  const subscriptions = businesses.length > 0 ? await subscriptionStore(db).getMany(businesses.map((business) => business.id)) : [];
+  const purchases = purchaseStore(db);
+  const [user, businesses, ownPurchases] = await Promise.all([userStore(db).get(uid), businessStore(db).forMember(uid), purchases.ofOwners([{ kind: "user", id: uid }])]);
+  const [subscriptions, businessPurchases] =
+    businesses.length > 0
+      ? await Promise.all([
+          subscriptionStore(db).getMany(businesses.map((business) => business.id)),
+          purchases.ofOwners(businesses.map((business) => ({ kind: "business" as const, id: business.id }))),
+        ])
+      : [[], []];
+  const holdersOf = new Map(businesses.map((business) => [business.id, seatHolders(business)]));
+  // A business's purchase reaches the first `quantity` of its seat holders, oldest seats first (§17).
+  const reaching = businessPurchases.filter((purchase) => drawsOnSubscription(uid, holdersOf.get(purchase.owner.id) ?? [], purchase.quantity));
   const memberships: Membership[] = businesses.map((business, index) => {
     const subscription = subscriptions[index];
     return {
@@ -51,10 +64,18 @@ export async function loadUserAccess(db: Firestore, uid: string, now: Date): Pro
     {
       direct: user?.entitlements ?? [],
       memberships: memberships.map(({ businessId, subscription, drawsOnSubscription }) => ({ businessId, subscription, drawsOnSubscription })),
+      purchases: [...ownPurchases, ...reaching].map((purchase) => ({
+        purchaseId: purchase.id,
+        moduleId: purchase.moduleId,
+        status: purchase.status,
+        currentPeriodEnd: purchase.currentPeriodEnd,
+        ...(purchase.owner.kind === "business" ? { businessId: purchase.owner.id } : {}),
+        reachesUser: true,
+      })),
     },
     now,
   );
-  return { user, memberships, grants, keys: entitlementKeys(grants) };
+  return { user, memberships, purchases: [...ownPurchases, ...reaching], grants, keys: entitlementKeys(grants) };
 }
 
 /** What reads about a caller need: their access (entitlements, memberships) and activations. */

@@ -1,3 +1,4 @@
+import type { EntitlementGrant } from "../access/rules";
 import { ApiError } from "../core/errors";
 import type { ActivationRecord } from "../accounts/activation-store";
 import { certificateExpiry, confirmOnDevice, DEVICE_ID, releaseDevice } from "./rules";
@@ -8,7 +9,8 @@ const at = (iso: string) => new Date(iso);
 describe("certificateExpiry", () => {
   const issuedAt = Date.parse("2026-06-01T00:00:00Z") / 1000;
   const periodEnd = at("2026-06-10T00:00:00Z");
-  const subscriptions = (id: string) => ({ "biz-a": { currentPeriodEnd: periodEnd }, "biz-b": { currentPeriodEnd: at("2026-06-20T00:00:00Z") } })[id] ?? null;
+  const ends: Record<string, Date> = { "biz-a": periodEnd, "biz-b": at("2026-06-20T00:00:00Z"), "sub_1": at("2026-06-30T00:00:00Z") };
+  const subscriptions = (grant: EntitlementGrant) => (grant.source === "direct" || (grant.source === "purchase" && !grant.businessId && grant.purchaseId?.startsWith("pi_")) ? null : ends[grant.purchaseId ?? grant.businessId!]);
 
   it("gives free modules and direct grants the whole lifetime", () => {
     expect(certificateExpiry(issuedAt, 30 * DAY, null, [], subscriptions)).toBe(issuedAt + 30 * DAY);
@@ -24,8 +26,15 @@ describe("certificateExpiry", () => {
     expect(certificateExpiry(issuedAt, 5 * DAY, "pro", two, subscriptions)).toBe(issuedAt + 5 * DAY);
   });
 
+  it("bounds a subscription purchase by its period end, and lets a one-time purchase run the whole lifetime", () => {
+    const subscribed = [{ key: "module:acme.paid", source: "purchase" as const, purchaseId: "sub_1" }];
+    expect(certificateExpiry(issuedAt, 60 * DAY, "module:acme.paid", subscribed, subscriptions)).toBe(Date.parse("2026-07-03T00:00:00Z") / 1000);
+    const bought = [...subscribed, { key: "module:acme.paid", source: "purchase" as const, purchaseId: "pi_1" }];
+    expect(certificateExpiry(issuedAt, 60 * DAY, "module:acme.paid", bought, subscriptions)).toBe(issuedAt + 60 * DAY);
+  });
+
   it("rounds down to whole seconds", () => {
-    const odd = () => ({ currentPeriodEnd: new Date(Date.parse("2026-06-10T00:00:00Z") + 999) });
+    const odd = () => new Date(Date.parse("2026-06-10T00:00:00Z") + 999);
     const grant = [{ key: "pro", source: "subscription" as const, businessId: "x" }];
     expect(certificateExpiry(issuedAt, 30 * DAY, "pro", grant, odd)).toBe(Date.parse("2026-06-13T00:00:00Z") / 1000);
   });

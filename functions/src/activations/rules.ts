@@ -1,4 +1,4 @@
-import { GRACE_PERIOD_MS, type EntitlementGrant, type SubscriptionTerms } from "../access/rules";
+import { GRACE_PERIOD_MS, type EntitlementGrant } from "../access/rules";
 import { ApiError } from "../core/errors";
 import type { ActivationRecord } from "../accounts/activation-store";
 
@@ -52,23 +52,24 @@ export function releaseDevice(current: ActivationRecord | null, moduleId: string
 }
 
 /**
- * When a certificate issued at `issuedAt` (whole seconds) for a module needing `entitlement`
- * expires, in whole seconds: `maxLifetimeSeconds` later, and, when only subscriptions grant the
- * entitlement, no later than the last of their period ends plus the grace period. A free module
- * or a direct grant is bound by the lifetime alone.
+ * When a certificate issued at `issuedAt` (whole seconds) for a module used through `entitlement`
+ * expires, in whole seconds: `maxLifetimeSeconds` later, and, when only grants that lapse give
+ * the entitlement (business subscriptions, subscription purchases), no later than the last of
+ * their period ends plus the grace period. A free module, a direct grant or a one-time purchase
+ * is bound by the lifetime alone.
  */
 export function certificateExpiry(
   issuedAt: number,
   maxLifetimeSeconds: number,
   entitlement: string | null,
   grants: EntitlementGrant[],
-  subscriptionOf: (businessId: string) => Pick<SubscriptionTerms, "currentPeriodEnd"> | null,
+  /** The period end a grant lapses at; null for a grant that does not lapse. */
+  periodEndOf: (grant: EntitlementGrant) => Date | null,
 ): number {
   const latest = issuedAt + maxLifetimeSeconds;
   if (entitlement === null) return latest;
-  const sources = grants.filter((grant) => grant.key === entitlement);
-  if (sources.length === 0 || sources.some((grant) => grant.source === "direct")) return latest;
-  const periodEnds = sources.map((grant) => subscriptionOf(grant.businessId!)?.currentPeriodEnd.getTime() ?? 0);
-  const bound = Math.floor((Math.max(...periodEnds) + GRACE_PERIOD_MS) / 1000);
+  const periodEnds = grants.filter((grant) => grant.key === entitlement).map(periodEndOf);
+  if (periodEnds.length === 0 || periodEnds.some((end) => end === null)) return latest;
+  const bound = Math.floor((Math.max(...periodEnds.map((end) => end!.getTime())) + GRACE_PERIOD_MS) / 1000);
   return Math.min(latest, bound);
 }

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { loadUserAccess } from "../accounts/caller-data";
+import { usingKey, type EntitlementGrant } from "../access/rules";
 import type { Caller } from "../core/auth";
 import { isAlreadyExists, toIso } from "../core/documents";
 import type { Deps } from "../deps";
@@ -39,8 +40,14 @@ export async function confirmActivation(
     return confirmOnDevice(current, { moduleId, version, deviceId, now: confirmedAt }, config.activations.deviceLimit);
   });
   const issuedAt = Math.floor(confirmedAt.getTime() / 1000);
-  const entitlement = module.entitlement ?? null;
+  const entitlement = usingKey(module, access.keys) ?? null;
   const subscriptions = new Map(access.memberships.map((membership) => [membership.businessId, membership.subscription]));
+  const purchases = new Map(access.purchases.map((purchase) => [purchase.id, purchase]));
+  const periodEndOf = (grant: EntitlementGrant): Date | null => {
+    if (grant.source === "direct") return null;
+    if (grant.source === "purchase") return purchases.get(grant.purchaseId!)?.currentPeriodEnd ?? null;
+    return subscriptions.get(grant.businessId!)?.currentPeriodEnd ?? new Date(0);
+  };
   const certificate = await issueCertificate(signingKeys, {
     sub: caller.uid,
     moduleId,
@@ -48,7 +55,7 @@ export async function confirmActivation(
     deviceId,
     entitlement,
     iat: issuedAt,
-    exp: certificateExpiry(issuedAt, config.activations.certificateLifetimeSeconds, entitlement, access.grants, (id) => subscriptions.get(id) ?? null),
+    exp: certificateExpiry(issuedAt, config.activations.certificateLifetimeSeconds, entitlement, access.grants, periodEndOf),
   });
   return { ...view(activation), certificate };
 }

@@ -2,7 +2,8 @@ import { readBodyBytes } from "../core/body";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { businessParamsSchema } from "../businesses/schemas";
-import { billingRedirectSchema, checkoutInputSchema, stripeWebhookResultSchema } from "./schemas";
+import { billingRedirectSchema } from "../payments/schemas";
+import { checkoutInputSchema, stripeWebhookResultSchema } from "./schemas";
 import { openBillingPortal, startCheckout } from "./self-serve";
 import { receiveStripeEvent } from "./service";
 
@@ -12,7 +13,7 @@ export const billingRoutes = (deps: Deps) => [
     method: "post",
     path: "/billing/stripe/webhook",
     operationId: "receiveStripeEvent",
-    summary: "Stripe's webhook: keeps business subscriptions current from customer.subscription.* events.",
+    summary: "Stripe's webhook: business subscriptions (customer.subscription.*) and paid modules' purchases, refunds, disputes and payouts accounts.",
     description:
       "Authenticated by the Stripe-Signature header over the raw body (STRIPE_WEBHOOK_SECRET, 5-minute tolerance), not by a token. Answers 200 once the write is durable; replays and out-of-order events change nothing.",
     tag: "Billing",

@@ -17,4 +17,3 @@ export const checkoutInputSchema = z.strictObject({
   seats: z.number().int().min(1).max(10_000).meta({ description: "Seats to buy; at least the seats in use. The buyer may adjust it on the checkout page, not below the seats in use." }),
 });
 
-export const billingRedirectSchema = z.object({ url: z.string().meta({ description: "Where to send the owner's browser: Stripe's page." }) }).meta({ id: "BillingRedirect" });

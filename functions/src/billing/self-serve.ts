@@ -2,8 +2,8 @@ import type Stripe from "stripe";
 import { effectiveSubscriptionStatus, grantsEntitlements } from "../access/rules";
 import { seatHolders } from "../accounts/business-store";
 import { ApiError, invalidRequest } from "../core/errors";
+import { callStripe, stripeClient } from "../core/stripe";
 import type { Logger } from "../core/logger";
-import type { Config } from "../config";
 import type { Deps } from "../deps";
 import { siteUrl } from "../businesses/invitations";
 import { readBusiness, requireOwner } from "../businesses/service";
@@ -16,35 +16,6 @@ import { readBusiness, requireOwner } from "../businesses/service";
 
 /** The most seats one checkout may buy. */
 export const MAX_SEATS = 10_000;
-
-let stripeClass: Promise<typeof Stripe> | undefined;
-// Loaded by the first billing call, not with the app (it costs a cold start ~70 ms).
-const loadStripe = () => (stripeClass ??= import("stripe").then(({ default: StripeClass }) => StripeClass));
-
-/** A client for the configured key and API base (STRIPE_API_BASE), or 503 billing_not_configured. */
-async function stripeClient(config: Config): Promise<Stripe> {
-  const { stripeSecretKey, apiBase } = config.billing;
-  if (!stripeSecretKey) throw new ApiError("billing_not_configured", "Self-serve billing is not configured on this service (STRIPE_SECRET_KEY).");
-  const StripeClass = await loadStripe();
-  return new StripeClass(stripeSecretKey, {
-    maxNetworkRetries: 1,
-    timeout: config.deadlines.callMs,
-    telemetry: false,
-    ...(apiBase ?? {}),
-  });
-}
-
-/** Stripe refusing, failing or out of reach: 502, with the cause in the log only. */
-async function callStripe<T>(logger: Logger, what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    const { type, code, statusCode, message } = error as { type?: string; code?: string; statusCode?: number; message?: string };
-    logger.error("stripe call failed", { what, type, code, statusCode, message });
-    throw new ApiError("billing_unavailable", "The billing provider did not complete the request; try again in a moment.");
-  }
-}
 
 /** A plan's Stripe price: its id as configured, or the active price with that lookup key. */
 async function priceOf(stripe: Stripe, logger: Logger, plans: ReadonlyMap<string, string>, plan: string): Promise<string> {
@@ -75,7 +46,7 @@ export async function startCheckout(deps: Deps, caller: { uid: string; email: st
   if (input.seats < seatsUsed) {
     throw invalidRequest(`The business uses ${seatsUsed} seats; buy at least that many.`, [{ path: "seats", message: `At least ${seatsUsed}.` }]);
   }
-  const stripe = await stripeClient(config);
+  const stripe = await stripeClient(config.billing, config.deadlines.callMs);
   const price = await priceOf(stripe, logger, config.billing.plans, input.plan);
   const team = `${siteUrl(config.publicBaseUrl)}/account?business=${encodeURIComponent(businessId)}`;
   const session = await callStripe(logger, "checkout.sessions.create", () =>
@@ -100,7 +71,7 @@ export async function openBillingPortal(deps: Deps, uid: string, businessId: str
   const { business: stored } = await readBusiness(deps, null, businessId);
   const business = requireOwner(stored, uid, businessId, "manage billing");
   if (!business.stripeCustomerId) throw new ApiError("no_billing_account", "This business has no billing account yet: buy seats first.");
-  const stripe = await stripeClient(config);
+  const stripe = await stripeClient(config.billing, config.deadlines.callMs);
   const customer = business.stripeCustomerId;
   const session = await callStripe(logger, "billingPortal.sessions.create", () =>
     stripe.billingPortal.sessions.create({ customer, return_url: `${siteUrl(config.publicBaseUrl)}/account?business=${encodeURIComponent(businessId)}` }),

@@ -1,4 +1,3 @@
-import type Stripe from "stripe";
 import { businessStore } from "../accounts/business-store";
 import { auditLog } from "../core/audit-log";
 import { ApiError, invalidRequest } from "../core/errors";
@@ -6,20 +5,21 @@ import { withinDeadline } from "../core/deadline";
 import { parseInput } from "../core/validation";
 import type { Deps } from "../deps";
 import { subscriptionStore } from "../accounts/subscription-store";
-import { stripeEventStore } from "./stripe-event-store";
-import { HANDLED_EVENT_TYPES, stripeEvent, stripeSubscriptionObject, stripeWriteDecision, subscriptionFromStripe } from "./stripe-subscription";
+import { loadStripe } from "../core/stripe";
+import { applyPaymentEvent, isPaymentEvent } from "../payments/fulfilment";
+import { stripeEventStore } from "../payments/stripe-event-store";
+import { stripeEvent, stripeSubscriptionObject } from "../payments/stripe-objects";
+import { HANDLED_EVENT_TYPES, stripeWriteDecision, subscriptionFromStripe } from "./stripe-subscription";
 
 export type WebhookOutcome = "applied" | "duplicate" | "stale" | "superseded" | "ignored";
 
-let webhooks: Promise<Stripe["webhooks"]> | undefined;
-// The stripe package is loaded by the first webhook, not with the app (it costs a cold start ~70 ms).
-const stripeWebhooks = () => (webhooks ??= import("stripe").then(({ default: StripeClass }) => StripeClass.webhooks));
 
 /**
- * A Stripe webhook delivery (contract §11): verifies the signature over the raw bytes, then
- * writes the business's subscription, the business if it is new, and the event's id in one
- * transaction, so a replay, a late event or a failure half-way writes nothing twice and nothing
- * in part. Answers only once that transaction has committed.
+ * A Stripe webhook delivery (contract §11): verifies the signature over the raw bytes, then hands
+ * a paid module's event to payments/ (§20), or writes the business's subscription, the business
+ * if it is new, and the event's id in one transaction, so a replay, a late event or a failure
+ * half-way writes nothing twice and nothing in part. Answers only once that transaction has
+ * committed.
  */
 export async function receiveStripeEvent(deps: Deps, rawBody: Buffer, signatureHeader: string | undefined): Promise<{ eventId: string; outcome: WebhookOutcome }> {
   const { config, logger, clock } = deps;
@@ -31,7 +31,7 @@ export async function receiveStripeEvent(deps: Deps, rawBody: Buffer, signatureH
   if (!signatureHeader) throw new ApiError("invalid_signature", "The Stripe-Signature header is missing.");
   let verified: unknown;
   try {
-    verified = (await stripeWebhooks()).constructEvent(rawBody, signatureHeader, config.stripeWebhookSecret, undefined, undefined, now.getTime());
+    verified = (await loadStripe()).webhooks.constructEvent(rawBody, signatureHeader, config.stripeWebhookSecret, undefined, undefined, now.getTime());
   } catch (error) {
     if (error instanceof SyntaxError) throw invalidRequest("The event is not valid JSON.");
     throw new ApiError("invalid_signature", "The Stripe-Signature does not verify for this body (or is older than 5 minutes).");
@@ -41,6 +41,7 @@ export async function receiveStripeEvent(deps: Deps, rawBody: Buffer, signatureH
     logger.info("stripe event ignored", { eventId: event.id, type: event.type, reason });
     return { eventId: event.id, outcome: "ignored" as const };
   };
+  if (isPaymentEvent(event)) return { eventId: event.id, outcome: await applyPaymentEvent(deps, event) };
   if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(event.type)) return ignore("not a subscription event");
   const stripeSubscription = parseInput(stripeSubscriptionObject, event.data.object, "The event's data.object is not a Stripe subscription.");
   const mapped = subscriptionFromStripe(stripeSubscription);
@@ -79,7 +80,7 @@ export async function receiveStripeEvent(deps: Deps, rawBody: Buffer, signatureH
           now,
         );
       }
-      events.recordIn(tx, { id: event.id, type: event.type, created: event.created, businessId, outcome: decision }, now);
+      events.recordIn(tx, { id: event.id, type: event.type, created: event.created, subject: { businessId }, outcome: decision }, now);
       return decision;
     }),
   );

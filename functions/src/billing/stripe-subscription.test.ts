@@ -1,4 +1,5 @@
-import { stripeSubscriptionObject, stripeWriteDecision, subscriptionFromStripe } from "./stripe-subscription";
+import { stripeSubscriptionObject } from "../payments/stripe-objects";
+import { stripeWriteDecision, subscriptionFromStripe } from "./stripe-subscription";
 
 const object = (overrides: Record<string, unknown> = {}) =>
   stripeSubscriptionObject.parse({

@@ -1,6 +1,7 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { ENTITLEMENT_KEY } from "../core/documents";
 import { documentId } from "../core/schemas";
+import { periodEndOf, SUBSCRIPTION_STATUS, type stripePrice, type StripeSubscriptionObject } from "../payments/stripe-objects";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
 import { grantsEntitlements, type SubscriptionStatus } from "../access/rules";
 
@@ -12,54 +13,6 @@ import { grantsEntitlements, type SubscriptionStatus } from "../access/rules";
 
 export const HANDLED_EVENT_TYPES = ["customer.subscription.created", "customer.subscription.updated", "customer.subscription.deleted"] as const;
 
-const metadata = z.record(z.string(), z.string()).nullish();
-const unixSeconds = z.number().int().nonnegative();
-
-const stripeProduct = z.looseObject({ id: z.string(), metadata });
-const stripePrice = z.looseObject({
-  id: z.string(),
-  lookup_key: z.string().nullish(),
-  metadata,
-  product: z.union([z.string(), stripeProduct]).nullish(),
-});
-const stripeItem = z.looseObject({
-  price: stripePrice,
-  quantity: z.number().int().nonnegative().nullish(),
-  current_period_end: unixSeconds.nullish(),
-});
-const stripeCustomer = z.looseObject({ id: z.string(), name: z.string().nullish() });
-
-export const stripeSubscriptionObject = z.looseObject({
-  id: z.string().min(1),
-  status: z.string(),
-  customer: z.union([z.string(), stripeCustomer]),
-  metadata,
-  items: z.looseObject({ data: z.array(stripeItem).min(1) }),
-  current_period_end: unixSeconds.nullish(),
-  cancel_at_period_end: z.boolean().nullish(),
-});
-
-export type StripeSubscriptionObject = z.output<typeof stripeSubscriptionObject>;
-
-/** An event as far as this service reads it; its id becomes a document id. */
-export const stripeEvent = z.looseObject({
-  id: documentId,
-  type: z.string(),
-  created: unixSeconds,
-  data: z.looseObject({ object: z.unknown() }),
-});
-
-const STATUS: Record<string, SubscriptionStatus | "not_written"> = {
-  active: "active",
-  trialing: "trialing",
-  past_due: "past_due",
-  unpaid: "past_due",
-  canceled: "canceled",
-  incomplete_expired: "expired",
-  paused: "canceled",
-  incomplete: "not_written",
-};
-
 export type SubscriptionFromStripe =
   | { kind: "write"; businessId: string; businessName: string; subscription: Omit<SubscriptionRecord, "stripe">; droppedEntitlements: string[] }
   | { kind: "skip"; reason: string };
@@ -69,11 +22,11 @@ export function subscriptionFromStripe(object: StripeSubscriptionObject): Subscr
   const businessId = object.metadata?.businessId;
   if (!businessId) return { kind: "skip", reason: "the subscription has no metadata.businessId" };
   if (!documentId.safeParse(businessId).success) return { kind: "skip", reason: `metadata.businessId '${businessId}' is not a valid id` };
-  const status = STATUS[object.status];
+  const status = SUBSCRIPTION_STATUS.get(object.status);
   if (status === undefined) return { kind: "skip", reason: `status '${object.status}' is not one this service knows` };
   if (status === "not_written") return { kind: "skip", reason: `status '${object.status}' is not written` };
   const [item] = object.items.data;
-  const periodEnd = item.current_period_end ?? object.current_period_end;
+  const periodEnd = periodEndOf(object);
   if (periodEnd == null) return { kind: "skip", reason: "neither the item nor the subscription has current_period_end" };
   const { valid, invalid } = entitlementsOf(item.price);
   return {

@@ -36,6 +36,7 @@ export const PROBLEM_STATUS = {
   membership_not_found: 404,
   entitlement_not_found: 404,
   invitation_not_found: 404,
+  payouts_account_not_found: 404,
   /** Beyond the contract's table: a known path with a method it does not serve. */
   method_not_allowed: 405,
   email_exists: 409,
@@ -59,6 +60,9 @@ export const PROBLEM_STATUS = {
   /** Operator operations: the release or business exists already. */
   release_exists: 409,
   business_exists: 409,
+  payouts_not_ready: 409,
+  not_for_sale: 409,
+  already_owned: 409,
   /** §1 safe retries: the first request with this Idempotency-Key is still running. */
   request_in_progress: 409,
   release_yanked: 410,

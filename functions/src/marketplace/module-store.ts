@@ -62,6 +62,18 @@ const summaryEntry = z.object({
   hasIcon: z.boolean().optional(),
 });
 
+/** The price of a module for sale (contract §20), and the Stripe price that charges it. */
+const modulePriceFields = z.object({
+  model: z.enum(["one_time", "subscription"]),
+  amount: z.number().int().positive(),
+  currency: z.string(),
+  interval: z.enum(["month", "year"]).nullable(),
+  trialDays: z.number().int().nonnegative(),
+  perSeat: z.boolean(),
+  stripePriceId: z.string(),
+  updatedAt: timestamp,
+});
+
 const moduleDocument = moduleListing.extend({
   publisherId: z.string(),
   developerId: z.string(),
@@ -81,6 +93,10 @@ const moduleDocument = moduleListing.extend({
   revocation: revocationFields.optional(),
   /** The owner's publish policy (contract §15); absent: nothing required. */
   policy: z.object({ requireTrustedPublishing: z.boolean(), requireAuthorSignature: z.boolean() }).optional(),
+  /** Its price while the owner sells it (§20); absent: free. */
+  price: modulePriceFields.optional(),
+  /** The Stripe Product its prices belong to, once it was first priced. */
+  stripeProductId: z.string().optional(),
 });
 
 const versionDocument = z.object({
@@ -124,6 +140,20 @@ export interface ModuleRecord extends ModuleListing {
   highestPublishedVersion: string | null;
   revocation: Revocation | null;
   policy: PublishPolicy;
+  price: ModulePrice | null;
+  stripeProductId: string | null;
+}
+
+export interface ModulePrice {
+  model: "one_time" | "subscription";
+  /** In the currency's minor unit. */
+  amount: number;
+  currency: string;
+  interval: "month" | "year" | null;
+  trialDays: number;
+  perSeat: boolean;
+  stripePriceId: string;
+  updatedAt: Date;
 }
 
 /** What the owner requires of every sign, publish, yank and unyank of a module (contract §15). */
@@ -219,7 +249,7 @@ export function moduleStore(db: Firestore) {
   const readModule = (snapshot: DocumentSnapshot): ModuleRecord | null => {
     const stored = readDocument(moduleDocument, snapshot);
     if (!stored) return null;
-    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, revocation, policy, ...fields } = stored;
+    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, revocation, policy, price, stripeProductId, ...fields } = stored;
     return {
       id: snapshot.id,
       ...fields,
@@ -236,6 +266,8 @@ export function moduleStore(db: Firestore) {
       highestPublishedVersion: highestPublishedVersion ?? fields.latestVersion,
       revocation: readRevocation(revocation),
       policy: policy ?? NO_POLICY,
+      price: price ? { ...price, updatedAt: price.updatedAt.toDate() } : null,
+      stripeProductId: stripeProductId ?? null,
     };
   };
   const readVersion = (snapshot: DocumentSnapshot): VersionRecord | null => {
@@ -280,7 +312,10 @@ export function moduleStore(db: Firestore) {
     highestPublishedVersion: module.highestPublishedVersion,
     ...(module.revocation ? { revocation: revocationData(module.revocation) } : {}),
     policy: { ...module.policy },
+    ...(module.price ? { price: priceData(module.price) } : {}),
+    ...(module.stripeProductId ? { stripeProductId: module.stripeProductId } : {}),
   });
+  const priceData = (price: ModulePrice) => ({ ...price, updatedAt: Timestamp.fromDate(price.updatedAt) });
   const versionData = (record: VersionRecord) => ({
     state: record.state,
     sha256: record.sha256,
@@ -355,9 +390,13 @@ export function moduleStore(db: Firestore) {
     setPolicy(writer: Transaction, moduleId: string, policy: PublishPolicy): void {
       writer.update(moduleRef(moduleId), { policy: { ...policy } });
     },
+    /** Puts a module on sale at a price, or (null) makes it free; its Stripe Product is kept either way. */
+    setPrice(writer: Transaction, moduleId: string, price: ModulePrice | null, stripeProductId: string): void {
+      writer.update(moduleRef(moduleId), { price: price ? priceData(price) : FieldValue.delete(), stripeProductId });
+    },
     /** Writes the whole module; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setModule(writer: Transaction | WriteBatch, module: ModuleRecord, precondition?: Precondition): void {
-      writeWhole(writer, moduleRef(module.id), moduleData(module), ["description", "category", "entitlement", "revocation"], precondition);
+      writeWhole(writer, moduleRef(module.id), moduleData(module), ["description", "category", "entitlement", "revocation", "price", "stripeProductId"], precondition);
     },
     /** Writes the whole version; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setVersion(writer: Transaction | WriteBatch, record: VersionRecord, precondition?: Precondition): void {

@@ -9,6 +9,7 @@ const entry = (id: string, fields: Partial<CatalogEntry> = {}): CatalogEntry => 
   category: null,
   publisherId: id.split(".")[0],
   entitlement: null,
+  price: null,
   updatedAt: 0,
   downloads: 0,
   rating: null,
@@ -48,6 +49,17 @@ describe("search and ranking (§18)", () => {
     expect(ids({ q: "chart kit" })[0]).toBe("acme.chart-kit");
     expect(ids({ q: "plotter" })[0]).toBe("acme.plotter");
     expect(ids({ q: "plot" })[0]).toBe("acme.plotter");
+  });
+
+  it("counts a module with a price as paid, like one with an entitlement (§20)", () => {
+    const priced = entry("acme.paid", { name: "Paid", price: { model: "one_time", amount: 900, currency: "usd", interval: null, trialDays: 0, perSeat: false } });
+    const all = [...catalog, priced];
+    const index = newTextIndex();
+    index.addAll(all);
+    const entries = new Map(all.map((item) => [item.id, item]));
+    const paid = rank(index, entries, { pricing: "paid", sort: "name" }, ratingPrior(entries.values()));
+    expect(paid.map((ranked) => ranked.entry.id)).toEqual(["contoso.charts", "acme.paid"]);
+    expect(facetsOf(rank(index, entries, {}, ratingPrior(entries.values()))).pricing).toEqual([{ value: "free", count: 3 }, { value: "paid", count: 2 }]);
   });
 
   it("filters, sorts and counts facets over the whole result", () => {

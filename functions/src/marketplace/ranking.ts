@@ -1,5 +1,9 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from "minisearch";
+import type { PublicPrice } from "./price";
 import { words } from "./search";
+
+/** Free: neither an entitlement nor a price stands between a user and the module. */
+const isFree = (entry: Pick<CatalogEntry, "entitlement" | "price">) => entry.entitlement === null && entry.price === null;
 
 /**
  * How the marketplace finds and orders modules (contract §18), as pure functions of an in-memory
@@ -18,6 +22,8 @@ export interface CatalogEntry {
   category: string | null;
   publisherId: string;
   entitlement: string | null;
+  /** Its price while it is for sale (§20). */
+  price: PublicPrice | null;
   updatedAt: number;
   downloads: number;
   rating: RatingFigures | null;
@@ -127,7 +133,7 @@ const passes = (query: SearchQuery) => (entry: CatalogEntry) =>
   (!query.category || entry.category === query.category) &&
   (!query.publisher || entry.publisherId === query.publisher) &&
   (!query.tag || entry.tags.includes(query.tag)) &&
-  (!query.pricing || (query.pricing === "free") === (entry.entitlement === null));
+  (!query.pricing || (query.pricing === "free") === isFree(entry));
 
 /** The sort a query gets: relevance with text, else the last updated first. */
 export const effectiveSort = (query: SearchQuery): Sort => query.sort ?? (query.q && words(query.q).length > 0 ? "relevance" : "updated");
@@ -220,6 +226,6 @@ export function facetsOf(ranked: Ranked[]): Facets {
     category: count((entry) => [entry.category]),
     publisher: count((entry) => [entry.publisherId]),
     tag: count((entry) => entry.tags),
-    pricing: count((entry) => [entry.entitlement === null ? "free" : "paid"]),
+    pricing: count((entry) => [isFree(entry) ? "free" : "paid"]),
   };
 }

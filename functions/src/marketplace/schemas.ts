@@ -29,6 +29,17 @@ export const moduleListQuerySchema = z.strictObject({
     .meta({ description: "true adds facet counts over the whole result." }),
 });
 
+export const modulePriceSchema = z
+  .object({
+    model: z.enum(["one_time", "subscription"]),
+    amount: z.number().int().meta({ description: "In the currency's minor unit (cents)." }),
+    currency: z.string().meta({ description: "Lowercase ISO 4217, one of MARKETPLACE_CURRENCIES." }),
+    interval: z.enum(["month", "year"]).nullable().meta({ description: "A subscription's billing interval; null for one-time." }),
+    trialDays: z.number().int().meta({ description: "Days of free trial a buyer gets once per module (subscriptions)." }),
+    perSeat: z.boolean().meta({ description: "Whether businesses may buy it per seat." }),
+  })
+  .meta({ id: "ModulePrice" });
+
 export const ratingSchema = z
   .object({ average: z.number().meta({ description: "To one decimal." }), count: z.number().int() })
   .nullable()
@@ -52,7 +63,8 @@ export const marketplaceModuleSchema = z
     category: z.string().nullable(),
     publisherId: z.string(),
     latestVersion: z.string(),
-    entitlement: z.string().nullable().meta({ description: "Needed to use the module; null when it is free." }),
+    entitlement: z.string().nullable().meta({ description: "Needed to use the module (with price: or a purchase of it); null when it needs none." }),
+    price: modulePriceSchema.nullable().meta({ description: "Its price while it is for sale (§20); null when free." }),
     updatedAt: isoDateTime,
     tags: z.array(z.string()),
     rating: ratingSchema,

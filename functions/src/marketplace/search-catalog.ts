@@ -11,6 +11,7 @@ import type { Deps } from "../deps";
 import { downloadStore } from "./download-store";
 import { ratingStore } from "./rating-store";
 import { moduleStore, type ModuleRecord } from "./module-store";
+import { publicPrice } from "./price";
 import { loadedTextIndex, newTextIndex, ratingPrior, type CatalogEntry, type CatalogRatingPrior, type RatingFigures } from "./ranking";
 import type { VersionSummary } from "./versions";
 
@@ -236,6 +237,7 @@ function listedModule(module: ModuleRecord | null, downloads: number, rating: Ra
     category: module.category ?? null,
     publisherId: module.publisherId,
     entitlement: module.entitlement ?? null,
+    price: publicPrice(module.price),
     updatedAt: module.updatedAt.getTime(),
     downloads,
     rating,
@@ -256,6 +258,8 @@ async function readSnapshot(store: ObjectStore): Promise<Snapshot | null> {
   // Snapshots written before they were gzipped are plain JSON.
   const json = bytes[0] === 0x1f && bytes[1] === 0x8b ? await gunzipped(bytes) : bytes;
   const parsed = JSON.parse(json.toString("utf8")) as Snapshot;
+  // Snapshots written before modules had prices hold none.
+  for (const module of parsed.modules) module.price ??= null;
   for (const module of parsed.modules) module.versions = module.versions.map((version) => ({ ...version, publishedAt: version.publishedAt ? new Date(version.publishedAt) : null }));
   return parsed;
 }

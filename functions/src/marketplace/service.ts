@@ -2,7 +2,7 @@ import semver from "semver";
 import type { z } from "zod";
 import type { CallerData, UserAccess } from "../accounts/caller-data";
 import { assertMayUseModule } from "../access/policy";
-import { isModuleUsable } from "../access/rules";
+import { isModuleUsable, type ModuleTerms } from "../access/rules";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { catalogCache, moduleTopic } from "../core/catalog-changes";
@@ -52,6 +52,7 @@ export async function listModules({ cursors, config }: Deps, catalog: SearchCata
       publisherId: module.publisherId,
       latestVersion: module.latestVersion,
       entitlement: module.entitlement,
+      price: module.price,
       updatedAt: toIso(new Date(module.updatedAt)),
       tags: module.tags,
       rating: ratingView(module.rating),
@@ -77,7 +78,7 @@ export function withAccess(page: ModulePage, caller: CallerData): ModulePage {
 /** For one caller: whether they may use a module, and whether they have activated it. */
 export function accessFor(caller: CallerData) {
   const activated = new Set(caller.activations.map((activation) => activation.moduleId));
-  return (module: { id: string; entitlement: string | null }) => ({ usable: isModuleUsable(module, caller.access.keys), activated: activated.has(module.id) });
+  return (module: ModuleTerms) => ({ usable: isModuleUsable(module, caller.access.keys), activated: activated.has(module.id) });
 }
 
 /** Where a module and its versions are read from: the store itself, or an instance's memory of it. */
@@ -160,7 +161,7 @@ export async function usableVersion(
   const record = requestedVersion ? requested : await lookup.version(moduleId, version);
   if (record?.state !== "published") throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${version}'.`);
   if (record.revocation) throw moduleRevoked(`${moduleId}@${version}`, record.revocation.reason);
-  assertMayUseModule(moduleId, module, keys);
+  assertMayUseModule(module, keys);
   return { module, version, record };
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isoDateTime } from "../core/schemas";
-import { moduleAccessSchema, moduleIdSchema, ratingSchema, versionSchema } from "../marketplace/schemas";
+import { moduleAccessSchema, moduleIdSchema, modulePriceSchema, ratingSchema, versionSchema } from "../marketplace/schemas";
 
 export const modulePageParamsSchema = z.strictObject({ id: moduleIdSchema });
 export const moduleIconQuerySchema = z.strictObject({
@@ -24,7 +24,8 @@ export const modulePageSchema = z
     category: z.string().nullable(),
     tags: z.array(z.string()),
     publisherId: z.string(),
-    entitlement: z.string().nullable().meta({ description: "Needed to use the module; null when it is free." }),
+    entitlement: z.string().nullable().meta({ description: "Needed to use the module (with price: or a purchase of it); null when it needs none." }),
+    price: modulePriceSchema.nullable().meta({ description: "Its price while it is for sale (§20); null when free." }),
     latestVersion: z.string(),
     updatedAt: isoDateTime,
     downloads: z.number().int(),

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { publicPrice } from "../marketplace/price";
 import type { CallerData } from "../accounts/caller-data";
 import { catalogCache, moduleTopic } from "../core/catalog-changes";
 import { toIso } from "../core/documents";
@@ -72,6 +73,7 @@ async function readModulePage({ db, config }: Deps, moduleId: string): Promise<K
       tags: module.tags ?? [],
       publisherId: module.publisherId,
       entitlement: module.entitlement ?? null,
+      price: publicPrice(module.price),
       latestVersion: module.latestVersion,
       updatedAt: toIso(module.updatedAt),
       downloads,

@@ -3,7 +3,7 @@ import { packageFindingSchema } from "../core/findings";
 import { provenanceSchema } from "../core/provenance";
 import { isoDateTime, oneLine } from "../core/schemas";
 import { REVIEW_STATES, VERSION_STATES } from "../marketplace/module-store";
-import { moduleIdSchema, versionSchema } from "../marketplace/schemas";
+import { moduleIdSchema, modulePriceSchema, versionSchema } from "../marketplace/schemas";
 
 export const yankBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema, reason: oneLine(z.string().trim().min(1).max(500)).optional() });
 export const unyankBodySchema = z.strictObject({ moduleId: moduleIdSchema, version: versionSchema });
@@ -61,6 +61,7 @@ export const moduleSchema = z
     category: z.string().nullable(),
     publisherId: z.string(),
     entitlement: z.string().nullable(),
+    price: modulePriceSchema.nullable().meta({ description: "Its price while it is for sale (§20); null when free." }),
     latestVersion: z.string().nullable(),
     downloads: z.number().int(),
     createdAt: isoDateTime,
@@ -91,6 +92,7 @@ export const developerModulesSchema = z
         latestVersion: z.string().nullable(),
         downloads: z.number().int(),
         policy: z.object({ requireTrustedPublishing: z.boolean(), requireAuthorSignature: z.boolean() }),
+        price: modulePriceSchema.nullable().meta({ description: "Its price while it is for sale (§20); null when free." }),
         versions: z.array(
           versionViewSchema.omit({ minAppVersion: true }).extend({
             yankedAt: isoDateTime.nullable(),

@@ -308,6 +308,8 @@ function newModule(moduleId: string, publisher: Publisher, listing: ModuleListin
     developerId: publisher.id,
     latestVersion: null,
     createdAt: now,
+    price: null,
+    stripeProductId: null,
     updatedAt: now,
     listed: false,
     versionSummary: [],

@@ -1,4 +1,5 @@
 import semver from "semver";
+import { publicPrice } from "../marketplace/price";
 import type { z } from "zod";
 import { assertInCredentialScope, assertOwnsModule } from "../access/policy";
 import { toIso } from "../core/documents";
@@ -36,6 +37,7 @@ export async function listDeveloperModules({ db, config }: Deps, publisher: Publ
       name: module.name,
       latestVersion: module.latestVersion,
       policy: module.policy,
+      price: publicPrice(module.price),
       downloads: await downloads.total(module.id),
       versions: (await modules.versions(module.id))
         .sort((a, b) => semver.rcompare(a.version, b.version))
@@ -64,6 +66,7 @@ export function toModuleView(module: ModuleRecord, downloads: number): z.output<
     category: module.category ?? null,
     publisherId: module.publisherId,
     entitlement: module.entitlement ?? null,
+    price: publicPrice(module.price),
     latestVersion: module.latestVersion,
     downloads,
     createdAt: toIso(module.createdAt),

@@ -1,13 +1,25 @@
 import { z } from "zod";
-import { BUSINESS_ROLES } from "../access/rules";
+import { BUSINESS_ROLES, PURCHASE_STATUSES } from "../access/rules";
 import { deviceSchema } from "../activations/schemas";
 import { isoDateTime } from "../core/schemas";
 
 export const entitlementGrantSchema = z.object({
-  key: z.string(),
-  source: z.enum(["direct", "subscription"]),
-  businessId: z.string().optional().meta({ description: "The business whose subscription grants it." }),
+  key: z.string().meta({ description: "An entitlement key, or module:<moduleId> for a purchased module (§20)." }),
+  source: z.enum(["direct", "subscription", "purchase"]),
+  businessId: z.string().optional().meta({ description: "The business whose subscription or purchase grants it." }),
+  purchaseId: z.string().optional().meta({ description: "The purchase that grants it (source purchase)." }),
 });
+
+export const purchaseSummarySchema = z
+  .object({
+    id: z.string(),
+    moduleId: z.string(),
+    model: z.enum(["one_time", "subscription"]),
+    status: z.enum(PURCHASE_STATUSES),
+    currentPeriodEnd: isoDateTime.nullable().meta({ description: "A subscription's period end; null for a one-time purchase." }),
+    businessId: z.string().optional().meta({ description: "The business that bought it, when a business did." }),
+  })
+  .meta({ id: "PurchaseSummary" });
 
 export const userProfileSchema = z
   .object({
@@ -24,6 +36,7 @@ export const userProfileSchema = z
         entitled: z.boolean().meta({ description: "Whether the business's subscription grants this user its entitlements now." }),
       }),
     ),
+    purchases: z.array(purchaseSummarySchema).meta({ description: "The user's module purchases, and those of their businesses that reach them (§20)." }),
     activations: z.array(
       z.object({
         moduleId: z.string(),

@@ -23,6 +23,14 @@ export function getProfile(caller: Caller, { access, activations }: CallerData, 
       seat: membership.seat,
       entitled: subscriptionGrants(membership.subscription, membership.drawsOnSubscription, now),
     })),
+    purchases: access.purchases.map((purchase) => ({
+      id: purchase.id,
+      moduleId: purchase.moduleId,
+      model: purchase.model,
+      status: purchase.status,
+      currentPeriodEnd: purchase.currentPeriodEnd ? toIso(purchase.currentPeriodEnd) : null,
+      ...(purchase.owner.kind === "business" ? { businessId: purchase.owner.id } : {}),
+    })),
     activations: activations.map(activationView),
   };
 }

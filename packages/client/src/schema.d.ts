@@ -399,7 +399,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stripe's webhook: keeps business subscriptions current from customer.subscription.* events.
+         * Stripe's webhook: business subscriptions (customer.subscription.*) and paid modules' purchases, refunds, disputes and payouts accounts.
          * @description Authenticated by the Stripe-Signature header over the raw body (STRIPE_WEBHOOK_SECRET, 5-minute tolerance), not by a token. Answers 200 once the write is durable; replays and out-of-order events change nothing.
          */
         post: operations["receiveStripeEvent"];
@@ -440,6 +440,112 @@ export interface paths {
         put?: never;
         /** A Stripe Billing Portal page for the business's billing account (owners). */
         post: operations["openBillingPortal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/payouts/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Creates the publisher's Stripe connected account on the first call, and answers a fresh onboarding link every time. */
+        post: operations["openPayoutAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The publisher's payouts account: whether it may take charges and receive payouts, and what Stripe still needs. */
+        get: operations["getPayoutAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/modules/{id}/pricing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Puts the module on sale, or changes its price: a new Stripe Price each time (buyers keep the price they bought at). ID token only. */
+        put: operations["setModulePricing"];
+        post?: never;
+        /** Makes the module free from now on; its running module subscriptions cancel at their period end. ID token only. */
+        delete: operations["removeModulePricing"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The publisher's sales, fees, refunds and net per currency and per module over a range of days, from the ledger. */
+        get: operations["getEarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/modules/{id}/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A Stripe Checkout page where the caller buys the module, for themselves or seats of a business.
+         * @description The purchase arrives through the Stripe webhook once paid; the module is then usable at the next request.
+         */
+        post: operations["startModuleCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/billing/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Stripe Billing Portal page for the caller's own purchases (invoices, cards, module subscriptions). */
+        post: operations["openUserBillingPortal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1037,8 +1143,10 @@ export interface components {
             category: string | null;
             publisherId: string;
             latestVersion: string;
-            /** @description Needed to use the module; null when it is free. */
+            /** @description Needed to use the module (with price: or a purchase of it); null when it needs none. */
             entitlement: string | null;
+            /** @description Its price while it is for sale (§20); null when free. */
+            price: components["schemas"]["ModulePrice"] | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp, UTC.
@@ -1055,6 +1163,20 @@ export interface components {
                 usable: boolean;
                 activated: boolean;
             };
+        };
+        ModulePrice: {
+            /** @enum {string} */
+            model: "one_time" | "subscription";
+            /** @description In the currency's minor unit (cents). */
+            amount: number;
+            /** @description Lowercase ISO 4217, one of MARKETPLACE_CURRENCIES. */
+            currency: string;
+            /** @description A subscription's billing interval; null for one-time. */
+            interval: ("month" | "year") | null;
+            /** @description Days of free trial a buyer gets once per module (subscriptions). */
+            trialDays: number;
+            /** @description Whether businesses may buy it per seat. */
+            perSeat: boolean;
         };
         /** @description Null before the first review. */
         Rating: {
@@ -1133,8 +1255,10 @@ export interface components {
             category: string | null;
             tags: string[];
             publisherId: string;
-            /** @description Needed to use the module; null when it is free. */
+            /** @description Needed to use the module (with price: or a purchase of it); null when it needs none. */
             entitlement: string | null;
+            /** @description Its price while it is for sale (§20); null when free. */
+            price: components["schemas"]["ModulePrice"] | null;
             latestVersion: string;
             /**
              * Format: date-time
@@ -1238,11 +1362,14 @@ export interface components {
             email: string | null;
             displayName: string | null;
             entitlements: {
+                /** @description An entitlement key, or module:<moduleId> for a purchased module (§20). */
                 key: string;
                 /** @enum {string} */
-                source: "direct" | "subscription";
-                /** @description The business whose subscription grants it. */
+                source: "direct" | "subscription" | "purchase";
+                /** @description The business whose subscription or purchase grants it. */
                 businessId?: string;
+                /** @description The purchase that grants it (source purchase). */
+                purchaseId?: string;
             }[];
             businesses: {
                 id: string;
@@ -1254,6 +1381,8 @@ export interface components {
                 /** @description Whether the business's subscription grants this user its entitlements now. */
                 entitled: boolean;
             }[];
+            /** @description The user's module purchases, and those of their businesses that reach them (§20). */
+            purchases: components["schemas"]["PurchaseSummary"][];
             activations: {
                 moduleId: string;
                 version: string;
@@ -1265,6 +1394,18 @@ export interface components {
                 /** @description The devices holding the module, oldest first (§10). */
                 devices: components["schemas"]["ActivatedDevice"][];
             }[];
+        };
+        PurchaseSummary: {
+            id: string;
+            moduleId: string;
+            /** @enum {string} */
+            model: "one_time" | "subscription";
+            /** @enum {string} */
+            status: "active" | "trialing" | "past_due" | "canceled" | "expired" | "refunded" | "disputed" | "revoked";
+            /** @description A subscription's period end; null for a one-time purchase. */
+            currentPeriodEnd: string | null;
+            /** @description The business that bought it, when a business did. */
+            businessId?: string;
         };
         ActivatedDevice: {
             deviceId: string;
@@ -1410,8 +1551,102 @@ export interface components {
             outcome: "applied" | "duplicate" | "stale" | "superseded" | "ignored";
         };
         BillingRedirect: {
-            /** @description Where to send the owner's browser: Stripe's page. */
+            /** @description Where to send the browser: Stripe's page. */
             url: string;
+        };
+        OpenedPayoutAccount: {
+            /** @description The Stripe connected account. */
+            accountId: string;
+            /** @description Whether Stripe lets it take charges: modules may be priced and sold. */
+            chargesEnabled: boolean;
+            payoutsEnabled: boolean;
+            /** @description What Stripe still needs (requirements.currently_due). */
+            requirementsDue: string[];
+            /** @description Stripe's onboarding page for the publisher; single use, short-lived. */
+            onboardingUrl: string;
+        };
+        PayoutAccount: {
+            /** @description The Stripe connected account. */
+            accountId: string;
+            /** @description Whether Stripe lets it take charges: modules may be priced and sold. */
+            chargesEnabled: boolean;
+            payoutsEnabled: boolean;
+            /** @description What Stripe still needs (requirements.currently_due). */
+            requirementsDue: string[];
+        };
+        PricingInput: {
+            /** @enum {string} */
+            model: "one_time" | "subscription";
+            /** @description In the currency's minor unit: 100..1,000,000. */
+            amount: number;
+            /** @default usd */
+            currency: string;
+            /**
+             * @description Required for a subscription; not for one-time.
+             * @enum {string}
+             */
+            interval?: "month" | "year";
+            /** @description Subscriptions only: 0..30. */
+            trialDays?: number;
+            /** @description Whether businesses may buy seats (default false). */
+            perSeat?: boolean;
+        };
+        ModulePricing: {
+            /** @enum {string} */
+            model: "one_time" | "subscription";
+            /** @description In the currency's minor unit (cents). */
+            amount: number;
+            /** @description Lowercase ISO 4217, one of MARKETPLACE_CURRENCIES. */
+            currency: string;
+            /** @description A subscription's billing interval; null for one-time. */
+            interval: ("month" | "year") | null;
+            /** @description Days of free trial a buyer gets once per module (subscriptions). */
+            trialDays: number;
+            /** @description Whether businesses may buy it per seat. */
+            perSeat: boolean;
+            moduleId: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            updatedAt: string;
+        };
+        Earnings: {
+            from: string;
+            to: string;
+            totals: {
+                currency: string;
+                /** @description Charges in the range (a paid invoice of a module subscription is one); refunded ones still count. */
+                sales: number;
+                /** @description Their amounts, in the currency's minor unit. */
+                gross: number;
+                /** @description The marketplace's fees kept after refunds. */
+                fees: number;
+                /** @description Amounts refunded since, and lost disputes' amounts. */
+                refunds: number;
+                /** @description gross − fees − refunds: what the publisher keeps. */
+                net: number;
+            }[];
+            modules: {
+                moduleId: string;
+                currency: string;
+                /** @description Charges in the range (a paid invoice of a module subscription is one); refunded ones still count. */
+                sales: number;
+                /** @description Their amounts, in the currency's minor unit. */
+                gross: number;
+                /** @description The marketplace's fees kept after refunds. */
+                fees: number;
+                /** @description Amounts refunded since, and lost disputes' amounts. */
+                refunds: number;
+                /** @description gross − fees − refunds: what the publisher keeps. */
+                net: number;
+            }[];
+        };
+        ModuleCheckoutInput: {
+            /** @description Buy for this business (its owner or admin; perSeat modules only). */
+            businessId?: string;
+            /** @description Seats for the business: 1..10,000; only with businessId. */
+            seats?: number;
         };
         HealthReportAccepted: {
             /** @constant */
@@ -1558,6 +1793,8 @@ export interface components {
             category: string | null;
             publisherId: string;
             entitlement: string | null;
+            /** @description Its price while it is for sale (§20); null when free. */
+            price: components["schemas"]["ModulePrice"] | null;
             latestVersion: string | null;
             downloads: number;
             /**
@@ -1595,6 +1832,8 @@ export interface components {
                     requireTrustedPublishing: boolean;
                     requireAuthorSignature: boolean;
                 };
+                /** @description Its price while it is for sale (§20); null when free. */
+                price: components["schemas"]["ModulePrice"] | null;
                 versions: {
                     version: string;
                     /** @enum {string} */
@@ -4519,6 +4758,684 @@ export interface operations {
             };
             /** @description Problem: business_not_found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: request_in_progress, no_billing_account. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: billing_unavailable. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: billing_not_configured, unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openPayoutAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account, and where to continue onboarding. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenedPayoutAccount"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: billing_unavailable. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: billing_not_configured, unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPayoutAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account as the last account.updated left it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutAccount"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payouts_account_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setModulePricing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PricingInput"];
+            };
+        };
+        responses: {
+            /** @description The price now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModulePricing"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer, not_owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payouts_not_ready. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: billing_unavailable. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: billing_not_configured, unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeModulePricing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Free (also when it was already). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer, not_owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: billing_unavailable. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: billing_not_configured, unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEarnings: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sums over the sales made in the range, each with what was refunded of it since. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Earnings"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startModuleCheckout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModuleCheckoutInput"];
+            };
+        };
+        responses: {
+            /** @description The checkout page. */
+            200: {
+                headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingRedirect"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_business_admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found, business_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: request_in_progress, not_for_sale, already_owned. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: billing_unavailable. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: billing_not_configured, unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openUserBillingPortal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal page. */
+            200: {
+                headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingRedirect"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

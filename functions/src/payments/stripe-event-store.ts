@@ -3,7 +3,7 @@ import { DAY_MS } from "../core/time";
 import { documentAt } from "../core/documents";
 
 /**
- * `stripeEvents/{eventId}`: the Stripe events this service has processed, so a replay changes
+ * `stripeEvents/{eventId}`: the Stripe events this service has processed (§11, §20), so a replay changes
  * nothing. `expireAt` lets a Firestore TTL policy remove them once Stripe no longer retries
  * (firestore.indexes.json sets the policy).
  */
@@ -13,16 +13,19 @@ const KEPT_FOR_MS = 30 * DAY_MS;
 
 export type StripeEventOutcome = "applied" | "stale" | "superseded";
 
+/** What an event was about: the business (a plan subscription), the purchase, or the publisher (a payouts account). */
+export type StripeEventSubject = { businessId: string } | { purchaseId: string } | { publisherId: string } | { paymentIntentId: string };
+
 export function stripeEventStore(db: Firestore) {
   const collection = db.collection("stripeEvents");
   return {
     ref: (eventId: string) => documentAt(collection, eventId),
     processed: (snapshot: DocumentSnapshot) => snapshot.exists,
-    recordIn(tx: Transaction, event: { id: string; type: string; created: number; businessId: string; outcome: StripeEventOutcome }, now: Date): void {
+    recordIn(tx: Transaction, event: { id: string; type: string; created: number; subject: StripeEventSubject; outcome: StripeEventOutcome }, now: Date): void {
       tx.create(documentAt(collection, event.id), {
         type: event.type,
         created: Timestamp.fromMillis(event.created * 1000),
-        businessId: event.businessId,
+        ...event.subject,
         outcome: event.outcome,
         processedAt: Timestamp.fromDate(now),
         expireAt: Timestamp.fromMillis(now.getTime() + KEPT_FOR_MS),

@@ -1,0 +1,109 @@
+import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { z } from "zod";
+import { withDeadlines } from "../core/deadline";
+import { documentAt, readDocument, timestamp } from "../core/documents";
+
+/**
+ * `ledger/{lineId}`: the money of module sales (contract §20), one line per Stripe object, keyed
+ * by the payment intent it belongs to so that a line is found without a query, whatever order
+ * the webhook's events come in:
+ * - `sale_{paymentIntentId}`: a charge (a one-time purchase's payment, a paid invoice of a module
+ *   subscription), written once, with who sold what;
+ * - `refund_{paymentIntentId}`: what was refunded of that charge so far (Stripe's
+ *   `amount_refunded` only grows: the largest seen is kept, so a repeated or late event is exact);
+ * - `dispute_{paymentIntentId}`: the charge's dispute and its state; a lost one takes its amount.
+ * Earnings read the sale lines of a publisher in a range, then the other two of each (getAll).
+ */
+
+const saleLine = z.object({
+  kind: z.literal("sale"),
+  publisherId: z.string(),
+  moduleId: z.string(),
+  purchaseId: z.string(),
+  currency: z.string(),
+  amount: z.number().int().nonnegative(),
+  fee: z.number().int().nonnegative(),
+  /** The Stripe object that reported it: the checkout session or the invoice. */
+  stripeObjectId: z.string(),
+  at: timestamp,
+});
+
+const refundLine = z.object({
+  kind: z.literal("refund"),
+  chargeId: z.string(),
+  chargeAmount: z.number().int().nonnegative(),
+  refunded: z.number().int().nonnegative(),
+  updatedAt: timestamp,
+});
+
+const disputeLine = z.object({
+  kind: z.literal("dispute"),
+  disputeId: z.string(),
+  amount: z.number().int().nonnegative(),
+  state: z.enum(["open", "won", "lost"]),
+  updatedAt: timestamp,
+});
+
+export type SaleLine = Omit<z.output<typeof saleLine>, "at" | "kind"> & { paymentIntentId: string; at: Date };
+export type RefundLine = Omit<z.output<typeof refundLine>, "updatedAt" | "kind"> & { paymentIntentId: string };
+export type DisputeLine = Omit<z.output<typeof disputeLine>, "updatedAt" | "kind"> & { paymentIntentId: string };
+
+const saleId = (paymentIntentId: string) => `sale_${paymentIntentId}`;
+const refundId = (paymentIntentId: string) => `refund_${paymentIntentId}`;
+const disputeId = (paymentIntentId: string) => `dispute_${paymentIntentId}`;
+
+export function ledgerStore(db: Firestore) {
+  const collection = db.collection("ledger");
+  const readSale = (snapshot: DocumentSnapshot): SaleLine | null => {
+    const stored = readDocument(saleLine, snapshot);
+    if (!stored) return null;
+    const { kind: _kind, at, ...fields } = stored;
+    return { ...fields, paymentIntentId: snapshot.id.slice("sale_".length), at: at.toDate() };
+  };
+  const readRefund = (snapshot: DocumentSnapshot): RefundLine | null => {
+    const stored = readDocument(refundLine, snapshot);
+    if (!stored) return null;
+    const { kind: _kind, updatedAt: _updatedAt, ...fields } = stored;
+    return { ...fields, paymentIntentId: snapshot.id.slice("refund_".length) };
+  };
+  const readDispute = (snapshot: DocumentSnapshot): DisputeLine | null => {
+    const stored = readDocument(disputeLine, snapshot);
+    if (!stored) return null;
+    const { kind: _kind, updatedAt: _updatedAt, ...fields } = stored;
+    return { ...fields, paymentIntentId: snapshot.id.slice("dispute_".length) };
+  };
+  return withDeadlines("Firestore", {
+    /** The three lines of one payment intent, read in a transaction. */
+    async linesIn(tx: Transaction, paymentIntentId: string) {
+      const [sale, refund, dispute] = await tx.getAll(documentAt(collection, saleId(paymentIntentId)), documentAt(collection, refundId(paymentIntentId)), documentAt(collection, disputeId(paymentIntentId)));
+      return { sale: readSale(sale), refund: readRefund(refund), dispute: readDispute(dispute) };
+    },
+    /** Every sale of one purchase (a module subscription has one per paid invoice), with its refund and dispute lines. */
+    async linesOfPurchaseIn(tx: Transaction, purchaseId: string): Promise<{ sale: SaleLine; refund: RefundLine | null; dispute: DisputeLine | null }[]> {
+      const sales = (await tx.get(collection.where("purchaseId", "==", purchaseId))).docs.map((doc) => readSale(doc)!);
+      if (sales.length === 0) return [];
+      const others = await tx.getAll(...sales.flatMap((sale) => [documentAt(collection, refundId(sale.paymentIntentId)), documentAt(collection, disputeId(sale.paymentIntentId))]));
+      return sales.map((sale, index) => ({ sale, refund: readRefund(others[2 * index]), dispute: readDispute(others[2 * index + 1]) }));
+    },
+    createSaleIn(tx: Transaction, line: SaleLine): void {
+      const { paymentIntentId, at, ...fields } = line;
+      tx.create(documentAt(collection, saleId(paymentIntentId)), { kind: "sale", ...fields, at: Timestamp.fromDate(at) });
+    },
+    setRefundIn(tx: Transaction, line: RefundLine, now: Date): void {
+      const { paymentIntentId, ...fields } = line;
+      tx.set(documentAt(collection, refundId(paymentIntentId)), { kind: "refund", ...fields, updatedAt: Timestamp.fromDate(now) });
+    },
+    setDisputeIn(tx: Transaction, line: DisputeLine, now: Date): void {
+      const { paymentIntentId, ...fields } = line;
+      tx.set(documentAt(collection, disputeId(paymentIntentId)), { kind: "dispute", ...fields, updatedAt: Timestamp.fromDate(now) });
+    },
+    /** A publisher's sales from `from` (inclusive) to `to` (exclusive), with each one's refund and dispute lines. */
+    async salesOf(publisherId: string, from: Date, to: Date): Promise<{ sale: SaleLine; refund: RefundLine | null; dispute: DisputeLine | null }[]> {
+      const snapshot = await collection.where("publisherId", "==", publisherId).where("at", ">=", Timestamp.fromDate(from)).where("at", "<", Timestamp.fromDate(to)).get();
+      const sales = snapshot.docs.map((doc) => readSale(doc)!);
+      if (sales.length === 0) return [];
+      const others = await db.getAll(...sales.flatMap((sale) => [documentAt(collection, refundId(sale.paymentIntentId)), documentAt(collection, disputeId(sale.paymentIntentId))]));
+      return sales.map((sale, index) => ({ sale, refund: readRefund(others[2 * index]), dispute: readDispute(others[2 * index + 1]) }));
+    },
+  });
+}

@@ -1,0 +1,65 @@
+import fc from "fast-check";
+import { earningsOf, feeOf, refundedFee } from "./rules";
+
+describe("feeOf", () => {
+  it("is amount × quantity × percent / 100, rounded half up", () => {
+    expect(feeOf(1000, 1, 1500)).toBe(150);
+    expect(feeOf(999, 1, 1500)).toBe(150); // 149.85
+    expect(feeOf(990, 1, 1500)).toBe(149); // 148.5 → 149
+    expect(feeOf(101, 3, 1250)).toBe(38); // 37.875
+    expect(feeOf(100, 1, 0)).toBe(0);
+    expect(feeOf(1_000_000, 10_000, 10_000)).toBe(10_000_000_000);
+  });
+
+  it("never exceeds the amount and is exact in integers", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 100, max: 1_000_000 }), fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 0, max: 10_000 }), (amount, quantity, basisPoints) => {
+        const fee = feeOf(amount, quantity, basisPoints);
+        expect(Number.isSafeInteger(fee)).toBe(true);
+        expect(fee).toBeLessThanOrEqual(amount * quantity);
+        expect(Math.abs(fee - (amount * quantity * basisPoints) / 10_000)).toBeLessThanOrEqual(0.5);
+      }),
+    );
+  });
+});
+
+describe("refundedFee", () => {
+  it("gives the fee back in proportion to the refund", () => {
+    expect(refundedFee(150, 1000, 1000)).toBe(150);
+    expect(refundedFee(150, 1000, 500)).toBe(75);
+    expect(refundedFee(150, 1000, 1)).toBe(0);
+    expect(refundedFee(150, 1000, 5000)).toBe(150);
+  });
+});
+
+describe("earningsOf", () => {
+  const sale = (moduleId: string, currency: string, amount: number, fee: number, refunded = 0, lost = false) => ({
+    sale: { moduleId, currency, amount, fee },
+    refund: refunded ? { refunded } : null,
+    dispute: lost ? { state: "lost" as const, amount } : null,
+  });
+
+  it("counts sales, gross, fees kept after refunds, refunds and net per currency and module", () => {
+    const earnings = earningsOf([sale("a.x", "usd", 1000, 150), sale("a.x", "usd", 1000, 150, 1000), sale("a.y", "usd", 1000, 150, 500), sale("a.x", "eur", 2000, 300, 0, true)]);
+    expect(earnings.totals).toEqual([
+      { currency: "eur", sales: 1, gross: 2000, fees: 300, refunds: 2000, net: -300 },
+      { currency: "usd", sales: 3, gross: 3000, fees: 225, refunds: 1500, net: 1275 },
+    ]);
+    expect(earnings.modules.map((row) => [row.currency, row.moduleId, row.net])).toEqual([
+      ["eur", "a.x", -300],
+      ["usd", "a.x", 850],
+      ["usd", "a.y", 425],
+    ]);
+  });
+
+  it("does not depend on the order of the sales", () => {
+    const lines = fc.array(fc.record({ moduleId: fc.constantFrom("a.x", "a.y"), currency: fc.constantFrom("usd", "eur"), amount: fc.integer({ min: 100, max: 10_000 }), refunded: fc.integer({ min: 0, max: 10_000 }) }), { maxLength: 30 });
+    fc.assert(
+      fc.property(lines, fc.infiniteStream(fc.nat()), (items, order) => {
+        const sales = items.map((item) => sale(item.moduleId, item.currency, item.amount, feeOf(item.amount, 1, 1500), Math.min(item.refunded, item.amount)));
+        const shuffled = [...sales].sort(() => (order.next().value % 3) - 1);
+        expect(earningsOf(shuffled)).toEqual(earningsOf(sales));
+      }),
+    );
+  });
+});

@@ -1,0 +1,61 @@
+import type { DisputeLine, RefundLine, SaleLine } from "./ledger-store";
+
+/** The money rules of paid modules (contract §20), as pure functions of their inputs. */
+
+/** The marketplace's fee on `quantity` of `amount`: amount × quantity × percent / 100, rounded half up, in exact integers. */
+export function feeOf(amount: number, quantity: number, basisPoints: number): number {
+  return Math.floor((amount * quantity * basisPoints + 5_000) / 10_000);
+}
+
+/** The part of a fee given back with a refund of `refunded` of `amount`: proportional, rounded half up. */
+export function refundedFee(fee: number, amount: number, refunded: number): number {
+  if (amount === 0) return 0;
+  return Math.min(fee, Math.floor((fee * Math.min(refunded, amount) * 2 + amount) / (2 * amount)));
+}
+
+export interface EarningsFigures {
+  sales: number;
+  gross: number;
+  fees: number;
+  refunds: number;
+  net: number;
+}
+
+export interface SaleWithOutcome {
+  sale: Pick<SaleLine, "moduleId" | "currency" | "amount" | "fee">;
+  refund: Pick<RefundLine, "refunded"> | null;
+  dispute: Pick<DisputeLine, "state" | "amount"> | null;
+}
+
+/**
+ * A publisher's earnings over sales: each sale counts once, with what was later refunded of it
+ * (its fee given back in proportion) and a lost dispute's amount; net = gross − fees − refunds.
+ * Totals per currency and per module and currency, ordered by currency, then module.
+ */
+export function earningsOf(sales: SaleWithOutcome[]) {
+  const totals = new Map<string, EarningsFigures>();
+  const modules = new Map<string, EarningsFigures & { moduleId: string; currency: string }>();
+  const add = (figures: EarningsFigures, sale: SaleWithOutcome) => {
+    const refunded = Math.min(sale.refund?.refunded ?? 0, sale.sale.amount);
+    const lost = sale.dispute?.state === "lost" ? sale.dispute.amount : 0;
+    const fee = sale.sale.fee - refundedFee(sale.sale.fee, sale.sale.amount, refunded);
+    figures.sales += 1;
+    figures.gross += sale.sale.amount;
+    figures.fees += fee;
+    figures.refunds += refunded + lost;
+    figures.net = figures.gross - figures.fees - figures.refunds;
+  };
+  const zero = (): EarningsFigures => ({ sales: 0, gross: 0, fees: 0, refunds: 0, net: 0 });
+  for (const sale of sales) {
+    const { currency, moduleId } = sale.sale;
+    if (!totals.has(currency)) totals.set(currency, zero());
+    add(totals.get(currency)!, sale);
+    const key = `${moduleId}\u0000${currency}`;
+    if (!modules.has(key)) modules.set(key, { moduleId, currency, ...zero() });
+    add(modules.get(key)!, sale);
+  }
+  return {
+    totals: [...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([currency, figures]) => ({ currency, ...figures })),
+    modules: [...modules.values()].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0)),
+  };
+}

@@ -1,0 +1,125 @@
+import { z } from "zod";
+import type { SubscriptionStatus } from "../access/rules";
+import { documentId } from "../core/schemas";
+
+/**
+ * Stripe's events and objects as far as this service reads them (§11, §20). They are read
+ * loosely: only the fields used are checked, so a newer API version that adds fields changes
+ * nothing, and a field that moved between versions is looked for in both places.
+ */
+
+export const metadata = z.record(z.string(), z.string()).nullish();
+export const unixSeconds = z.number().int().nonnegative();
+const stripeId = z.string().min(1).max(255);
+/** An id, or the object it names when expanded. */
+const reference = z.union([stripeId, z.looseObject({ id: stripeId })]);
+export const idOf = (value: z.output<typeof reference> | null | undefined): string | null => (value == null ? null : typeof value === "string" ? value : value.id);
+
+/** An event as far as this service reads it; its id becomes a document id. */
+export const stripeEvent = z.looseObject({
+  id: documentId,
+  type: z.string(),
+  created: unixSeconds,
+  /** The connected account an event of a Connect account comes from. */
+  account: z.string().nullish(),
+  data: z.looseObject({ object: z.unknown() }),
+});
+export type StripeEvent = z.output<typeof stripeEvent>;
+
+const stripeProduct = z.looseObject({ id: z.string(), metadata });
+export const stripePrice = z.looseObject({
+  id: z.string(),
+  lookup_key: z.string().nullish(),
+  metadata,
+  product: z.union([z.string(), stripeProduct]).nullish(),
+  unit_amount: z.number().int().nullish(),
+  currency: z.string().nullish(),
+});
+const stripeItem = z.looseObject({
+  price: stripePrice,
+  quantity: z.number().int().nonnegative().nullish(),
+  current_period_end: unixSeconds.nullish(),
+});
+const stripeCustomer = z.looseObject({ id: z.string(), name: z.string().nullish() });
+
+export const stripeSubscriptionObject = z.looseObject({
+  id: stripeId,
+  status: z.string(),
+  customer: z.union([z.string(), stripeCustomer]),
+  metadata,
+  items: z.looseObject({ data: z.array(stripeItem).min(1) }),
+  current_period_end: unixSeconds.nullish(),
+  cancel_at_period_end: z.boolean().nullish(),
+  application_fee_percent: z.number().nullish(),
+  trial_end: unixSeconds.nullish(),
+});
+export type StripeSubscriptionObject = z.output<typeof stripeSubscriptionObject>;
+
+/** What Stripe's subscription statuses mean here (§11): `not_written` are not stored at all. */
+export const SUBSCRIPTION_STATUS: ReadonlyMap<string, SubscriptionStatus | "not_written"> = new Map([
+  ["active", "active"],
+  ["trialing", "trialing"],
+  ["past_due", "past_due"],
+  ["unpaid", "past_due"],
+  ["canceled", "canceled"],
+  ["incomplete_expired", "expired"],
+  ["paused", "canceled"],
+  ["incomplete", "not_written"],
+]);
+
+/** The period end of a subscription: its first item's (newer API versions), else its own. */
+export const periodEndOf = (object: StripeSubscriptionObject): number | null => object.items.data[0].current_period_end ?? object.current_period_end ?? null;
+
+export const checkoutSessionObject = z.looseObject({
+  id: stripeId,
+  mode: z.string(),
+  payment_status: z.string().nullish(),
+  metadata,
+  customer: reference.nullish(),
+  payment_intent: reference.nullish(),
+  amount_total: z.number().int().nonnegative().nullish(),
+  currency: z.string().nullish(),
+  created: unixSeconds.nullish(),
+});
+
+export const invoiceObject = z.looseObject({
+  id: stripeId,
+  status: z.string().nullish(),
+  amount_paid: z.number().int().nonnegative(),
+  currency: z.string(),
+  created: unixSeconds,
+  customer: reference.nullish(),
+  application_fee_amount: z.number().int().nonnegative().nullish(),
+  /** Older API versions. */
+  subscription: reference.nullish(),
+  payment_intent: reference.nullish(),
+  subscription_details: z.looseObject({ metadata }).nullish(),
+  /** Newer API versions. */
+  parent: z.looseObject({ subscription_details: z.looseObject({ subscription: reference.nullish(), metadata }).nullish() }).nullish(),
+  payments: z.looseObject({ data: z.array(z.looseObject({ payment: z.looseObject({ payment_intent: reference.nullish() }).nullish() })) }).nullish(),
+});
+export type InvoiceObject = z.output<typeof invoiceObject>;
+
+export const chargeObject = z.looseObject({
+  id: stripeId,
+  amount: z.number().int().nonnegative(),
+  amount_refunded: z.number().int().nonnegative(),
+  currency: z.string(),
+  payment_intent: reference.nullish(),
+});
+
+export const disputeObject = z.looseObject({
+  id: stripeId,
+  amount: z.number().int().nonnegative(),
+  status: z.string(),
+  charge: reference.nullish(),
+  payment_intent: reference.nullish(),
+});
+
+export const accountObject = z.looseObject({
+  id: stripeId,
+  metadata,
+  charges_enabled: z.boolean().nullish(),
+  payouts_enabled: z.boolean().nullish(),
+  requirements: z.looseObject({ currently_due: z.array(z.string()).nullish() }).nullish(),
+});

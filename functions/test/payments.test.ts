@@ -1,0 +1,408 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Express } from "express";
+import { Timestamp } from "firebase-admin/firestore";
+import request from "supertest";
+import { verifyActivationCertificate } from "../../docs/examples/verify-activation-certificate";
+import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
+import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
+import { refundPurchase } from "../src/payments/purchases";
+import { silentLogger } from "../src/core/logger";
+import { bearer, createDeveloper, createUser, expectProblem, otherInstanceApp, publishModule, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
+import { nowSeconds, signed } from "./support/stripe-events";
+
+const api = "/api/v1";
+const DAY = 24 * 3600;
+
+/**
+ * Paid modules (§20) end to end: the app listens on a port, so the local Stripe-compatible server
+ * sends its signed events to the real webhook, as Stripe would, when a test clicks its pages.
+ */
+describe("paid modules (§20)", () => {
+  let stripe: LocalStripe;
+  let server: Server;
+  let app: Express;
+  let other: Express;
+
+  const stripeConfig = () => ({
+    billing: { stripeSecretKey: "sk_test_local", apiBase: { protocol: "http" as const, host: "127.0.0.1", port: Number(new URL(stripe.url).port) }, plans: new Map<string, string>() },
+    payments: { feeBasisPoints: 1500, currencies: ["usd", "eur", "gbp"] },
+  });
+
+  beforeAll(async () => {
+    server = createServer((req, res) => app(req, res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    stripe = await startLocalStripe({ prices: [], webhook: { url: `http://127.0.0.1:${port}${api}/billing/stripe/webhook`, secret: LOCAL_STRIPE_WEBHOOK_SECRET } });
+    app = await testApp({ config: stripeConfig() });
+    other = await otherInstanceApp({ config: stripeConfig() });
+  });
+  afterAll(async () => {
+    await stripe.stop();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  beforeEach(async () => {
+    await resetEmulators();
+    stripe.requests.length = 0;
+    stripe.events.length = 0;
+    stripe.failNext(0, "disconnect");
+  });
+
+  const callsTo = (path: string) => stripe.requests.filter((call) => call.path === path);
+  /** Follows one of local Stripe's forms as a browser would: its POST answers 303 once the webhook took the event. */
+  const submit = async (url: string, body = "") => {
+    const answer = await fetch(url, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body, redirect: "manual" });
+    expect(answer.status).toBe(303);
+    return answer.headers.get("location");
+  };
+
+  async function sellingPublisher(publisherId: string) {
+    const developer = await createDeveloper(publisherId);
+    const opened = await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer));
+    expect(opened.status).toBe(200);
+    await submit(`${opened.body.onboardingUrl}/complete`);
+    return developer;
+  }
+
+  async function pricedModule(publisherId: string, moduleId: string, pricing: Record<string, unknown>) {
+    const developer = await sellingPublisher(publisherId);
+    await publishModule(developer, { id: moduleId, name: "Charts Pro", version: "1.0.0", summary: "Charts for paying customers." });
+    const priced = await request(app).put(`${api}/developers/modules/${moduleId}/pricing`).set(bearer(developer)).send(pricing);
+    expect(priced.status).toBe(200);
+    return developer;
+  }
+
+  async function buy(buyer: TestUser, moduleId: string, body: Record<string, unknown> = {}) {
+    const checkout = await request(app).post(`${api}/modules/${moduleId}/checkout`).set(bearer(buyer)).send(body);
+    expect(checkout.status).toBe(200);
+    await submit(`${checkout.body.url}/pay`);
+    return callsTo("/v1/checkout/sessions").at(-1)!.params;
+  }
+
+  describe("payouts account", () => {
+    it("creates one connected account with the contract's settings, links onboarding, and follows account.updated", async () => {
+      const developer = await createDeveloper("acme");
+      expectProblem(await request(app).get(`${api}/developers/payouts`).set(bearer(developer)), 404, "payouts_account_not_found");
+
+      const [first, second] = await Promise.all([
+        request(app).post(`${api}/developers/payouts/account`).set(bearer(developer)),
+        request(other).post(`${api}/developers/payouts/account`).set(bearer(developer)),
+      ]);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(first.body).toEqual({
+        accountId: expect.stringMatching(/^acct_/),
+        onboardingUrl: expect.stringMatching(new RegExp(`^${stripe.url}/onboarding/`)),
+        chargesEnabled: false,
+        payoutsEnabled: false,
+        requirementsDue: ["business_profile.url", "external_account", "tos_acceptance.date"],
+      });
+      expect(second.body.accountId).toBe(first.body.accountId);
+      expect(second.body.onboardingUrl).not.toBe(first.body.onboardingUrl);
+      const created = callsTo("/v1/accounts");
+      expect(created[0].params).toEqual({
+        controller: { stripe_dashboard: { type: "express" }, fees: { payer: "application" }, losses: { payments: "application" } },
+        capabilities: { transfers: { requested: "true" } },
+        email: developer.email,
+        metadata: { publisherId: "acme" },
+      });
+      expect(new Set(created.map((call) => call.idempotencyKey))).toEqual(new Set(["payouts-account-acme"]));
+      expect(callsTo("/v1/account_links")[0].params).toEqual({
+        account: first.body.accountId,
+        type: "account_onboarding",
+        refresh_url: "http://127.0.0.1:5001/publisher?payouts=refresh",
+        return_url: "http://127.0.0.1:5001/publisher?payouts=return",
+      });
+
+      expect(await submit(`${first.body.onboardingUrl}/complete`)).toBe("http://127.0.0.1:5001/publisher?payouts=return");
+      const state = await request(other).get(`${api}/developers/payouts`).set(bearer(developer));
+      expect(state.body).toEqual({ accountId: first.body.accountId, chargesEnabled: true, payoutsEnabled: true, requirementsDue: [] });
+
+      // An older account.updated than the one applied changes nothing.
+      const stale = { id: "evt_stale_account", object: "event", type: "account.updated", created: nowSeconds() - 3600, account: first.body.accountId, data: { object: { id: first.body.accountId, object: "account", metadata: { publisherId: "acme" }, charges_enabled: false, payouts_enabled: false, requirements: { currently_due: ["x"] } } } };
+      expect((await deliver(stale)).body.outcome).toBe("stale");
+      expect((await request(app).get(`${api}/developers/payouts`).set(bearer(developer))).body.chargesEnabled).toBe(true);
+    });
+
+    it("answers 502 when Stripe fails and 503 without a key, recording nothing", async () => {
+      const developer = await createDeveloper("acme");
+      stripe.failNext(4, { status: 500 });
+      expectProblem(await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer)), 502, "billing_unavailable");
+      stripe.failNext(0, "disconnect");
+      const keyless = await testApp({ config: { ...stripeConfig(), billing: { ...stripeConfig().billing, stripeSecretKey: "" } } });
+      expectProblem(await request(keyless).post(`${api}/developers/payouts/account`).set(bearer(developer)), 503, "billing_not_configured");
+      const { db } = await testDeps();
+      expect((await db.collection("payoutAccounts").get()).size).toBe(0);
+      expectProblem(await request(app).get(`${api}/developers/payouts`).set(bearer(developer)), 404, "payouts_account_not_found");
+    });
+  });
+
+  describe("pricing", () => {
+    it("refuses to price before Stripe lets the account take charges, then keeps one product and a new price per change", async () => {
+      const developer = await createDeveloper("acme");
+      await publishModule(developer, { id: "acme.charts", version: "1.0.0" });
+      const put = (body: Record<string, unknown>, who: { idToken: string } = developer) => request(app).put(`${api}/developers/modules/acme.charts/pricing`).set(bearer(who)).send(body);
+      expectProblem(await put({ model: "one_time", amount: 900 }), 409, "payouts_not_ready");
+      await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer));
+      expectProblem(await put({ model: "one_time", amount: 900 }), 409, "payouts_not_ready");
+      const link = callsTo("/v1/account_links")[0];
+      expect(link).toBeDefined();
+      await submit(`${(await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer))).body.onboardingUrl}/complete`);
+
+      const first = await put({ model: "one_time", amount: 900, currency: "eur" });
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({ moduleId: "acme.charts", model: "one_time", amount: 900, currency: "eur", interval: null, trialDays: 0, perSeat: false, updatedAt: expect.any(String) });
+      const second = await put({ model: "subscription", amount: 500, currency: "usd", interval: "month", trialDays: 14, perSeat: true });
+      expect(second.body).toMatchObject({ model: "subscription", amount: 500, interval: "month", trialDays: 14, perSeat: true });
+      expect(callsTo("/v1/products").map((call) => call.params)).toEqual([{ name: "Charts", metadata: { moduleId: "acme.charts" } }]);
+      const prices = callsTo("/v1/prices").map((call) => call.params);
+      expect(prices).toEqual([
+        { product: expect.stringMatching(/^prod_/), unit_amount: "900", currency: "eur", metadata: { moduleId: "acme.charts" } },
+        { product: prices[0].product, unit_amount: "500", currency: "usd", recurring: { interval: "month" }, metadata: { moduleId: "acme.charts" } },
+      ]);
+
+      // Listed with its price at once, on this instance and another; pricing=paid finds it.
+      const buyer = await createUser();
+      for (const instance of [app, other]) {
+        const listed = await request(instance).get(`${api}/modules?pricing=paid`).set(bearer(buyer));
+        expect(listed.body.items.map((item: { id: string; price: unknown; access: unknown }) => [item.id, item.price, item.access])).toEqual([
+          ["acme.charts", { model: "subscription", amount: 500, currency: "usd", interval: "month", trialDays: 14, perSeat: true }, { usable: false, activated: false }],
+        ]);
+        expect((await request(instance).get(`${api}/modules/acme.charts`)).body.price).toMatchObject({ amount: 500 });
+      }
+      expect((await request(app).get(`${api}/developers/modules`).set(bearer(developer))).body.items[0].price).toMatchObject({ amount: 500 });
+      expectProblem(await request(app).get(`${api}/modules/download/acme.charts`).set(bearer(buyer)), 403, "not_entitled");
+
+      expect((await request(app).delete(`${api}/developers/modules/acme.charts/pricing`).set(bearer(developer))).status).toBe(204);
+      expect((await request(other).get(`${api}/modules/acme.charts`)).body.price).toBeNull();
+      expect((await request(app).get(`${api}/modules/download/acme.charts`).set(bearer(buyer))).status).toBe(200);
+      expect((await request(app).delete(`${api}/developers/modules/acme.charts/pricing`).set(bearer(developer))).status).toBe(204);
+    });
+
+    it("refuses bad prices, other owners and publisher tokens, changing nothing", async () => {
+      const developer = await sellingPublisher("acme");
+      await publishModule(developer, { id: "acme.charts", version: "1.0.0" });
+      const intruder = await sellingPublisher("globex");
+      const put = (body: unknown, who: { idToken: string } = developer) => request(app).put(`${api}/developers/modules/acme.charts/pricing`).set(bearer(who)).send(body as object);
+      for (const body of [
+        { model: "one_time", amount: 99 },
+        { model: "one_time", amount: 1_000_001 },
+        { model: "one_time", amount: 100.5 },
+        { model: "one_time", amount: 900, interval: "month" },
+        { model: "one_time", amount: 900, trialDays: 3 },
+        { model: "subscription", amount: 900 },
+        { model: "subscription", amount: 900, interval: "week" },
+        { model: "subscription", amount: 900, interval: "month", trialDays: 31 },
+        { model: "one_time", amount: 900, currency: "jpy" },
+        { model: "one_time", amount: 900, currency: "USD" },
+        { model: "one_time", amount: 900, currency: "__proto__" },
+        { model: "lifetime", amount: 900 },
+        { model: "one_time", amount: 900, extra: true },
+      ]) {
+        expectProblem(await put(body), 400, "invalid_request");
+      }
+      expectProblem(await put({ model: "one_time", amount: 900 }, intruder), 403, "not_owner");
+      expectProblem(await request(app).put(`${api}/developers/modules/acme.nothing/pricing`).set(bearer(developer)).send({ model: "one_time", amount: 900 }), 404, "module_not_found");
+      const token = (await request(app).post(`${api}/developers/tokens`).set(bearer(developer)).send({ name: "CI" })).body.token as string;
+      expectProblem(await request(app).put(`${api}/developers/modules/acme.charts/pricing`).set({ Authorization: `Bearer ${token}` }).send({ model: "one_time", amount: 900 }), 401, "invalid_token");
+      stripe.failNext(4, "disconnect");
+      expectProblem(await put({ model: "one_time", amount: 900 }), 502, "billing_unavailable");
+      expect(callsTo("/v1/prices")).toEqual([]);
+      expect((await request(app).get(`${api}/modules/acme.charts`)).body.price).toBeNull();
+    });
+  });
+
+  describe("buying", () => {
+    it("sells to a person through a destination charge; the paid event entitles them at the next request; a full refund takes it away", async () => {
+      const developer = await pricedModule("acme", "acme.charts", { model: "one_time", amount: 999, currency: "usd" });
+      const payouts = (await request(app).get(`${api}/developers/payouts`).set(bearer(developer))).body;
+      const buyer = await createUser();
+      expectProblem(await request(app).get(`${api}/modules/download/acme.charts`).set(bearer(buyer)), 403, "not_entitled");
+
+      const checkout = await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(buyer)).send({});
+      expect(checkout.status).toBe(200);
+      const sent = callsTo("/v1/checkout/sessions")[0].params;
+      const metadata = { moduleId: "acme.charts", buyerUid: buyer.uid, quantity: "1" };
+      expect(sent).toEqual({
+        mode: "payment",
+        line_items: [{ price: expect.stringMatching(/^price_/), quantity: "1" }],
+        metadata,
+        client_reference_id: buyer.uid,
+        // 999 × 15 % = 149.85, rounded half up.
+        payment_intent_data: { application_fee_amount: "150", transfer_data: { destination: payouts.accountId }, metadata },
+        customer_creation: "always",
+        customer_email: buyer.email,
+        success_url: "http://127.0.0.1:5001/modules/acme.charts?checkout=success",
+        cancel_url: "http://127.0.0.1:5001/modules/acme.charts?checkout=canceled",
+      });
+      await submit(`${checkout.body.url}/pay`);
+
+      // The next request, on either instance, sees the purchase.
+      expect((await request(other).get(`${api}/modules/download/acme.charts`).set(bearer(buyer))).status).toBe(200);
+      const confirmed = await request(app).post(`${api}/modules/confirm`).set(bearer(buyer)).send({ moduleId: "acme.charts", deviceId: "pc-1" });
+      expect(confirmed.status).toBe(200);
+      const keys = (await request(app).get(`${api}/signing-keys`)).body;
+      const claims = await verifyActivationCertificate(confirmed.body.certificate, keys, { deviceId: "pc-1", moduleId: "acme.charts" });
+      expect(claims).toMatchObject({ entitlement: "module:acme.charts", exp: claims.iat + 30 * DAY });
+      const profile = (await request(app).get(`${api}/users/me`).set(bearer(buyer))).body;
+      const purchaseId = profile.purchases[0]?.id as string;
+      expect(profile.purchases).toEqual([{ id: expect.stringMatching(/^pi_/), moduleId: "acme.charts", model: "one_time", status: "active", currentPeriodEnd: null }]);
+      expect(profile.entitlements).toEqual([{ key: "module:acme.charts", source: "purchase", purchaseId }]);
+      expect((await request(app).get(`${api}/modules/acme.charts`).set(bearer(buyer))).body.access).toEqual({ usable: true, activated: true });
+      expectProblem(await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(buyer)).send({}), 409, "already_owned");
+
+      // The buyer's own billing portal, on the customer Checkout made.
+      const portal = await request(app).post(`${api}/users/me/billing/portal`).set(bearer(buyer));
+      expect(portal.status).toBe(200);
+      expect(callsTo("/v1/billing_portal/sessions")[0].params).toEqual({ customer: expect.stringMatching(/^cus_/), return_url: "http://127.0.0.1:5001/account" });
+      expectProblem(await request(app).post(`${api}/users/me/billing/portal`).set(bearer(await createUser())), 409, "no_billing_account");
+
+      // A partial refund keeps access; the rest of it ends it.
+      const { db } = await testDeps();
+      const operator = { db, clock: () => new Date(), stripe: stripeConfig().billing, logger: silentLogger, timeoutMs: 5_000 };
+      expect(await refundPurchase(operator, { purchaseId, amount: 400 })).toMatchObject({ purchaseId, amount: 400, status: "succeeded" });
+      expect(callsTo("/v1/refunds")[0].params).toEqual({ payment_intent: purchaseId, reverse_transfer: "true", refund_application_fee: "true", amount: "400", metadata: { purchaseId } });
+      expect((await request(app).get(`${api}/modules/download/acme.charts`).set(bearer(buyer))).status).toBe(200);
+      await refundPurchase(operator, { purchaseId });
+      expectProblem(await request(other).get(`${api}/modules/download/acme.charts`).set(bearer(buyer)), 403, "not_entitled");
+      expect((await request(app).get(`${api}/users/me`).set(bearer(buyer))).body.purchases[0].status).toBe("refunded");
+      const audit = (await db.collection("auditLog").where("target", "==", purchaseId).get()).docs.map((doc) => doc.get("action")).sort();
+      expect(audit).toEqual(["module.purchase.completed", "module.purchase.refund", "module.purchase.refund", "module.purchase.refunded"]);
+    });
+
+    it("sells seats to a business: exactly that many seat holders, oldest seats first, one trial per buyer", async () => {
+      const developer = await pricedModule("acme", "acme.charts", { model: "subscription", amount: 500, interval: "month", trialDays: 7, perSeat: true });
+      const [owner, early, late, admin] = await Promise.all([createUser(), createUser(), createUser(), createUser()]);
+      const seatSince = (daysAgo: number) => ({ joinedAt: Timestamp.fromMillis(Date.now() - daysAgo * DAY * 1000), seatAssignedAt: Timestamp.fromMillis(Date.now() - daysAgo * DAY * 1000) });
+      const { db } = await testDeps();
+      await db.doc("businesses/globex").set({
+        name: "Globex",
+        memberIds: [owner.uid, early.uid, late.uid, admin.uid],
+        roles: { [owner.uid]: "owner", [early.uid]: "member", [late.uid]: "member", [admin.uid]: "admin" },
+        members: { [owner.uid]: seatSince(30), [early.uid]: seatSince(20), [late.uid]: seatSince(1), [admin.uid]: { joinedAt: Timestamp.now() } },
+      });
+      expectProblem(await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(early)).send({ businessId: "globex", seats: 2 }), 403, "not_business_admin");
+      expectProblem(await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(admin)).send({ businessId: "globex" }), 400, "invalid_request");
+      expectProblem(await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(admin)).send({ seats: 2 }), 400, "invalid_request");
+      expectProblem(await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(admin)).send({ businessId: "initech", seats: 2 }), 404, "business_not_found");
+
+      const sent = await buy(admin, "acme.charts", { businessId: "globex", seats: 2 });
+      const destination = (await request(app).get(`${api}/developers/payouts`).set(bearer(developer))).body.accountId;
+      const metadata = { moduleId: "acme.charts", buyerUid: admin.uid, businessId: "globex", quantity: "2" };
+      expect(sent).toMatchObject({
+        mode: "subscription",
+        line_items: [{ price: expect.stringMatching(/^price_/), quantity: "2" }],
+        metadata,
+        subscription_data: { application_fee_percent: "15", transfer_data: { destination }, metadata, trial_period_days: "7" },
+      });
+      expect(sent).not.toHaveProperty("payment_intent_data");
+
+      const entitled = async (who: TestUser) => (await request(other).get(`${api}/modules/download/acme.charts`).set(bearer(who))).status === 200;
+      expect(await Promise.all([owner, early, late, admin].map(entitled))).toEqual([true, true, false, false]);
+      const ownerProfile = (await request(app).get(`${api}/users/me`).set(bearer(owner))).body;
+      expect(ownerProfile.purchases).toEqual([{ id: expect.stringMatching(/^sub_/), moduleId: "acme.charts", model: "subscription", status: "trialing", currentPeriodEnd: expect.any(String), businessId: "globex" }]);
+      // A certificate of a subscription purchase ends with its period (+ 3 days of grace).
+      const confirmed = await request(app).post(`${api}/modules/confirm`).set(bearer(owner)).send({ moduleId: "acme.charts", deviceId: "pc-1" });
+      const claims = await verifyActivationCertificate(confirmed.body.certificate, (await request(app).get(`${api}/signing-keys`)).body, { deviceId: "pc-1", moduleId: "acme.charts" });
+      expect(claims.exp).toBe(Math.floor(Date.parse(ownerProfile.purchases[0].currentPeriodEnd) / 1000) + 3 * DAY);
+      expectProblem(await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(owner)).send({ businessId: "globex", seats: 3 }), 409, "already_owned");
+
+      // Canceled: no access, and a second checkout offers no second trial. A person may still have their own.
+      const subscription = stripe.events.find((event) => event.type === "customer.subscription.created")!.data.object;
+      expect((await deliver({ id: "evt_cancel", object: "event", type: "customer.subscription.deleted", created: nowSeconds() + 5, data: { object: { ...subscription, status: "canceled" } } })).body.outcome).toBe("applied");
+      expect(await entitled(owner)).toBe(false);
+      const again = await buy(owner, "acme.charts", { businessId: "globex", seats: 3 });
+      expect(again.subscription_data).not.toHaveProperty("trial_period_days");
+      expect(await Promise.all([owner, early, late, admin].map(entitled))).toEqual([true, true, true, false]);
+      expect((await buy(late, "acme.charts")).subscription_data).toMatchObject({ trial_period_days: "7" });
+    });
+
+    it("refuses what is not for sale, sales to people of seat-only offers, and answers 502 with nothing recorded when Stripe fails", async () => {
+      const developer = await createDeveloper("acme");
+      await publishModule(developer, { id: "acme.free", version: "1.0.0" });
+      const buyer = await createUser();
+      expectProblem(await request(app).post(`${api}/modules/acme.free/checkout`).set(bearer(buyer)).send({}), 409, "not_for_sale");
+      expectProblem(await request(app).post(`${api}/modules/acme.none/checkout`).set(bearer(buyer)).send({}), 404, "module_not_found");
+      await pricedModule("globex", "globex.maps", { model: "one_time", amount: 2500 });
+      const owner = await createUser();
+      const { db } = await testDeps();
+      await db.doc("businesses/initech").set({ name: "Initech", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+      expectProblem(await request(app).post(`${api}/modules/globex.maps/checkout`).set(bearer(owner)).send({ businessId: "initech", seats: 2 }), 400, "invalid_request");
+      for (const body of [{ seats: 0 }, { businessId: "initech", seats: 10_001 }, { seats: "2" }, { businessId: "" }, { gift: true }]) {
+        expectProblem(await request(app).post(`${api}/modules/globex.maps/checkout`).set(bearer(owner)).send(body), 400, "invalid_request");
+      }
+      // The publisher's account loses its charges: the module cannot be bought meanwhile.
+      const account = (await db.doc("payoutAccounts/globex").get()).get("accountId");
+      await deliver({ id: "evt_disabled", object: "event", type: "account.updated", created: nowSeconds() + 5, account, data: { object: { id: account, object: "account", metadata: { publisherId: "globex" }, charges_enabled: false, payouts_enabled: false, requirements: { currently_due: ["external_account"] } } } });
+      expectProblem(await request(app).post(`${api}/modules/globex.maps/checkout`).set(bearer(buyer)).send({}), 409, "not_for_sale");
+      await deliver({ id: "evt_enabled", object: "event", type: "account.updated", created: nowSeconds() + 6, account, data: { object: { id: account, object: "account", metadata: { publisherId: "globex" }, charges_enabled: true, payouts_enabled: true, requirements: { currently_due: [] } } } });
+
+      stripe.failNext(4, { status: 503 });
+      expectProblem(await request(app).post(`${api}/modules/globex.maps/checkout`).set(bearer(buyer)).send({}), 502, "billing_unavailable");
+      expect((await db.collection("purchases").get()).size).toBe(0);
+    });
+  });
+
+  describe("earnings", () => {
+    it("add up to the cent after 50 concurrent, repeated, shuffled events of sales, refunds and disputes", async () => {
+      const developer = await pricedModule("acme", "acme.charts", { model: "one_time", amount: 1000 });
+      await publishModule(developer, { id: "acme.maps", version: "1.0.0" });
+      const buyers = await Promise.all(Array.from({ length: 4 }, () => createUser()));
+      const created = nowSeconds() - 60;
+      let counter = 0;
+      const event = (type: string, object: Record<string, unknown>, at = created) => ({ id: `evt_mix_${(counter += 1)}`, object: "event", type, created: at, data: { object } });
+      const sale = (pi: string, moduleId: string, buyer: TestUser, amount: number, currency = "usd") =>
+        event("checkout.session.completed", { id: `cs_${pi}`, object: "checkout.session", mode: "payment", payment_status: "paid", metadata: { moduleId, buyerUid: buyer.uid, quantity: "1" }, customer: `cus_${buyer.uid}`, payment_intent: pi, amount_total: amount, currency, created });
+      const refunded = (pi: string, amount: number, soFar: number) => event("charge.refunded", { id: `ch_${pi}`, object: "charge", amount, amount_refunded: soFar, currency: "usd", payment_intent: pi });
+      const dispute = (pi: string, amount: number, type: string, status: string) => event(type, { id: `dp_${pi}`, object: "dispute", amount, status, charge: `ch_${pi}`, payment_intent: pi });
+      const events = [
+        sale("pi_a", "acme.charts", buyers[0], 1000),
+        sale("pi_b", "acme.charts", buyers[1], 1000),
+        refunded("pi_b", 1000, 300),
+        refunded("pi_b", 1000, 1000), // two refunds of one charge: Stripe's amount_refunded is cumulative
+        sale("pi_c", "acme.maps", buyers[2], 2999),
+        refunded("pi_c", 2999, 999),
+        sale("pi_d", "acme.charts", buyers[3], 1000),
+        dispute("pi_d", 1000, "charge.dispute.created", "needs_response"),
+        dispute("pi_d", 1000, "charge.dispute.closed", "lost"),
+        sale("pi_e", "acme.maps", buyers[0], 1850, "eur"),
+        dispute("pi_e", 1850, "charge.dispute.created", "needs_response"),
+        dispute("pi_e", 1850, "charge.dispute.closed", "won"),
+      ];
+      // Every event several times (Stripe retries), in a shuffled order, 50 at a time.
+      const deliveries = [...events, ...events, ...events, ...events].map((item) => ({ item, order: Math.random() }));
+      deliveries.sort((a, b) => a.order - b.order);
+      for (let start = 0; start < deliveries.length; start += 50) {
+        const answers = await Promise.all(deliveries.slice(start, start + 50).map(({ item }, index) => deliver(item, index % 2 ? app : other)));
+        expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+      }
+      const earnings = await request(app).get(`${api}/developers/earnings`).set(bearer(developer));
+      expect(earnings.status).toBe(200);
+      // Fees: 150 per 1,000 (15 %); 2,999 → 449.85 → 450; 1,850 → 277.5 → 278. A refund gives
+      // back the fee in proportion: 1,000 of 1,000 → 150; 999 of 2,999 → 149.9 → 150.
+      expect(earnings.body.totals).toEqual([
+        { currency: "eur", sales: 1, gross: 1850, fees: 278, refunds: 0, net: 1572 },
+        { currency: "usd", sales: 4, gross: 5999, fees: 150 + 0 + 300 + 150, refunds: 1000 + 999 + 1000, net: 5999 - 600 - 2999 },
+      ]);
+      expect(earnings.body.modules).toEqual([
+        { moduleId: "acme.maps", currency: "eur", sales: 1, gross: 1850, fees: 278, refunds: 0, net: 1572 },
+        { moduleId: "acme.charts", currency: "usd", sales: 3, gross: 3000, fees: 300, refunds: 2000, net: 700 },
+        { moduleId: "acme.maps", currency: "usd", sales: 1, gross: 2999, fees: 300, refunds: 999, net: 1700 },
+      ]);
+      const status = async (pi: string) => (await request(app).get(`${api}/users/me`).set(bearer(buyers[["pi_a", "pi_b", "pi_c", "pi_d"].indexOf(pi)]))).body.purchases.find((purchase: { id: string }) => purchase.id === pi).status;
+      expect(await Promise.all(["pi_a", "pi_b", "pi_c", "pi_d"].map(status))).toEqual(["active", "refunded", "active", "revoked"]);
+      expect((await request(app).get(`${api}/users/me`).set(bearer(buyers[0]))).body.purchases.find((purchase: { id: string }) => purchase.id === "pi_e").status).toBe("active");
+
+      // Outside the range, nothing; a malformed range is a 400.
+      const ago = (days: number) => new Date(Date.now() - days * DAY * 1000).toISOString().slice(0, 10);
+      expect((await request(app).get(`${api}/developers/earnings?from=${ago(60)}&to=${ago(31)}`).set(bearer(developer))).body).toEqual({ from: ago(60), to: ago(31), totals: [], modules: [] });
+      expectProblem(await request(app).get(`${api}/developers/earnings?from=${ago(1)}&to=${ago(3)}`).set(bearer(developer)), 400, "invalid_request");
+      expectProblem(await request(app).get(`${api}/developers/earnings?from=yesterday`).set(bearer(developer)), 400, "invalid_request");
+      expect((await request(app).get(`${api}/developers/earnings`).set(bearer(await createDeveloper("globex")))).body.totals).toEqual([]);
+    });
+  });
+
+  async function deliver(event: object, target: Express = app) {
+    const { payload, header } = signed(event);
+    return request(target).post(`${api}/billing/stripe/webhook`).set("Content-Type", "application/json").set("Stripe-Signature", header).send(payload);
+  }
+});
