@@ -19,7 +19,7 @@ import { buildSite, HOSTING_DIR } from "./build-site";
 import { ensureFunctionsLocalFiles, functionsApiBase, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
-import { HOST, LOCAL_PORTS, LOCAL_PROJECT_ID, OTHER_PORTS_HINT } from "./local-stack/addresses";
+import { HOST, LOCAL_PORTS, LOCAL_PROJECT_ID, LOCAL_STRIPE_PORT, OTHER_PORTS_HINT } from "./local-stack/addresses";
 import { startLocalStripe, type LocalStripe } from "./local-stack/stripe-server";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
 
@@ -172,10 +172,11 @@ async function main(): Promise<void> {
       // Self-serve billing (§17) against a local Stripe-compatible server, whatever key is set
       // (it takes any): its checkout page's "Pay" sends this API the signed subscription event
       // Stripe would. STRIPE_API_BASE=https://api.stripe.com (and a test key) uses Stripe itself.
-      localStripe = await startLocalStripe({
+      const stripeOptions = {
         prices: [{ id: "price_team", lookupKey: "team", entitlements: "pro" }],
         webhook: { url: `${env.PUBLIC_BASE_URL}/billing/stripe/webhook`, secret: process.env.STRIPE_WEBHOOK_SECRET || LOCAL_STRIPE_WEBHOOK_SECRET },
-      });
+      };
+      localStripe = await startLocalStripe({ ...stripeOptions, port: LOCAL_STRIPE_PORT }).catch(() => startLocalStripe(stripeOptions));
       Object.assign(env, { STRIPE_SECRET_KEY: process.env.STRIPE_SECRET_KEY || "sk_test_local", STRIPE_API_BASE: localStripe.url });
     }
     Object.assign(process.env, stack.env, { GCLOUD_PROJECT: LOCAL_PROJECT_ID });
@@ -258,6 +259,9 @@ ${
 
   Publish a module (dana@example.com is a developer): npx mpkg --help; try npx mpkg pack docs/sample-module
   Teams: ${origin}/account (sign in as anyone; create a business, invite, buy seats through a local Stripe)
+  Paid modules: ${origin}/publisher as dana@example.com: set up payouts (a local Stripe onboarding page), price a module;
+    then buy it as bob@example.com on its page; refunds: npm run admin -- --emulators purchases list
+  Stripe: ${env.STRIPE_API_BASE || "Stripe's own API"}${env.STRIPE_API_BASE && !env.STRIPE_API_BASE.endsWith(`:${LOCAL_STRIPE_PORT}`) ? ` (for the operator CLI's refunds: STRIPE_API_BASE=${env.STRIPE_API_BASE})` : ""}
   Stripe webhook: ${base}/billing/stripe/webhook, secret ${process.env.STRIPE_WEBHOOK_SECRET || LOCAL_STRIPE_WEBHOOK_SECRET}
     (for \`stripe listen --forward-to\`, start with STRIPE_WEBHOOK_SECRET set to the whsec_… it prints)
 `

@@ -314,7 +314,9 @@ describe("hostile input", () => {
           }
           const response = await call;
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-          expect(response.status).toBeLessThan(500);
+          // This app has no Stripe key: the §20 calls that reach Stripe answer the contract's 503
+          // billing_not_configured, whatever the input. Every other 5xx is a defect.
+          if (response.body?.code !== "billing_not_configured") expect(response.status).toBeLessThan(500);
           if (response.status >= 400) {
             expect(response.headers["content-type"]).toMatch(/^application\/problem\+json/);
             expect(response.body.status).toBe(response.status);

@@ -41,6 +41,7 @@ describe("marketplace", () => {
         publisherId: "acme",
         latestVersion: "2.0.0",
         entitlement: "pro",
+        price: null,
         updatedAt: expect.any(String),
         iconUrl: null,
       });

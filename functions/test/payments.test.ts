@@ -6,9 +6,8 @@ import request from "supertest";
 import { verifyActivationCertificate } from "../../docs/examples/verify-activation-certificate";
 import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
 import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
-import { refundPurchase } from "../src/payments/purchases";
-import { silentLogger } from "../src/core/logger";
 import { bearer, createDeveloper, createUser, expectProblem, otherInstanceApp, publishModule, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
+import { runAdmin } from "./support/admin";
 import { nowSeconds, signed } from "./support/stripe-events";
 
 const api = "/api/v1";
@@ -256,17 +255,35 @@ describe("paid modules (§20)", () => {
       expect(callsTo("/v1/billing_portal/sessions")[0].params).toEqual({ customer: expect.stringMatching(/^cus_/), return_url: "http://127.0.0.1:5001/account" });
       expectProblem(await request(app).post(`${api}/users/me/billing/portal`).set(bearer(await createUser())), 409, "no_billing_account");
 
-      // A partial refund keeps access; the rest of it ends it.
-      const { db } = await testDeps();
-      const operator = { db, clock: () => new Date(), stripe: stripeConfig().billing, logger: silentLogger, timeoutMs: 5_000 };
-      expect(await refundPurchase(operator, { purchaseId, amount: 400 })).toMatchObject({ purchaseId, amount: 400, status: "succeeded" });
+      // A dispute suspends access until it is won.
+      const dispute = (type: string, status: string, at: number) => ({ id: `evt_${type}_${at}`, object: "event", type, created: at, data: { object: { id: "dp_1", object: "dispute", amount: 999, status, charge: "ch_1", payment_intent: purchaseId } } });
+      expect((await deliver(dispute("charge.dispute.created", "needs_response", nowSeconds()))).body.outcome).toBe("applied");
+      expectProblem(await request(other).get(`${api}/modules/download/acme.charts`).set(bearer(buyer)), 403, "not_entitled");
+      expect((await request(app).get(`${api}/users/me`).set(bearer(buyer))).body.purchases[0].status).toBe("disputed");
+      expect((await deliver(dispute("charge.dispute.closed", "won", nowSeconds() + 1))).body.outcome).toBe("applied");
+      expect((await request(other).get(`${api}/modules/download/acme.charts`).set(bearer(buyer))).status).toBe(200);
+
+      // The operator CLI lists it and refunds it: a partial refund keeps access; the rest of it ends it.
+      const listed = await operatorCli("--json", "purchases", "list", "--module", "acme.charts");
+      expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: purchaseId, owner: `user:${buyer.uid}`, model: "one_time", status: "active", amount: 999, currency: "usd", fee: 150 })]);
+      expect(JSON.parse((await operatorCli("--json", "purchases", "list", "--user", buyer.email)).stdout)).toHaveLength(1);
+      stripe.failNext(4, { status: 500 });
+      const failed = await operatorCli("purchases", "refund", purchaseId);
+      expect({ code: failed.code, stderr: failed.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^detail: stripe call failed .*"statusCode":500.*\nerror: The billing provider did not complete the request; try again in a moment.\n$/) });
+      expect(callsTo("/v1/refunds").every((call) => call.params.amount === undefined)).toBe(true);
+      stripe.failNext(0, "disconnect");
+      stripe.requests.length = 0;
+      const partial = await operatorCli("--json", "purchases", "refund", purchaseId, "--amount", "400");
+      expect(JSON.parse(partial.stdout)).toMatchObject({ purchaseId, amount: 400, status: "succeeded" });
       expect(callsTo("/v1/refunds")[0].params).toEqual({ payment_intent: purchaseId, reverse_transfer: "true", refund_application_fee: "true", amount: "400", metadata: { purchaseId } });
+      expect((await operatorCli("purchases", "refund", purchaseId, "--amount", "0.5")).code).toBe(2);
       expect((await request(app).get(`${api}/modules/download/acme.charts`).set(bearer(buyer))).status).toBe(200);
-      await refundPurchase(operator, { purchaseId });
+      expect((await operatorCli("purchases", "refund", purchaseId)).code).toBe(0);
       expectProblem(await request(other).get(`${api}/modules/download/acme.charts`).set(bearer(buyer)), 403, "not_entitled");
       expect((await request(app).get(`${api}/users/me`).set(bearer(buyer))).body.purchases[0].status).toBe("refunded");
+      const { db } = await testDeps();
       const audit = (await db.collection("auditLog").where("target", "==", purchaseId).get()).docs.map((doc) => doc.get("action")).sort();
-      expect(audit).toEqual(["module.purchase.completed", "module.purchase.refund", "module.purchase.refund", "module.purchase.refunded"]);
+      expect(audit).toEqual(["module.purchase.completed", "module.purchase.disputed", "module.purchase.disputed", "module.purchase.refund", "module.purchase.refund", "module.purchase.refunded"]);
     });
 
     it("sells seats to a business: exactly that many seat holders, oldest seats first, one trial per buyer", async () => {
@@ -314,6 +331,13 @@ describe("paid modules (§20)", () => {
       expect(again.subscription_data).not.toHaveProperty("trial_period_days");
       expect(await Promise.all([owner, early, late, admin].map(entitled))).toEqual([true, true, true, false]);
       expect((await buy(late, "acme.charts")).subscription_data).toMatchObject({ trial_period_days: "7" });
+
+      // Free again: the running module subscriptions end with their period, and nobody new pays.
+      expect((await request(app).delete(`${api}/developers/modules/acme.charts/pricing`).set(bearer(developer))).status).toBe(204);
+      expect(stripe.requests.filter((call) => call.path.startsWith("/v1/subscriptions/")).map((call) => call.params)).toEqual([{ cancel_at_period_end: "true" }, { cancel_at_period_end: "true" }]);
+      const purchases = (await request(app).get(`${api}/users/me`).set(bearer(late))).body.purchases;
+      expect(purchases).toHaveLength(2);
+      expect(await entitled(late)).toBe(true);
     });
 
     it("refuses what is not for sale, sales to people of seat-only offers, and answers 502 with nothing recorded when Stripe fails", async () => {
@@ -400,6 +424,20 @@ describe("paid modules (§20)", () => {
       expect((await request(app).get(`${api}/developers/earnings`).set(bearer(await createDeveloper("globex")))).body.totals).toEqual([]);
     });
   });
+
+  /** The operator CLI with the local Stripe as STRIPE_API_BASE, as an operator would run it. */
+  async function operatorCli(...argv: string[]) {
+    const saved = { key: process.env.STRIPE_SECRET_KEY, base: process.env.STRIPE_API_BASE };
+    Object.assign(process.env, { STRIPE_SECRET_KEY: "sk_test_local", STRIPE_API_BASE: stripe.url });
+    try {
+      return await runAdmin(argv);
+    } finally {
+      for (const [name, value] of [["STRIPE_SECRET_KEY", saved.key], ["STRIPE_API_BASE", saved.base]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  }
 
   async function deliver(event: object, target: Express = app) {
     const { payload, header } = signed(event);

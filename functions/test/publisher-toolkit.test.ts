@@ -91,8 +91,8 @@ describe("publisher toolkit (§12)", () => {
           if (operation.security.length === 0) continue;
           const url = `/api/v1${path.replace(/\{(\w+)\}/g, (_, name: string) => samples[name])}`;
           const response = await request(app)[method as "get" | "post" | "put" | "delete"](url).set(asBearer(token)).send({});
-          // Trusted publishers and the publish policy are the owner's alone: an ID token only (§15).
-          if (path.startsWith("/developers/modules") && !/\/(trusted-publishers|policy)/.test(path)) {
+          // Trusted publishers, the publish policy (§15) and prices (§20) are the owner's alone: an ID token only.
+          if (path.startsWith("/developers/modules") && !/\/(trusted-publishers|policy|pricing)/.test(path)) {
             expect(operation.security).toEqual([{ bearer: [] }, { accessToken: [] }, { publishToken: [] }]);
             // Accepted: the answer is about the request (200, or 400 for the empty body), never about the token.
             expect({ url, status: response.status, accepted: ![401, 403].includes(response.status) && response.status < 500 }).toEqual({ url, status: response.status, accepted: true });

@@ -18,6 +18,7 @@ describe("GET /users/me", () => {
       displayName: "Token Name",
       entitlements: [],
       businesses: [],
+      purchases: [],
       activations: [],
     });
   });

@@ -4,7 +4,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import type { Express } from "express";
 import { buildSite } from "../../tools/build-site";
+import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
+import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
 import { createApp } from "../src/app";
 import { localServer } from "../src/local";
 import { localSite } from "../src/local-site";
@@ -31,6 +34,7 @@ describe("web pages (§16)", () => {
   let siteDir: string;
   let server: Server;
   let origin: string;
+  let stripe: LocalStripe;
   let browser: Browser;
   let developer: TestDeveloper;
   const icon = pngImage(96, 96);
@@ -41,9 +45,15 @@ describe("web pages (§16)", () => {
     await resetEmulators();
     siteDir = buildSite(mkdtempSync(path.join(tmpdir(), "marketplace-site-")));
     const deps = await testDeps();
-    server = localServer(localSite(createApp(deps), { hostingDir: siteDir, projectId, authEmulatorHost: process.env.FIREBASE_AUTH_EMULATOR_HOST }));
+    // The site and a local Stripe each need the other's address: the server starts first, and serves the site once both are up.
+    const site: { current?: Express } = {};
+    server = localServer((req, res) => site.current!(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    stripe = await startLocalStripe({ prices: [], webhook: { url: `${origin}/api/v1/billing/stripe/webhook`, secret: LOCAL_STRIPE_WEBHOOK_SECRET } });
+    const billing = { ...deps.config.billing, stripeSecretKey: "sk_test_local", apiBase: { protocol: "http" as const, host: "127.0.0.1", port: Number(new URL(stripe.url).port) } };
+    // Stripe's pages return to this site: its own address is the public one.
+    site.current = localSite(createApp({ ...deps, config: { ...deps.config, billing, publicBaseUrl: `${origin}/api/v1` } }), { hostingDir: siteDir, projectId, authEmulatorHost: process.env.FIREBASE_AUTH_EMULATOR_HOST });
     developer = await createDeveloper("acme");
     await publishModule(developer, { id: "acme.plotter", name: "Plotter", summary: "Plots data on a grid.", version: "1.0.0", category: "data", maxAppVersion: "3.0.0" }, [
       { name: "README.md", content: HOSTILE_README },
@@ -65,6 +75,7 @@ describe("web pages (§16)", () => {
 
   afterAll(async () => {
     await browser?.close();
+    await stripe?.stop();
     await new Promise((resolve) => server?.close(resolve));
     rmSync(siteDir, { recursive: true, force: true });
   });
@@ -375,6 +386,62 @@ describe("web pages (§16)", () => {
     await screenshot(page, "account-owner-375");
     done(watch);
     done(guest.watch);
+  }, 90_000);
+
+  it("/publisher and /modules/:id (§20): a publisher onboards and prices, a buyer buys and owns it, and the earnings count the sale", async () => {
+    const seller = await createDeveloper("fabrikam");
+    await publishModule(seller, { id: "fabrikam.charts", name: "Fabrikam Charts", summary: "Charts worth paying for.", version: "1.0.0" });
+    const { page, watch } = await openPage(375);
+    await page.goto(`${origin}/publisher`);
+    await page.fill("#sign-in-email", seller.email);
+    await page.fill("#sign-in-password", seller.password);
+    await page.click("button[type=submit]");
+    await page.click("button:has-text('Set up payouts')");
+    // Stripe's onboarding (the local one): back to the portal once done.
+    await page.waitForURL(`${stripe.url}/onboarding/**`);
+    await page.click("button:has-text('Complete onboarding')");
+    await page.waitForURL(`${origin}/publisher?payouts=return`);
+    await expect_(async () => expect(await page.locator("#payouts-heading + p").textContent()).toContain("Can sell"));
+    await page.selectOption("#pricing-module", "fabrikam.charts");
+    await page.fill("#pricing-amount", "9.00");
+    await page.click("button:has-text('Save price')");
+    await expect_(async () => expect(await page.locator("[role=status]").filter({ hasText: "now costs" }).textContent()).toBe("fabrikam.charts now costs $9.00."));
+    expect(((await (await api("/modules/fabrikam.charts")).json()) as { price: unknown }).price).toEqual({ model: "one_time", amount: 900, currency: "usd", interval: null, trialDays: 0, perSeat: false });
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "publisher-payouts-375");
+
+    const buyer = await createUser();
+    const shopper = await openPage(375);
+    await shopper.page.goto(`${origin}/modules/fabrikam.charts`);
+    await shopper.page.locator(".purchase .price").waitFor();
+    expect(await shopper.page.locator(".purchase .price").textContent()).toBe("$9.00");
+    await shopper.page.click("a:has-text('Sign in to buy')");
+    await shopper.page.fill("#sign-in-email", buyer.email);
+    await shopper.page.fill("#sign-in-password", buyer.password);
+    await shopper.page.click("button[type=submit]");
+    await shopper.page.waitForSelector("h1");
+    await shopper.page.goto(`${origin}/modules/fabrikam.charts`);
+    await shopper.page.click(".purchase button:has-text('Buy')");
+    await shopper.page.waitForURL(`${stripe.url}/checkout/**`);
+    expect(await shopper.page.locator("dl").textContent()).toContain("Marketplace fee1.35 USD");
+    await shopper.page.click("button:has-text('Pay')");
+    await shopper.page.waitForURL(`${origin}/modules/fabrikam.charts?checkout=success`);
+    await expect_(async () => expect(await shopper.page.locator(".purchase .badge").textContent()).toBe("Owned"));
+    expect((await api("/modules/download/fabrikam.charts", buyer.idToken)).status).toBe(200);
+    expect(await scrollsSideways(shopper.page)).toBe(false);
+    expect(await seriousViolations(shopper.page)).toEqual([]);
+    await screenshot(shopper.page, "module-owned-375");
+
+    await page.reload();
+    const earnings = page.locator("[role=region][aria-labelledby=earnings-heading] tbody tr", { hasText: "fabrikam.charts" });
+    await expect_(async () => expect(await earnings.locator("td").allTextContents()).toEqual(["1", "$9.00", "$1.35", "$0.00", "$7.65"]));
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "publisher-earnings-375");
+    // Only the local Stripe's own pages were visited outside the site, on purpose.
+    for (const visited of [watch, shopper.watch]) visited.outside = visited.outside.filter((url) => !url.startsWith(`${stripe.url}/`));
+    done(watch);
+    done(shopper.watch);
   }, 90_000);
 });
 

@@ -28,7 +28,7 @@ import { listPurchases, refundPurchase } from "../../functions/src/payments/purc
 import { stripeSettings } from "../../functions/src/config";
 import type { Logger } from "../../functions/src/core/logger";
 import { printResult, uploadProgress } from "./output";
-import { emulatorHostEnv, LOCAL_PORTS, LOCAL_PROJECT_ID } from "../local-stack/addresses";
+import { emulatorHostEnv, HOST, LOCAL_PORTS, LOCAL_PROJECT_ID, LOCAL_STRIPE_PORT } from "../local-stack/addresses";
 
 export interface Io {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -72,7 +72,7 @@ interface PublishOptions {
 export async function main(argv: string[], io: Io): Promise<number> {
   let exitCode = 0;
   const program = new Command("marketplace-admin")
-    .description("Operator tool of the Marketplace API: installers, entitlements, businesses, subscriptions.")
+    .description("Operator tool of the Marketplace API: installers, entitlements, businesses, subscriptions, module purchases.")
     .option("--emulators", `use the local emulators (${LOCAL.FIRESTORE_EMULATOR_HOST}, ${LOCAL.FIREBASE_AUTH_EMULATOR_HOST}, ${LOCAL.STORAGE_EMULATOR_HOST}; project ${LOCAL.projectId})`)
     .option("--project <id>", "Firebase project (with Application Default Credentials)")
     .option("--bucket <name>", "Storage bucket (default: STORAGE_BUCKET, else <project>.appspot.com)")
@@ -363,10 +363,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .argument("<purchaseId>")
     .option("--amount <minor units>", "a partial refund, in the currency's minor unit (default: all)")
     .action(
-      action((ctx, purchaseId: string, options: { amount?: string }) => {
+      action((ctx, purchaseId: string, options: { amount?: string }, command: Command) => {
         const amount = options.amount === undefined ? undefined : Number(options.amount);
         if (amount !== undefined && !(Number.isInteger(amount) && amount > 0)) throw new UsageError(`--amount must be a positive whole number of minor units, got '${options.amount}'.`);
-        return refundPurchase({ ...ctx, stripe: stripeSettings(io.env), logger: stderrLogger(io), timeoutMs: 30_000 }, { purchaseId, amount });
+        return refundPurchase({ ...ctx, stripe: refundStripe(command.optsWithGlobals<GlobalOptions>(), io.env), logger: stderrLogger(io), timeoutMs: 30_000 }, { purchaseId, amount });
       }),
     );
 
@@ -421,10 +421,16 @@ function exitCodeOf(error: unknown, io: Io): number {
 let openCount = 0;
 
 /** The emulators when asked or when their host variables are set, else a real project. */
+/** Stripe for refunds: STRIPE_SECRET_KEY and STRIPE_API_BASE, else with --emulators the local stack's own Stripe server. */
+function refundStripe(options: GlobalOptions, env: Io["env"]) {
+  if (!options.emulators || env.STRIPE_API_BASE) return stripeSettings(env);
+  return stripeSettings({ STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY || "sk_test_local", STRIPE_API_BASE: `http://${HOST}:${LOCAL_STRIPE_PORT}` });
+}
+
 /** What a service logs while the CLI runs (e.g. why Stripe refused), on standard error. */
 const stderrLogger = (io: Io): Logger => {
-  const line = (level: string) => (message: string, fields?: Record<string, unknown>) => io.stderr.write(`${level}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`);
-  return { info: () => undefined, warn: line("warning"), error: line("error") };
+  const line = (message: string, fields?: Record<string, unknown>) => io.stderr.write(`detail: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`);
+  return { info: () => undefined, warn: line, error: line };
 };
 
 function openTarget(options: GlobalOptions, io: Io): AdminContext {

@@ -17,6 +17,13 @@ export const HOST = emulators.firestore.host;
 export const LOCAL_PROJECT_ID = (JSON.parse(readFileSync(path.join(ROOT, ".firebaserc"), "utf8")) as { projects: { default: string } }).projects.default;
 export const LOCAL_PORTS = { api: emulators.functions.port, firestore: emulators.firestore.port, auth: emulators.auth.port, storage: emulators.storage.port };
 
+/**
+ * Where `npm start` runs its local Stripe-compatible server when the port is free (stripe-mock's
+ * well-known port), so the operator CLI's `--emulators` finds it for refunds; a second stack's
+ * takes another port and prints it.
+ */
+export const LOCAL_STRIPE_PORT = 12111;
+
 /** The Admin SDK's host variables for emulators on these ports. */
 export function emulatorHostEnv(ports: { firestore: number; auth: number; storage: number }) {
   return {

@@ -125,6 +125,13 @@ type Handler = (context: Context) => Promise<Applied>;
 /** The handler of an event, or why none applies (the event is then acknowledged and logged). */
 function handlerOf(event: StripeEvent): Handler | string {
   const object = event.data.object;
+  // Whose event it is, read before the object's shape is checked: another feature's checkout or
+  // invoice, or another platform's account, is acknowledged whatever else it carries.
+  const named = (metadata: unknown, key: string) => typeof (metadata as Record<string, unknown> | null | undefined)?.[key] === "string";
+  const loose = object as { metadata?: unknown; subscription_details?: { metadata?: unknown }; parent?: { subscription_details?: { metadata?: unknown } } } | null;
+  if (event.type === "checkout.session.completed" && !named(loose?.metadata, "moduleId")) return "not a module's checkout";
+  if (event.type === "invoice.paid" && !named(loose?.parent?.subscription_details?.metadata ?? loose?.subscription_details?.metadata, "moduleId")) return "not a module subscription's invoice";
+  if (event.type === "account.updated" && !named(loose?.metadata, "publisherId")) return "the account's metadata has no publisherId";
   const parsed = <S extends z.ZodType>(schema: S) => parseInput(schema, object, `The event's data.object is not what a ${event.type} event carries.`);
   switch (event.type) {
     case "checkout.session.completed": {

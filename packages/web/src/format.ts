@@ -17,3 +17,16 @@ export function compatibility(min: string | null, max: string | null): string {
 export function utcDay(days = 0, now = new Date()): string {
   return new Date(now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
 }
+
+/** An amount in a currency's minor unit (cents), as people read it ("$19.00", "€5.00"). */
+export function formatMoney(minor: number, currency: string): string {
+  const format = new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() });
+  return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+}
+
+/** A module's price in words: "$19.00", "$5.00 a month", with "per seat" where businesses buy seats. */
+export function formatPrice(price: { model: string; amount: number; currency: string; interval: string | null; perSeat: boolean }): string {
+  const amount = formatMoney(price.amount, price.currency);
+  const period = price.model === "subscription" && price.interval ? ` a ${price.interval}` : "";
+  return `${amount}${price.perSeat ? " per seat" : ""}${period}`;
+}

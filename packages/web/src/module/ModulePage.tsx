@@ -2,10 +2,11 @@ import { useRoute } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
 import { dataOf, publicApi, sitePath, type Schemas } from "../api";
 import { useTitle } from "../app";
-import { compatibility, formatCount, formatDate } from "../format";
+import { compatibility, formatCount, formatDate, formatPrice } from "../format";
 import { ErrorMessage, Loading } from "../ui/messages";
 import { ModuleIcon } from "../ui/ModuleIcon";
 import { Stars } from "../ui/Stars";
+import { Purchase } from "./Purchase";
 import { Reviews } from "./Reviews";
 
 /**
@@ -74,8 +75,8 @@ export function ModulePage() {
               </div>
             )}
             <div>
-              <dt>Access</dt>
-              <dd>{page.entitlement ? <span class="badge">Needs {page.entitlement}</span> : "Free"}</dd>
+              <dt>{page.price ? "Price" : "Access"}</dt>
+              <dd>{page.price ? formatPrice(page.price) : page.entitlement ? <span class="badge">Needs {page.entitlement}</span> : "Free"}</dd>
             </div>
           </dl>
           {page.tags.length > 0 && (
@@ -92,6 +93,7 @@ export function ModulePage() {
           </p>
         </div>
       </header>
+      {page.price && <Purchase moduleId={page.id} price={page.price} />}
       {page.description && <p class="description">{page.description}</p>}
       <section aria-labelledby="readme-heading">
         <h2 id="readme-heading">README</h2>

@@ -7,6 +7,7 @@ import { ErrorMessage, Loading } from "../ui/messages";
 import { AuthorKeys } from "./AuthorKeys";
 import { DownloadsChart } from "./DownloadsChart";
 import { ModulesPanel } from "./ModulesPanel";
+import { Payouts } from "./Payouts";
 import { SignIn } from "../ui/SignIn";
 import { AccessTokens } from "./AccessTokens";
 import { ReviewReplies } from "./ReviewReplies";
@@ -83,6 +84,7 @@ function PortalSections({ api, modules, reloadModules }: { api: SignedInApi; mod
   return (
     <>
       <ModulesPanel api={api} modules={modules} reload={reloadModules} />
+      <Payouts api={api} modules={modules} reloadModules={reloadModules} />
       <DownloadsChart api={api} modules={modules} />
       <ReviewReplies api={api} modules={modules} />
       <AccessTokens api={api} />
