@@ -126,12 +126,19 @@ describe("paid modules (§20)", () => {
       const developer = await createDeveloper("acme");
       stripe.failNext(4, { status: 500 });
       expectProblem(await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer)), 502, "billing_unavailable");
+      // The account made, its onboarding link refused: still nothing recorded.
+      stripe.failNext(2, { status: 500 }, "/v1/account_links");
+      expectProblem(await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer)), 502, "billing_unavailable");
       stripe.failNext(0, "disconnect");
       const keyless = await testApp({ config: { ...stripeConfig(), billing: { ...stripeConfig().billing, stripeSecretKey: "" } } });
       expectProblem(await request(keyless).post(`${api}/developers/payouts/account`).set(bearer(developer)), 503, "billing_not_configured");
       const { db } = await testDeps();
       expect((await db.collection("payoutAccounts").get()).size).toBe(0);
+      expect((await db.collection("auditLog").where("action", "==", "payouts.account.created").get()).size).toBe(0);
       expectProblem(await request(app).get(`${api}/developers/payouts`).set(bearer(developer)), 404, "payouts_account_not_found");
+      // The retry gets the account Stripe made the first time (one idempotency key for the publisher).
+      expect((await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer))).status).toBe(200);
+      expect(new Set(callsTo("/v1/accounts").map((call) => call.idempotencyKey))).toEqual(new Set(["payouts-account-acme"]));
     });
   });
 

@@ -36,8 +36,8 @@ export interface LocalStripe {
   requests: StripeRequest[];
   /** The events sent to the webhook, in order. */
   events: { id: string; type: string; data: { object: Record<string, unknown> } }[];
-  /** The next `count` API calls fail: with a Stripe API error of `status`, or by closing the connection. */
-  failNext(count: number, how: { status: number } | "disconnect"): void;
+  /** The next `count` API calls (to `path` only, when given) fail: with a Stripe API error of `status`, or by closing the connection. */
+  failNext(count: number, how: { status: number } | "disconnect", path?: string): void;
   stop(): Promise<void>;
 }
 
@@ -64,7 +64,7 @@ export async function startLocalStripe(options: {
   const payments = new Map<string, { charge: string; amount: number; currency: string; refunded: number }>();
   const invoices: StripeObject[] = [];
   const answered = new Map<string, { status: number; body: unknown }>();
-  let failures: { count: number; how: { status: number } | "disconnect" } = { count: 0, how: "disconnect" };
+  let failures: { count: number; how: { status: number } | "disconnect"; path?: string } = { count: 0, how: "disconnect" };
   let base = "";
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -78,7 +78,7 @@ export async function startLocalStripe(options: {
     const params = (req.method === "GET" ? qs.parse(url.search.slice(1)) : qs.parse(body)) as Record<string, unknown>;
     const idempotencyKey = req.headers["idempotency-key"] as string | undefined;
     requests.push({ method: req.method!, path: url.pathname, authorization: req.headers.authorization, idempotencyKey, params });
-    if (failures.count > 0) {
+    if (failures.count > 0 && (failures.path === undefined || failures.path === url.pathname)) {
       failures.count -= 1;
       if (failures.how === "disconnect") return req.socket.destroy();
       const failure = stripeError(failures.how.status, "Something went wrong on Stripe's end.", "api_error");
@@ -289,7 +289,7 @@ export async function startLocalStripe(options: {
     url: base,
     requests,
     events,
-    failNext: (count, how) => (failures = { count, how }),
+    failNext: (count, how, path) => (failures = { count, how, path }),
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,3 +1,4 @@
+import type Stripe from "stripe";
 import type { DeveloperAccount } from "../core/auth";
 import { auditLog, type Actor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
@@ -29,54 +30,62 @@ export async function getPayoutAccount({ db }: Deps, developer: DeveloperAccount
 }
 
 /**
- * POST /developers/payouts/account: the publisher's account, created on the first call (with a
- * Stripe idempotency key of the publisher, so two first calls at once create one account), and a
- * fresh onboarding link every time.
+ * POST /developers/payouts/account: the publisher's account, created on the first call, and a
+ * fresh onboarding link every time. The account is recorded only once Stripe has answered both
+ * calls, so a failure records nothing; the next call gets the same account back from Stripe (its
+ * idempotency key is the publisher's), as do two first calls at once.
  */
 export async function openPayoutAccount(deps: Deps, developer: DeveloperAccount, actor: Actor) {
-  const { db, config, logger, clock } = deps;
+  const { db, config, logger } = deps;
   const accounts = payoutAccountStore(db);
   const stripe = await stripeClient(config.billing, config.deadlines.callMs);
-  let account = await accounts.get(developer.publisherId);
-  if (!account) {
-    const created = await callStripe(logger, "accounts.create", () =>
-      stripe.accounts.create(
-        {
-          controller: { stripe_dashboard: { type: "express" }, fees: { payer: "application" }, losses: { payments: "application" } },
-          capabilities: { transfers: { requested: true } },
-          ...(developer.email ? { email: developer.email } : {}),
-          metadata: { publisherId: developer.publisherId },
-        },
-        { idempotencyKey: `payouts-account-${developer.publisherId}` },
-      ),
-    );
-    const now = clock();
-    account = await withinDeadline(
-      "Firestore (payouts account)",
-      db.runTransaction(async (tx) => {
-        const stored = accounts.read(await tx.get(accounts.ref(developer.publisherId)));
-        if (stored) return stored;
-        const record: PayoutAccountRecord = {
-          publisherId: developer.publisherId,
-          accountId: created.id,
-          developerId: developer.id,
-          chargesEnabled: created.charges_enabled ?? false,
-          payoutsEnabled: created.payouts_enabled ?? false,
-          requirementsDue: created.requirements?.currently_due ?? [],
-          stripeEventCreated: null,
-          createdAt: now,
-          updatedAt: now,
-        };
-        accounts.setIn(tx, record);
-        auditLog(db).record(tx, actor, { action: "payouts.account.created", target: developer.publisherId, details: { accountId: created.id } }, now);
-        return record;
-      }),
-    );
-  }
+  const stored = await accounts.get(developer.publisherId);
+  const created = stored
+    ? null
+    : await callStripe(logger, "accounts.create", () =>
+        stripe.accounts.create(
+          {
+            controller: { stripe_dashboard: { type: "express" }, fees: { payer: "application" }, losses: { payments: "application" } },
+            capabilities: { transfers: { requested: true } },
+            ...(developer.email ? { email: developer.email } : {}),
+            metadata: { publisherId: developer.publisherId },
+          },
+          { idempotencyKey: `payouts-account-${developer.publisherId}` },
+        ),
+      );
+  const accountId = stored?.accountId ?? created!.id;
   const portal = `${siteUrl(config.publicBaseUrl)}/publisher?payouts=`;
-  const accountId = account.accountId;
   const link = await callStripe(logger, "accountLinks.create", () =>
     stripe.accountLinks.create({ account: accountId, type: "account_onboarding", refresh_url: `${portal}refresh`, return_url: `${portal}return` }),
   );
+  const account = stored ?? (await recordAccount(deps, developer, actor, created!));
   return { ...view(account), onboardingUrl: link.url };
+}
+
+/** Records a new connected account with its audit entry, unless a concurrent first call recorded it first. */
+function recordAccount(deps: Deps, developer: DeveloperAccount, actor: Actor, created: Stripe.Account): Promise<PayoutAccountRecord> {
+  const { db, clock } = deps;
+  const accounts = payoutAccountStore(db);
+  const now = clock();
+  return withinDeadline(
+    "Firestore (payouts account)",
+    db.runTransaction(async (tx) => {
+      const stored = accounts.read(await tx.get(accounts.ref(developer.publisherId)));
+      if (stored) return stored;
+      const record: PayoutAccountRecord = {
+        publisherId: developer.publisherId,
+        accountId: created.id,
+        developerId: developer.id,
+        chargesEnabled: created.charges_enabled ?? false,
+        payoutsEnabled: created.payouts_enabled ?? false,
+        requirementsDue: created.requirements?.currently_due ?? [],
+        stripeEventCreated: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      accounts.setIn(tx, record);
+      auditLog(db).record(tx, actor, { action: "payouts.account.created", target: developer.publisherId, details: { accountId: created.id } }, now);
+      return record;
+    }),
+  );
 }
