@@ -203,7 +203,7 @@ async function main(): Promise<void> {
       server = await listen(site, ports.api);
     }
     ready = true;
-    printBanner(options, apiBase, stack.env, (Date.now() - started) / 1000);
+    printBanner(options, apiBase, stack.env, (Date.now() - started) / 1000, (env as Record<string, string | undefined>).STRIPE_API_BASE);
   } catch (error) {
     if (error instanceof PortsTakenError) {
       console.error(error.lines.join("\n"));
@@ -228,7 +228,7 @@ function listen(handler: RequestListener, port: number): Promise<Server> {
   });
 }
 
-function printBanner({ withApi, functions, ports, dataDir }: StartOptions, base: string, env: Record<string, string>, seconds: number): void {
+function printBanner({ withApi, functions, ports, dataDir }: StartOptions, base: string, env: Record<string, string>, seconds: number, stripeApiBase: string | undefined): void {
   const origin = `http://${HOST}:${ports.api}`;
   const authHost = env.FIREBASE_AUTH_EMULATOR_HOST;
   const users = DEMO_USERS.map((user) => `    ${user.email.padEnd(20)} ${DEMO_PASSWORD}   (${user.note})`).join("\n");
@@ -261,7 +261,7 @@ ${
   Teams: ${origin}/account (sign in as anyone; create a business, invite, buy seats through a local Stripe)
   Paid modules: ${origin}/publisher as dana@example.com: set up payouts (a local Stripe onboarding page), price a module;
     then buy it as bob@example.com on its page; refunds: npm run admin -- --emulators purchases list
-  Stripe: ${env.STRIPE_API_BASE || "Stripe's own API"}${env.STRIPE_API_BASE && !env.STRIPE_API_BASE.endsWith(`:${LOCAL_STRIPE_PORT}`) ? ` (for the operator CLI's refunds: STRIPE_API_BASE=${env.STRIPE_API_BASE})` : ""}
+  Stripe: ${stripeApiBase || "Stripe's own API"}${stripeApiBase && !stripeApiBase.endsWith(`:${LOCAL_STRIPE_PORT}`) ? ` (for the operator CLI's refunds: STRIPE_API_BASE=${stripeApiBase})` : ""}
   Stripe webhook: ${base}/billing/stripe/webhook, secret ${process.env.STRIPE_WEBHOOK_SECRET || LOCAL_STRIPE_WEBHOOK_SECRET}
     (for \`stripe listen --forward-to\`, start with STRIPE_WEBHOOK_SECRET set to the whsec_… it prints)
 `
