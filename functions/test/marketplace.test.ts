@@ -42,6 +42,7 @@ describe("marketplace", () => {
         latestVersion: "2.0.0",
         entitlement: "pro",
         price: null,
+        downloads: 0,
         updatedAt: expect.any(String),
         iconUrl: null,
       });

@@ -6,7 +6,7 @@ import { bearer, createDeveloper, createUser, eventually, expectProblem, otherIn
 /** Contract §18: search, filters, sorts, facets, and their freshness on every instance. */
 
 const api = "/api/v1";
-type Item = { id: string; tags: string[]; category: string | null; publisherId: string; entitlement: string | null; rating: { average: number; count: number } | null };
+type Item = { id: string; tags: string[]; category: string | null; publisherId: string; entitlement: string | null; price: object | null; rating: { average: number; count: number } | null };
 
 const CATALOG = [
   { id: "contoso.charts", name: "Charts Pro", summary: "Bar, line and pie charts for your data.", description: "Plot tables as graphs and dashboards.", category: "data", tags: ["charts", "plot", "graphs"], entitlement: "pro" },
@@ -33,7 +33,7 @@ describe("search, filters, sorts and facets (§18)", () => {
   const list = async (query: string, on: Express = app) => {
     const response = await request(on).get(`${api}/modules?${query}`);
     expect(response.status).toBe(200);
-    return response.body as { items: Item[]; nextCursor: string | null; facets?: Record<string, { value: string; count: number }[]> };
+    return response.body as { items: Item[]; nextCursor: string | null; total: number; suggestion?: string | null; facets?: Record<string, { value: string; count: number }[]> };
   };
   const ids = async (query: string) => (await list(query)).items.map((item) => item.id);
 
@@ -61,26 +61,49 @@ describe("search, filters, sorts and facets (§18)", () => {
         cursor = page.nextCursor;
       } while (cursor);
       expect({ query, paged }).toEqual({ query, paged: whole.items.map((item) => item.id) });
-      const count = (value: (item: Item) => string[]) => {
-        const counts = new Map<string, number>();
-        for (const item of whole.items) for (const key of value(item)) counts.set(key, (counts.get(key) ?? 0) + 1);
-        return Object.fromEntries(counts);
-      };
+      expect(whole.total).toBe(whole.items.length);
+      // A facet's counts are over the result without that facet's own filter (§24): the values
+      // beside a chosen one stay in view, each with what choosing it as well would add.
       const asObject = (facet: { value: string; count: number }[]) => Object.fromEntries(facet.map(({ value, count }) => [value, count]));
-      expect(asObject(whole.facets!.category)).toEqual(count((item) => (item.category ? [item.category] : [])));
-      expect(asObject(whole.facets!.tag)).toEqual(count((item) => item.tags));
-      expect(asObject(whole.facets!.publisher)).toEqual(count((item) => [item.publisherId]));
-      expect(asObject(whole.facets!.pricing)).toEqual(count((item) => [item.entitlement ? "paid" : "free"]));
+      const facetValues: [keyof NonNullable<typeof whole.facets>, (item: Item) => string[]][] = [
+        ["category", (item) => (item.category ? [item.category] : [])],
+        ["tag", (item) => item.tags],
+        ["publisher", (item) => [item.publisherId]],
+        ["pricing", (item) => [item.entitlement || item.price ? "paid" : "free"]],
+      ];
+      for (const [facet, values] of facetValues) {
+        const params = new URLSearchParams(query);
+        params.delete(facet);
+        const over = (await list(`${params}&limit=100`)).items;
+        const counts = new Map<string, number>();
+        for (const item of over) for (const key of values(item)) counts.set(key, (counts.get(key) ?? 0) + 1);
+        expect({ query, facet, counts: asObject(whole.facets![facet]) }).toEqual({ query, facet, counts: Object.fromEntries(counts) });
+      }
     }
     expect(await ids("category=data&sort=name")).toEqual(["contoso.chart-kit", "contoso.charts", "fabrikam.plotter"]);
     expect(await ids("pricing=paid&sort=name")).toEqual(["contoso.charts", "fabrikam.plotter"]);
     expect((await list("q=charts")).facets).toBeUndefined();
   });
 
+  it("counts the whole result, takes several values of a facet, forgives a swap and suggests a spelling (§24)", async () => {
+    const all = await list("limit=2");
+    expect({ shown: all.items.length, total: all.total }).toEqual({ shown: 2, total: CATALOG.length });
+    expect(await ids("category=data,outdoors&sort=name")).toEqual(["contoso.chart-kit", "contoso.charts", "fabrikam.maps", "fabrikam.plotter"]);
+    expect(await ids("category=data,outdoors&publisher=fabrikam&sort=name")).toEqual(["fabrikam.maps", "fabrikam.plotter"]);
+    expect(await ids("tag=timer,maps&sort=name")).toEqual(["fabrikam.timer", "fabrikam.maps"]);
+    expect(await ids("q=chrat&sort=name")).toEqual(["contoso.chart-kit", "contoso.charts", "fabrikam.timer"]);
+    // Two edits in six letters are more than search forgives, not more than a suggestion does.
+    const missed = await list("q=pxmodorx%20chxrtz");
+    expect(missed).toMatchObject({ items: [], total: 0, suggestion: expect.stringMatching(/^pomodoro charts?$/) });
+    expect(await ids(`q=${encodeURIComponent(missed.suggestion!)}`)).toEqual(["fabrikam.timer"]);
+    expect((await list("q=qqqqqqqq")).suggestion).toBeNull();
+    expect(await list("category=data")).not.toHaveProperty("suggestion");
+  });
+
   it("refuses a cursor of another sort, and bad parameters, with 400", async () => {
     const first = await list("sort=name&limit=1");
     expectProblem(await request(app).get(`${api}/modules?sort=updated&cursor=${encodeURIComponent(first.nextCursor!)}`), 400, "invalid_request");
-    for (const query of ["sort=best", "pricing=cheap", "facets=yes", `q=${"x".repeat(201)}`, "tag=" + "t".repeat(25)]) {
+    for (const query of ["sort=best", "pricing=cheap", "facets=yes", `q=${"x".repeat(201)}`, "tag=" + "t".repeat(25), "category=data,,maps", "category=", `tag=${Array.from({ length: 21 }, (_, i) => `t${i}`).join(",")}`]) {
       expectProblem(await request(app).get(`${api}/modules?${query}`), 400, "invalid_request");
     }
   });

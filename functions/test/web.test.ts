@@ -153,15 +153,51 @@ describe("web pages (§16)", () => {
 
     // A facet link filters, with the count the API gave; the sort is kept in the address.
     await page.goto(`${origin}/`);
+    await expect_(async () => expect(await page.locator("[role=status]").first().textContent()).toBe(`${2 + EXTRA_MODULES} modules.`));
     const outdoors = page.locator("nav.facets a", { hasText: "outdoors" });
-    await expect_(async () => expect(await outdoors.textContent()).toBe("outdoors (1)"));
+    await expect_(async () => expect(await outdoors.textContent()).toBe("☐ outdoors (1)"));
     await outdoors.click();
     await expect_(async () => expect(await cards.allTextContents()).toEqual([expect.stringContaining("Weather")]));
     await page.selectOption("#search-sort", "name");
     await page.waitForURL(/sort=name/);
     expect(new URL(page.url()).searchParams.get("category")).toBe("outdoors");
     expect(await cards.first().locator(".stars").textContent()).toBe("No reviews yet");
+
+    // §24: the other values stay in view and combine (any of them), each choice a chip that removes it.
+    await page.locator("nav.facets a", { hasText: "data" }).click();
+    await page.waitForURL(/category=outdoors%2Cdata/);
+    await expect_(async () => expect((await cards.allTextContents()).length).toBe(2));
+    expect(await page.locator("ul.chips a").allTextContents()).toEqual(["Category: outdoors ×", "Category: data ×", "Clear all"]);
+    expect(await page.locator("[role=status]").first().textContent()).toBe("2 modules category outdoors or data.");
+    await page.click("ul.chips a[aria-label='Remove category outdoors']");
+    await expect_(async () => expect(await cards.allTextContents()).toEqual([expect.stringContaining("Plotter")]));
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // A swap of two letters is one edit; a misspelling beyond what search forgives gets a suggestion.
+    await page.goto(`${origin}/?q=plotetr`);
+    await expect_(async () => expect(await cards.allTextContents()).toEqual([expect.stringContaining("Plotter")]));
+    await page.goto(`${origin}/?q=wxathxr`);
+    await page.locator("p.suggestion a").click();
+    await page.waitForURL(`${origin}/?q=weather`);
+    await expect_(async () => expect(await cards.allTextContents()).toEqual([expect.stringContaining("Weather")]));
+    // Nothing at all: the most installed modules rather than an empty page.
+    await page.goto(`${origin}/?q=qqqqqqqqqq`);
+    await expect_(async () => expect(await page.locator("#popular-heading").textContent()).toBe("Most installed modules"));
+    expect(await cards.count()).toBe(6);
     done(watch);
+
+    // On a phone the filters fold behind a button, and the first result is on the first screen.
+    const phone = await openPage(390);
+    await phone.page.goto(`${origin}/`);
+    const first = phone.page.locator("ul.cards > li").first();
+    await first.waitFor();
+    expect(await phone.page.locator("nav.facets").isVisible()).toBe(false);
+    expect(((await first.boundingBox())!.y)).toBeLessThan(900);
+    await phone.page.click("button.filters-toggle");
+    expect(await phone.page.locator("nav.facets").isVisible()).toBe(true);
+    expect(await seriousViolations(phone.page)).toEqual([]);
+    await screenshot(phone.page, "marketplace-filters-390");
+    done(phone.watch);
   });
 
   it("/modules/:id shows the icon, README, versions and changelog, and runs none of the README's code", async () => {

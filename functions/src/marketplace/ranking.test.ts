@@ -1,4 +1,4 @@
-import { facetsOf, newTextIndex, pageAfter, rank, ratingPrior, smoothedRating, type CatalogEntry, type SearchQuery } from "./ranking";
+import { findModules, newTextIndex, pageAfter, ratingPrior, smoothedRating, type CatalogEntry, type SearchQuery } from "./ranking";
 
 const entry = (id: string, fields: Partial<CatalogEntry> = {}): CatalogEntry => ({
   id,
@@ -23,12 +23,13 @@ const catalog = [
   entry("acme.chart-kit", { name: "Chart Kit", summary: "Chart widgets.", category: "data", updatedAt: 4, rating: { count: 1, sum: 5 } }),
 ];
 
-function search(query: SearchQuery) {
+function find(query: SearchQuery, entries: CatalogEntry[] = catalog) {
   const index = newTextIndex();
-  index.addAll(catalog);
-  const entries = new Map(catalog.map((item) => [item.id, item]));
-  return rank(index, entries, query, ratingPrior(entries.values()));
+  index.addAll(entries);
+  const byId = new Map(entries.map((item) => [item.id, item]));
+  return findModules(index, byId, query, ratingPrior(byId.values()));
 }
+const search = (query: SearchQuery) => find(query).ranked;
 const ids = (query: SearchQuery) => search(query).map((ranked) => ranked.entry.id);
 
 describe("search and ranking (§18)", () => {
@@ -41,8 +42,24 @@ describe("search and ranking (§18)", () => {
     // Under 4 letters no typo is forgiven; from 4, one.
     expect(ids({ q: "nte" })).toEqual([]);
     expect(ids({ q: "notez" })).toEqual(["contoso.notes"]);
-    expect(ids({ q: "stciky notez" })).toEqual([]);
+    expect(ids({ q: "stciyk notez" })).toEqual([]);
     expect(ids({ q: "stickky nots" })).toEqual(["contoso.notes"]);
+  });
+
+  it("counts a swap of two neighbouring letters as one edit (§24)", () => {
+    expect(ids({ q: "chrat" })).toEqual(expect.arrayContaining(["contoso.charts", "acme.chart-kit"]));
+    expect(ids({ q: "ntoes" })).toEqual(["contoso.notes"]);
+    expect(ids({ q: "ntoes sitkcy" })).toEqual([]);
+    // Under 4 letters still nothing is forgiven.
+    expect(ids({ q: "kti" })).toEqual([]);
+  });
+
+  it("suggests another spelling within 2 edits that finds something, only when nothing was found", () => {
+    expect(find({ q: "chxrts pxo" }).suggestion()).toBe("charts pro");
+    expect(find({ q: "plottr" }).suggestion()).toBeNull();
+    expect(find({ q: "zzzzzz" }).suggestion()).toBeNull();
+    // The suggestion keeps the filters: none within them, none suggested.
+    expect(find({ q: "nxtes", category: ["data"] }).suggestion()).toBeNull();
   });
 
   it("puts an exact name or id match first, and weighs the name above the description", () => {
@@ -57,22 +74,33 @@ describe("search and ranking (§18)", () => {
     const index = newTextIndex();
     index.addAll(all);
     const entries = new Map(all.map((item) => [item.id, item]));
-    const paid = rank(index, entries, { pricing: "paid", sort: "name" }, ratingPrior(entries.values()));
+    const paid = findModules(index, entries, { pricing: "paid", sort: "name" }, ratingPrior(entries.values())).ranked;
     expect(paid.map((ranked) => ranked.entry.id)).toEqual(["contoso.charts", "acme.paid"]);
-    expect(facetsOf(rank(index, entries, {}, ratingPrior(entries.values()))).pricing).toEqual([{ value: "free", count: 3 }, { value: "paid", count: 2 }]);
+    expect(findModules(index, entries, {}, ratingPrior(entries.values())).facets().pricing).toEqual([{ value: "free", count: 3 }, { value: "paid", count: 2 }]);
   });
 
   it("filters, sorts and counts facets over the whole result", () => {
-    expect(ids({ category: "data", sort: "name" })).toEqual(["acme.chart-kit", "contoso.charts", "acme.plotter"]);
+    expect(ids({ category: ["data"], sort: "name" })).toEqual(["acme.chart-kit", "contoso.charts", "acme.plotter"]);
     expect(ids({ pricing: "paid" })).toEqual(["contoso.charts"]);
-    expect(ids({ tag: "plot", sort: "downloads" })).toEqual(["contoso.charts", "acme.plotter"]);
+    expect(ids({ tag: ["plot"], sort: "downloads" })).toEqual(["contoso.charts", "acme.plotter"]);
     expect(ids({})).toEqual(["acme.chart-kit", "contoso.charts", "contoso.notes", "acme.plotter"]);
-    expect(facetsOf(search({ category: "data" }))).toEqual({
-      category: [{ value: "data", count: 3 }],
+    // A facet's own counts ignore its own choice, so its other values stay in view.
+    expect(find({ category: ["data"] }).facets()).toEqual({
+      category: [{ value: "data", count: 3 }, { value: "productivity", count: 1 }],
       publisher: [{ value: "acme", count: 2 }, { value: "contoso", count: 1 }],
       tag: [{ value: "plot", count: 2 }, { value: "charts", count: 1 }, { value: "graphs", count: 1 }],
       pricing: [{ value: "free", count: 2 }, { value: "paid", count: 1 }],
     });
+  });
+
+  it("takes several values of a facet as alternatives, and facets together (§24: OR within, AND across)", () => {
+    expect(ids({ category: ["data", "productivity"], sort: "name" })).toEqual(["acme.chart-kit", "contoso.charts", "acme.plotter", "contoso.notes"]);
+    expect(ids({ category: ["data", "productivity"], publisher: ["contoso"], sort: "name" })).toEqual(["contoso.charts", "contoso.notes"]);
+    expect(ids({ tag: ["notes", "graphs"], sort: "name" })).toEqual(["contoso.charts", "contoso.notes"]);
+    expect(ids({ category: ["games"] })).toEqual([]);
+    const facets = find({ category: ["data"], publisher: ["contoso"] }).facets();
+    expect(facets.category).toEqual([{ value: "data", count: 1 }, { value: "productivity", count: 1 }]);
+    expect(facets.publisher).toEqual([{ value: "acme", count: 2 }, { value: "contoso", count: 1 }]);
   });
 
   it("ranks by a smoothed rating: one 5-star review does not outrank two hundred 4.8s", () => {

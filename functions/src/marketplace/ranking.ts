@@ -1,6 +1,6 @@
-import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from "minisearch";
+import MiniSearch, { type AsPlainObject, type Options, type Query, type SearchResult } from "minisearch";
 import type { PublicPrice } from "./price";
-import { words } from "./search";
+import { adjacentSwaps, words } from "./search";
 
 /** Free: neither an entitlement nor a price stands between a user and the module. */
 const isFree = (entry: Pick<CatalogEntry, "entitlement" | "price">) => entry.entitlement === null && entry.price === null;
@@ -38,14 +38,19 @@ export const SORTS = ["relevance", "updated", "downloads", "rating", "name"] as 
 export type Sort = (typeof SORTS)[number];
 export const PRICINGS = ["free", "paid"] as const;
 
+/** A search: text, a sort, and filters; a facet's several values are alternatives (§24: OR within a facet, AND across). */
 export interface SearchQuery {
   q?: string;
   sort?: Sort;
-  category?: string;
-  publisher?: string;
-  tag?: string;
+  category?: string[];
+  publisher?: string[];
+  tag?: string[];
   pricing?: (typeof PRICINGS)[number];
 }
+
+/** The facets a search counts and filters by. */
+export const FACETS = ["category", "publisher", "tag", "pricing"] as const;
+type Facet = (typeof FACETS)[number];
 
 /** Field weights: id and name above tags, above publisher and category, above summary and description. */
 export const FIELD_WEIGHTS = { id: 6, name: 6, tags: 3, publisherId: 2, category: 2, summary: 1, description: 0.5 } as const;
@@ -128,34 +133,77 @@ export interface FacetCount {
   count: number;
 }
 
-/** Whether an entry passes the filters. */
-const passes = (query: SearchQuery) => (entry: CatalogEntry) =>
-  (!query.category || entry.category === query.category) &&
-  (!query.publisher || entry.publisherId === query.publisher) &&
-  (!query.tag || entry.tags.includes(query.tag)) &&
-  (!query.pricing || (query.pricing === "free") === isFree(entry));
+const chosen = (values: string[] | undefined) => values !== undefined && values.length > 0;
+
+/** Whether an entry passes the filters, all of them or all but one facet's (whose counts then show its siblings). */
+const passes =
+  (query: SearchQuery, except?: Facet) =>
+  (entry: CatalogEntry): boolean =>
+    (except === "category" || !chosen(query.category) || (entry.category !== null && query.category!.includes(entry.category))) &&
+    (except === "publisher" || !chosen(query.publisher) || query.publisher!.includes(entry.publisherId)) &&
+    (except === "tag" || !chosen(query.tag) || entry.tags.some((tag) => query.tag!.includes(tag))) &&
+    (except === "pricing" || !query.pricing || (query.pricing === "free") === isFree(entry));
+
+/**
+ * The text query MiniSearch runs: every word must match (AND); a word matches as itself (prefix,
+ * and the edits it allows) or, from 4 letters to 7, with two neighbouring letters swapped, which
+ * counts as its one edit (§24: `chrat` finds Charts; from 8 letters two edits cover a swap).
+ */
+function textQuery(queryWords: string[]): Query {
+  return {
+    combineWith: "AND",
+    queries: queryWords.map((word) => {
+      const swaps = allowedEdits(word) === 1 ? adjacentSwaps(word) : [];
+      return swaps.length === 0 ? word : { combineWith: "OR", queries: [word, { combineWith: "OR", queries: swaps, fuzzy: false }] };
+    }),
+  };
+}
+
+/** What a text search found, before the filters: every entry with its score (all of them, scored 0, without text). */
+function textHits(index: MiniSearch<CatalogEntry>, entries: ReadonlyMap<string, CatalogEntry>, queryWords: string[]): { entry: CatalogEntry; score: number }[] {
+  if (queryWords.length === 0) return [...entries.values()].map((entry) => ({ entry, score: 0 }));
+  const results: SearchResult[] = index.search(textQuery(queryWords));
+  return results.flatMap((result) => {
+    const entry = entries.get(String(result.id));
+    return entry ? [{ entry, score: result.score }] : [];
+  });
+}
 
 /** The sort a query gets: relevance with text, else the last updated first. */
 export const effectiveSort = (query: SearchQuery): Sort => query.sort ?? (query.q && words(query.q).length > 0 ? "relevance" : "updated");
 
 /**
- * Every entry a query finds, in its order, with each one's sort key: a page is the entries after
- * a cursor's key. Keys sort ascending (descending figures are negated).
+ * What a query finds: every entry in its order, with each one's sort key (a page is the entries
+ * after a cursor's key; keys sort ascending, descending figures negated), and, asked for, its
+ * facet counts and a spelling suggestion.
  */
-export function rank(index: MiniSearch<CatalogEntry>, entries: ReadonlyMap<string, CatalogEntry>, query: SearchQuery, prior: CatalogRatingPrior): Ranked[] {
-  const sort = effectiveSort(query);
+export function findModules(index: MiniSearch<CatalogEntry>, entries: ReadonlyMap<string, CatalogEntry>, query: SearchQuery, prior: CatalogRatingPrior) {
   const queryWords = query.q ? words(query.q) : [];
-  const filter = passes(query);
-  let found: { entry: CatalogEntry; score: number }[];
-  if (queryWords.length > 0) {
-    const results: SearchResult[] = index.search(queryWords.join(" "));
-    found = results.flatMap((result) => {
-      const entry = entries.get(String(result.id));
-      return entry && filter(entry) ? [{ entry, score: result.score }] : [];
-    });
-  } else {
-    found = [...entries.values()].filter(filter).map((entry) => ({ entry, score: 0 }));
-  }
+  const hits = textHits(index, entries, queryWords);
+  const ranked = ranking(hits.filter(({ entry }) => passes(query)(entry)), query, queryWords, prior);
+  return {
+    ranked,
+    /** Counts per facet value over the result with every other facet's filter applied, so a chosen value's siblings stay in view. */
+    facets: (): Facets => facetCounts((facet) => hits.filter(({ entry }) => passes(query, facet)(entry)).map(({ entry }) => entry)),
+    /**
+     * For a text search that found nothing: another spelling within 2 edits of its words (a swap
+     * counts as one) that finds something with the same filters, or null.
+     */
+    suggestion: (): string | null => {
+      if (ranked.length > 0 || queryWords.length === 0) return null;
+      for (const { suggestion } of index.autoSuggest(queryWords.join(" "), { fuzzy: (term) => (term.length >= 4 ? 2 : 1), prefix: false, combineWith: "AND" }).slice(0, 5)) {
+        if (suggestion === queryWords.join(" ")) continue;
+        const found = textHits(index, entries, words(suggestion)).some(({ entry }) => passes(query)(entry));
+        if (found) return suggestion;
+      }
+      return null;
+    },
+  };
+}
+
+/** The entries a search found, in its sort, each with its key. */
+function ranking(found: { entry: CatalogEntry; score: number }[], query: SearchQuery, queryWords: string[], prior: CatalogRatingPrior): Ranked[] {
+  const sort = effectiveSort(query);
   const phrase = queryWords.join(" ");
   const exact = (entry: CatalogEntry) => phrase !== "" && (entry.id === phrase || matchKeys(entry).includes(phrase));
   const keyOf = ({ entry, score }: { entry: CatalogEntry; score: number }): SortKey => {
@@ -215,17 +263,17 @@ export function pageAfter(ranked: Ranked[], after: SortKey | undefined, limit: n
   return { items: ranked.slice(start, start + limit), more: start + limit < ranked.length };
 }
 
-/** Counts per category, publisher, tag and pricing over a whole result, largest first, then by value. */
-export function facetsOf(ranked: Ranked[]): Facets {
-  const count = (values: (entry: CatalogEntry) => (string | null)[]) => {
+/** Counts per category, publisher, tag and pricing, each over the entries `within` gives for it, largest first, then by value. */
+function facetCounts(within: (facet: Facet) => CatalogEntry[]): Facets {
+  const count = (facet: Facet, values: (entry: CatalogEntry) => (string | null)[]) => {
     const counts = new Map<string, number>();
-    for (const { entry } of ranked) for (const value of values(entry)) if (value !== null) counts.set(value, (counts.get(value) ?? 0) + 1);
+    for (const entry of within(facet)) for (const value of values(entry)) if (value !== null) counts.set(value, (counts.get(value) ?? 0) + 1);
     return [...counts].map(([value, n]) => ({ value, count: n })).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1));
   };
   return {
-    category: count((entry) => [entry.category]),
-    publisher: count((entry) => [entry.publisherId]),
-    tag: count((entry) => entry.tags),
-    pricing: count((entry) => [isFree(entry) ? "free" : "paid"]),
+    category: count("category", (entry) => [entry.category]),
+    publisher: count("publisher", (entry) => [entry.publisherId]),
+    tag: count("tag", (entry) => entry.tags),
+    pricing: count("pricing", (entry) => [isFree(entry) ? "free" : "paid"]),
   };
 }

@@ -10,17 +10,28 @@ export const versionSchema = semverVersion.meta({ description: "A semver version
 
 export const appVersion = semverVersion.meta({ description: "The desktop app's version: chooses the highest version compatible with it." });
 
+/** A facet's chosen values: one, or several comma-separated (any of them matches, §24); at most 20. */
+function facetValues(longest: number) {
+  return z
+    .string()
+    .min(1)
+    .max(21 * (longest + 1))
+    .transform((raw) => [...new Set(raw.split(",").map((value) => value.trim()))])
+    .pipe(z.array(z.string().min(1, "An empty value between commas.").max(longest)).max(20))
+    .meta({ description: `One value, or several comma-separated (at most 20, each 1-${longest} characters): a module with any of them matches.` });
+}
+
 export const moduleListQuerySchema = z.strictObject({
   ...pageQuery,
   appVersion: appVersion.optional(),
   q: z.string().max(200).optional().meta({
     description:
-      "Any text: every word must match a word of the id, name, summary, description, tags, category or publisher, whole, as a prefix, or within one edit (4+ letters) or two (8+).",
+      "Any text: every word must match a word of the id, name, summary, description, tags, category or publisher, whole, as a prefix, or within one edit (4+ letters) or two (8+); a swap of two neighbouring letters counts as one edit.",
   }),
   sort: z.enum(SORTS).optional().meta({ description: "relevance (the default with q), updated (the default without), downloads, rating (smoothed), name." }),
-  category: z.string().min(1).max(40).optional(),
-  publisher: z.string().min(1).max(40).optional(),
-  tag: z.string().min(1).max(24).optional(),
+  category: facetValues(40).optional(),
+  publisher: facetValues(40).optional(),
+  tag: facetValues(24).optional(),
   pricing: z.enum(PRICINGS).optional(),
   facets: z
     .enum(["true", "false"])
@@ -68,6 +79,7 @@ export const marketplaceModuleSchema = z
     updatedAt: isoDateTime,
     tags: z.array(z.string()),
     rating: ratingSchema,
+    downloads: z.number().int().meta({ description: "Installs: downloads of every version." }),
     iconUrl: z.string().nullable().meta({ description: "The latest version's icon (GET /modules/:id/icon), or null when its package has none." }),
     compatibleVersion: z
       .string()
@@ -79,7 +91,13 @@ export const marketplaceModuleSchema = z
   .meta({ id: "MarketplaceModule" });
 
 export const moduleListSchema = z
-  .object({ items: z.array(marketplaceModuleSchema), nextCursor: z.string().nullable(), facets: facetsSchema.optional() })
+  .object({
+    items: z.array(marketplaceModuleSchema),
+    nextCursor: z.string().nullable(),
+    total: z.number().int().meta({ description: "How many modules the whole result holds, over every page." }),
+    suggestion: z.string().nullable().optional().meta({ description: "With q and no result: another spelling within 2 edits of its words that finds modules with the same filters, or null." }),
+    facets: facetsSchema.optional(),
+  })
   .meta({ id: "MarketplaceModuleList" });
 
 export const downloadParamsSchema = z.strictObject({ id: moduleIdSchema });

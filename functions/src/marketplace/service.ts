@@ -11,7 +11,7 @@ import type { Deps } from "../deps";
 import type { DownloadCounter } from "./download-counter";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
 import type { downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
-import { effectiveSort, facetsOf, pageAfter, rank, type RatingFigures } from "./ranking";
+import { effectiveSort, findModules, pageAfter, type RatingFigures } from "./ranking";
 import type { SearchCatalog } from "./search-catalog";
 import { chooseVersion, type VersionSummary } from "./versions";
 
@@ -40,7 +40,8 @@ export async function listModules({ cursors, config }: Deps, catalog: SearchCata
   const sort = effectiveSort(query);
   const after = query.cursor ? cursors.decodeKey(`modules:${sort}`, query.cursor) : undefined;
   const { entries, index, prior } = await catalog.current();
-  const ranked = rank(index, entries, query, prior);
+  const found = findModules(index, entries, query, prior);
+  const { ranked } = found;
   const page = pageAfter(ranked, after, query.limit);
   const items: MarketplaceModule[] = page.items.map(({ entry }) => {
     const module = entries.get(entry.id)!;
@@ -56,6 +57,7 @@ export async function listModules({ cursors, config }: Deps, catalog: SearchCata
       updatedAt: toIso(new Date(module.updatedAt)),
       tags: module.tags,
       rating: ratingView(module.rating),
+      downloads: module.downloads,
       iconUrl: iconUrlOf(config.publicBaseUrl, { id: module.id, latestVersion: module.latestVersion, versionSummary: module.versions }),
       ...(query.appVersion ? { compatibleVersion: chooseVersion(module.versions, query.appVersion) } : {}),
     };
@@ -64,7 +66,9 @@ export async function listModules({ cursors, config }: Deps, catalog: SearchCata
   return {
     items,
     nextCursor: page.more && last ? cursors.encodeKey(`modules:${sort}`, last.key) : null,
-    ...(query.facets ? { facets: facetsOf(ranked) } : {}),
+    total: ranked.length,
+    ...(query.q ? { suggestion: found.suggestion() } : {}),
+    ...(query.facets ? { facets: found.facets() } : {}),
   };
 }
 

@@ -1134,6 +1134,10 @@ export interface components {
         MarketplaceModuleList: {
             items: components["schemas"]["MarketplaceModule"][];
             nextCursor: string | null;
+            /** @description How many modules the whole result holds, over every page. */
+            total: number;
+            /** @description With q and no result: another spelling within 2 edits of its words that finds modules with the same filters, or null. */
+            suggestion?: string | null;
             facets?: components["schemas"]["ModuleFacets"];
         };
         MarketplaceModule: {
@@ -1154,6 +1158,8 @@ export interface components {
             updatedAt: string;
             tags: string[];
             rating: components["schemas"]["Rating"];
+            /** @description Installs: downloads of every version. */
+            downloads: number;
             /** @description The latest version's icon (GET /modules/:id/icon), or null when its package has none. */
             iconUrl: string | null;
             /** @description With ?appVersion: the highest version not yanked that is compatible with it, or null. */

@@ -1,7 +1,9 @@
 import { sitePath, type Schemas } from "../api";
+import { formatCount, formatDate, formatPrice } from "../format";
 import { ModuleIcon } from "../ui/ModuleIcon";
 import { Stars } from "../ui/Stars";
 
+/** A module in a list (§24): what people compare at a glance: rating, installs, last update, price. */
 export function ModuleCard({ module }: { module: Schemas["MarketplaceModule"] }) {
   return (
     <article class="card">
@@ -10,15 +12,17 @@ export function ModuleCard({ module }: { module: Schemas["MarketplaceModule"] })
         <h2>
           <a href={`/modules/${module.id}`}>{module.name}</a>
         </h2>
+        <p class="publisher">by {module.publisherId}</p>
         <p class="summary">{module.summary}</p>
         <p class="rating">
           <Stars rating={module.rating} />
         </p>
         <p class="meta">
-          <span>by {module.publisherId}</span>
-          <span>v{module.latestVersion}</span>
-          {module.category && <span>{module.category}</span>}
-          {module.entitlement && <span class="badge">Needs {module.entitlement}</span>}
+          <span>
+            {formatCount(module.downloads)} install{module.downloads === 1 ? "" : "s"}
+          </span>
+          <span>Updated {formatDate(module.updatedAt)}</span>
+          <span class="price-tag">{module.price ? formatPrice(module.price) : module.entitlement ? <span class="badge">Needs {module.entitlement}</span> : "Free"}</span>
         </p>
       </div>
     </article>

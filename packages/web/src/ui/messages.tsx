@@ -26,3 +26,17 @@ export function Loading({ what }: { what: string }) {
     </p>
   );
 }
+
+/** A request that failed: what failed, and a way to try again (never a false empty state, §24). */
+export function RetryableError({ error, what, retry }: { error: unknown; what: string; retry: () => void }) {
+  return (
+    <div class="message error retryable" role="alert">
+      <p>
+        Could not load {what}: {error instanceof Error ? error.message : String(error)}
+      </p>
+      <button type="button" class="secondary" onClick={retry}>
+        Retry
+      </button>
+    </div>
+  );
+}
