@@ -33,6 +33,7 @@ export const DEFAULTS = {
   trustedIssuers: ["https://token.actions.githubusercontent.com", "https://gitlab.com"],
   oidcAudience: "marketplace",
   marketplaceFeePercent: "15",
+  appUrlScheme: "marketplace",
   marketplaceCurrencies: ["usd", "eur", "gbp"],
 } as const;
 
@@ -169,6 +170,10 @@ export const params = {
     default: [...DEFAULTS.marketplaceCurrencies],
     description: "The currencies a module may be priced in (§20): lowercase ISO 4217 codes.",
   }),
+  appUrlScheme: defineString("APP_URL_SCHEME", {
+    default: DEFAULTS.appUrlScheme,
+    description: "The desktop app's URL scheme: a module page's Install opens <scheme>://install/<moduleId> (§24).",
+  }),
   invitationEmails: defineString("INVITATION_EMAILS", {
     default: "true",
     description: "Whether invitations write a mail/{id} document for the Firebase Trigger Email extension (true or false).",
@@ -228,6 +233,8 @@ export interface Config {
    * a sale is exact integer arithmetic), and the currencies a price may be in.
    */
   payments: { feeBasisPoints: number; currencies: readonly string[] };
+  /** The desktop app's URL scheme, for a module page's Install link (§24). */
+  appUrlScheme: string;
   /** Whether invitations write a mail document for the Trigger Email extension. */
   invitationEmails: boolean;
 }
@@ -293,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || (isEmulated(env) ? LOCAL_STRIPE_WEBHOOK_SECRET : ""),
     billing: { stripeSecretKey: env.STRIPE_SECRET_KEY ?? "", apiBase: stripeApiBase(env.STRIPE_API_BASE), plans: billingPlans(env.BILLING_PLANS) },
     payments: { feeBasisPoints: feeBasisPoints(env.MARKETPLACE_FEE_PERCENT), currencies: currencies(env.MARKETPLACE_CURRENCIES) },
+    appUrlScheme: appUrlScheme(env.APP_URL_SCHEME),
     invitationEmails: booleanSetting(env, "INVITATION_EMAILS", true),
   };
 }
@@ -332,6 +340,14 @@ function feeBasisPoints(raw: string | undefined): number {
   const basisPoints = match ? Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0")) : NaN;
   if (!(basisPoints >= 0 && basisPoints <= 10_000)) throw new Error(`MARKETPLACE_FEE_PERCENT must be a percentage from 0 to 100 with at most two decimals, got '${raw}'.`);
   return basisPoints;
+}
+
+function appUrlScheme(raw: string | undefined): string {
+  const scheme = raw?.trim() || DEFAULTS.appUrlScheme;
+  if (!/^[a-z][a-z0-9+.-]{0,31}$/.test(scheme) || ["http", "https", "javascript", "data", "file"].includes(scheme)) {
+    throw new Error(`APP_URL_SCHEME must be the desktop app's own URL scheme (lowercase letters, digits, + . -), got '${raw}'.`);
+  }
+  return scheme;
 }
 
 function currencies(raw: string | undefined): readonly string[] {

@@ -213,9 +213,19 @@ describe("web pages (§16)", () => {
     for (const link of await readme.locator("a[href]").all()) expect(await link.getAttribute("href")).toMatch(/^(https?:|mailto:|[^:]*$)/);
     await readme.locator("summary").click();
     expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
-    expect(await page.locator("table").first().textContent()).toMatch(/1\.1\.0.*Latest.*1\.0\.0.*up to 3\.0\.0/s);
-    expect(await page.locator(".markdown").nth(1).textContent()).toContain("Plots faster.");
+    // §24: a main action (Install, through the app's URL scheme) and tabs, each with its own address.
+    expect(await page.locator(".main-action a.button").getAttribute("href")).toBe("marketplace://install/acme.plotter");
+    expect(await page.locator("[role=tab]").allTextContents()).toEqual(["Overview", "Reviews", "Versions", "Changelog"]);
+    await page.click("[role=tab]:has-text('Versions')");
+    await page.waitForURL(`${origin}/modules/acme.plotter#versions`);
+    expect(await page.locator("#panel-versions table").textContent()).toMatch(/1\.1\.0.*Latest.*1\.0\.0.*up to 3\.0\.0/s);
+    expect(await page.locator("#panel-overview").isVisible()).toBe(false);
+    await page.keyboard.press("ArrowRight");
+    await page.waitForURL(`${origin}/modules/acme.plotter#changelog`);
+    expect(await page.locator("#panel-changelog .markdown").textContent()).toContain("Plots faster.");
     expect(await seriousViolations(page)).toEqual([]);
+    await page.goBack();
+    await expect_(async () => expect(await page.locator("#panel-versions").isVisible()).toBe(true));
     done(watch);
   });
 
@@ -275,6 +285,10 @@ describe("web pages (§16)", () => {
     await expect_(async () => expect(await page.locator("table").filter({ hasText: "Portal CI" }).count()).toBe(1));
     expect(await page.content()).not.toContain(token);
     await page.click("button[aria-label='Revoke Portal CI']");
+    // Revoking asks first, saying what stops working.
+    const confirmRevoke = page.locator("dialog.confirm");
+    await expect_(async () => expect(await confirmRevoke.locator("#confirm-title").textContent()).toBe("Revoke “Portal CI”?"));
+    await confirmRevoke.locator("button.danger").click();
     await expect_(async () => expect(await page.locator("[role=status]").filter({ hasText: "Revoked “Portal CI”." }).count()).toBe(1));
     expect((await api("/developers/modules", token)).status).toBe(401);
     done(watch);
@@ -304,6 +318,24 @@ describe("web pages (§16)", () => {
     done(watch);
   });
 
+  it("/docs (§24) sits inside the site: its header leads back, nothing scrolls sideways, axe-core finds nothing serious", async () => {
+    for (const width of [1280, 375]) {
+      const { page, watch } = await openPage(width);
+      await page.goto(`${origin}/docs/`);
+      await page.waitForSelector(".opblock-summary-operation-id");
+      expect(await page.locator("header.site-header nav a").allTextContents()).toEqual(["Modules", "Account", "Publisher portal", "API"]);
+      expect(await scrollsSideways(page)).toBe(false);
+      expect(await seriousViolations(page)).toEqual([]);
+      // An operation name wraps, if at all, between words: never inside one.
+      const broken = await page.evaluate(`[...document.querySelectorAll(".opblock-summary-operation-id")].filter((node) => getComputedStyle(node).wordBreak === "break-all" || getComputedStyle(node).overflowWrap === "anywhere").length`);
+      expect(broken).toBe(0);
+      await screenshot(page, `docs-${width}`);
+      await page.click("header.site-header a.brand");
+      await page.waitForURL(`${origin}/`);
+      done(watch);
+    }
+  });
+
   it("/modules/:id (§18): a user who activated the module writes a review, shown as text, and the figures move", async () => {
     const reader = await createUser({ displayName: "Rita Reader" });
     expect((await fetch(`${origin}/api/v1/modules/confirm`, { method: "POST", headers: { Authorization: `Bearer ${reader.idToken}`, "Content-Type": "application/json" }, body: JSON.stringify({ moduleId: "acme.plotter" }) })).status).toBe(200);
@@ -313,7 +345,7 @@ describe("web pages (§16)", () => {
     await page.fill("#sign-in-password", reader.password);
     await page.click("button[type=submit]");
     await page.locator("text=Signed in as").first().waitFor();
-    await page.goto(`${origin}/modules/acme.plotter`);
+    await page.goto(`${origin}/modules/acme.plotter#reviews`);
     await page.locator("#my-review-heading").waitFor();
     await page.check("input[name=rating][value='4']");
     await page.fill("#review-title", "Handy <i>grid</i>");
@@ -324,6 +356,10 @@ describe("web pages (§16)", () => {
     expect(await review.locator("img").count()).toBe(0);
     expect(await review.locator("strong").textContent()).toBe("Handy <i>grid</i>");
     await expect_(async () => expect(await page.locator(".histogram").textContent()).toContain("4 ★1"));
+    // §24: the header's rating is current too, and each review shows its stars without a count, as a verified install.
+    await expect_(async () => expect(await page.locator(".module-header .stars").getAttribute("aria-label")).toBe("4 out of 5, 1 review"));
+    expect(await review.locator(".stars").getAttribute("aria-label")).toBe("4 out of 5");
+    expect(await review.locator(".badge").textContent()).toBe("Verified install");
     expect(await scrollsSideways(page)).toBe(false);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "module-reviews-375");
@@ -349,10 +385,15 @@ describe("web pages (§16)", () => {
     done(portal.watch);
   }, 60_000);
 
+  /** The out-of-band codes (verification, password reset) the Auth emulator recorded for an address. */
+  async function oobCodes(email: string, requestType: "VERIFY_EMAIL" | "PASSWORD_RESET") {
+    const codes = (await (await fetch(`http://${process.env.FIREBASE_AUTH_EMULATOR_HOST}/emulator/v1/projects/${projectId}/oobCodes`)).json()) as { oobCodes: { email: string; requestType: string; oobLink: string }[] };
+    return codes.oobCodes.filter((code) => code.email === email && code.requestType === requestType);
+  }
+
   /** Opens the verification link the Auth emulator recorded for an address, as its owner would. */
   async function verifyEmailLink(email: string) {
-    const codes = (await (await fetch(`http://${process.env.FIREBASE_AUTH_EMULATOR_HOST}/emulator/v1/projects/${projectId}/oobCodes`)).json()) as { oobCodes: { email: string; requestType: string; oobLink: string }[] };
-    const link = codes.oobCodes.filter((code) => code.email === email && code.requestType === "VERIFY_EMAIL").at(-1);
+    const link = (await oobCodes(email, "VERIFY_EMAIL")).at(-1);
     expect(link).toBeDefined();
     expect((await fetch(link!.oobLink)).ok).toBe(true);
   }
@@ -366,7 +407,13 @@ describe("web pages (§16)", () => {
     const newcomer = `newcomer-${Date.now()}@example.test`;
     const { page, watch } = await openPage();
     await page.goto(`${origin}/account`);
+    // Forgot password: Firebase's reset email, recorded by the Auth emulator; the page says so without telling whether the account exists.
+    await page.click("button:has-text('Forgot password?')");
+    await expect_(async () => expect(await page.locator("[role=alert]").textContent()).toBe("Enter your email above first: the reset link is sent there."));
     await page.fill("#sign-in-email", owner.email);
+    await page.click("button:has-text('Forgot password?')");
+    await expect_(async () => expect(await page.locator("[role=status]").first().textContent()).toBe(`If ${owner.email} has an account, a link to choose a new password is on its way.`));
+    await expect_(async () => expect(await oobCodes(owner.email, "PASSWORD_RESET")).toHaveLength(1));
     await page.fill("#sign-in-password", owner.password);
     await page.click("button[type=submit]");
     await page.fill("#business-name", "Team <b>Acme</b>");
@@ -412,7 +459,20 @@ describe("web pages (§16)", () => {
     await page.reload();
     await expect_(async () => expect(await panel.locator("tbody tr").count()).toBe(2));
     const row = panel.locator("tbody tr", { hasText: newcomer });
-    await row.locator("button:has-text('Take seat')").click();
+    // The sole owner is offered no Remove and no Leave (the service would refuse them).
+    const ownerRow = panel.locator("tbody tr", { hasText: "Olive Owner" });
+    expect(await ownerRow.locator("button:has-text('Remove')").count()).toBe(0);
+    expect(await ownerRow.locator("select").isDisabled()).toBe(true);
+    expect(await panel.textContent()).toContain("You are its only owner: to leave, make someone else owner first.");
+    // Taking a seat back asks first, naming what is lost; Cancel changes nothing.
+    await row.locator("button:has-text('Take the seat back')").click();
+    const dialog = page.locator("dialog.confirm");
+    await expect_(async () => expect(await dialog.locator("#confirm-detail").textContent()).toContain("loses what the seat grants"));
+    expect(await seriousViolations(page)).toEqual([]);
+    await dialog.locator("button:has-text('Cancel')").click();
+    expect(await row.textContent()).not.toContain("No seat");
+    await row.locator("button:has-text('Take the seat back')").click();
+    await dialog.locator("button.danger:has-text('Take the seat back')").click();
     await expect_(async () => expect(await row.textContent()).toContain("No seat"));
     const members = ((await (await api(`/businesses/${businessId}/members`, owner.idToken)).json()) as { items: { email: string; seat: boolean }[] }).items;
     expect(members.find((member) => member.email === newcomer)?.seat).toBe(false);
@@ -456,8 +516,8 @@ describe("web pages (§16)", () => {
     await shopper.page.fill("#sign-in-email", buyer.email);
     await shopper.page.fill("#sign-in-password", buyer.password);
     await shopper.page.click("button[type=submit]");
-    await shopper.page.waitForSelector("h1");
-    await shopper.page.goto(`${origin}/modules/fabrikam.charts`);
+    // Signing in from a module page returns to it.
+    await shopper.page.waitForURL(`${origin}/modules/fabrikam.charts`);
     await shopper.page.click(".purchase button:has-text('Buy')");
     await shopper.page.waitForURL(`${stripe.url}/checkout/**`);
     expect(await shopper.page.locator("dl").textContent()).toContain("Marketplace fee1.35 USD");

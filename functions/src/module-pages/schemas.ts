@@ -26,6 +26,7 @@ export const modulePageSchema = z
     publisherId: z.string(),
     entitlement: z.string().nullable().meta({ description: "Needed to use the module (with price: or a purchase of it); null when it needs none." }),
     price: modulePriceSchema.nullable().meta({ description: "Its price while it is for sale (§20); null when free." }),
+    installUrl: z.string().meta({ description: "Opens the desktop app on this module: <APP_URL_SCHEME>://install/<id> (§24)." }),
     latestVersion: z.string(),
     updatedAt: isoDateTime,
     downloads: z.number().int(),

@@ -74,6 +74,7 @@ async function readModulePage({ db, config }: Deps, moduleId: string): Promise<K
       publisherId: module.publisherId,
       entitlement: module.entitlement ?? null,
       price: publicPrice(module.price),
+      installUrl: `${config.appUrlScheme}://install/${module.id}`,
       latestVersion: module.latestVersion,
       updatedAt: toIso(module.updatedAt),
       downloads,

@@ -1265,6 +1265,8 @@ export interface components {
             entitlement: string | null;
             /** @description Its price while it is for sale (§20); null when free. */
             price: components["schemas"]["ModulePrice"] | null;
+            /** @description Opens the desktop app on this module: <APP_URL_SCHEME>://install/<id> (§24). */
+            installUrl: string;
             latestVersion: string;
             /**
              * Format: date-time

@@ -5,6 +5,7 @@ import {
   createUserWithEmailAndPassword,
   initializeAuth,
   sendEmailVerification,
+  sendPasswordResetEmail,
   onAuthStateChanged,
   signInWithEmailAndPassword,
   signOut,
@@ -80,6 +81,20 @@ export async function createAccount(email: string, password: string): Promise<vo
   } catch (error) {
     const code = (error as { code?: string }).code ?? "";
     throw new Error(SIGN_IN_ERRORS[code] ?? `Could not create the account (${code || (error as Error).message}).`);
+  }
+}
+
+/**
+ * Firebase's password reset email for an address (the Auth emulator records it locally). Whether
+ * an account has that address is not told: the same answer either way.
+ */
+export async function sendPasswordReset(email: string): Promise<void> {
+  try {
+    await sendPasswordResetEmail(await firebaseAuth(), email);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "";
+    if (code === "auth/user-not-found") return;
+    throw new Error(SIGN_IN_ERRORS[code] ?? `Could not send the reset email (${code || (error as Error).message}).`);
   }
 }
 

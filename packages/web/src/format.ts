@@ -5,6 +5,9 @@ export const formatDate = (iso: string | null | undefined) => (iso ? dateFormat.
 
 export const formatCount = (count: number) => new Intl.NumberFormat("en").format(count);
 
+/** A count with its noun, singular for one ("1 download", "2 downloads"). */
+export const countOf = (count: number, noun: string) => `${formatCount(count)} ${noun}${count === 1 ? "" : "s"}`;
+
 /** The app versions a module version runs on, from its bounds. */
 export function compatibility(min: string | null, max: string | null): string {
   if (min && max) return `${min} – ${max}`;

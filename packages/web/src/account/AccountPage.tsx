@@ -7,6 +7,8 @@ import { formatDate } from "../format";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { SignIn } from "../ui/SignIn";
 import { useAction } from "../ui/use-action";
+import { useConfirm } from "../ui/confirm";
+import { CopyButton } from "../ui/CopyButton";
 import { VerifyEmail } from "./VerifyEmail";
 
 /** `/account`: any signed-in user's businesses; owners and admins run their team and billing here (§17). */
@@ -23,7 +25,19 @@ export function AccountPage() {
   }
   if (user === undefined) return <Loading what="your account" />;
   if (!user) return <SignIn title="Your account" intro="Sign in to see your businesses, their seats and members." allowCreate />;
+  const next = returnPath();
+  if (next) {
+    // Signed in from another page (a module's "Sign in to buy"): back to it.
+    location.replace(next);
+    return <Loading what="the page you came from" />;
+  }
   return <Account user={user} />;
+}
+
+/** Where to go back to after signing in (`?next=`): a path of this site only, never another origin. */
+function returnPath(): string | null {
+  const next = new URLSearchParams(location.search).get("next");
+  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : null;
 }
 
 /** The signed-in Firebase user: undefined while unknown, null when signed out. */
@@ -102,6 +116,7 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
   const [invitations, setInvitations] = useState<Schemas["PendingInvitation"][] | null>(null);
   const [invited, setInvited] = useState<Schemas["CreatedInvitation"] | null>(null);
   const { error, status, run, setError } = useAction();
+  const { confirm, dialog } = useConfirm();
   const path = { businessId };
 
   const reload = async () => {
@@ -138,18 +153,22 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
       await reload();
       return said;
     });
-  const remove = (member: Schemas["Member"]) =>
-    run(async () => {
+  const remove = async (member: Schemas["Member"], who: string) => {
+    if (!(await confirm({ title: `Remove ${who}?`, detail: `${who} leaves ${business.name}${member.seat ? ", gives back their seat" : ""} and loses what the business's plan and purchases grant them.`, action: "Remove" }))) return;
+    await run(async () => {
       await dataOf(api.DELETE("/businesses/{businessId}/members/{uid}", { params: { path: { businessId, uid: member.uid } } }));
       await reload();
       return `Removed ${member.email ?? member.uid}.`;
     });
-  const leave = () =>
-    run(async () => {
+  };
+  const leave = async () => {
+    if (!(await confirm({ title: `Leave ${business.name}?`, detail: `You lose your ${business.seat ? "seat and what it grants" : "membership"}; only an owner or admin can invite you back.`, action: "Leave" }))) return;
+    await run(async () => {
       await dataOf(api.DELETE("/businesses/{businessId}/members/{uid}", { params: { path: { businessId, uid } } }));
       await onChange();
       return `You left ${business.name}.`;
     });
+  };
   const invite = (event: Event) => {
     event.preventDefault();
     const formElement = event.currentTarget as HTMLFormElement;
@@ -167,12 +186,18 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
       return `Invited ${invitation.email}; the link was emailed.`;
     });
   };
-  const revoke = (invitation: Schemas["PendingInvitation"]) =>
-    run(async () => {
+  const revoke = async (invitation: Schemas["PendingInvitation"]) => {
+    if (!(await confirm({ title: `Revoke the invitation of ${invitation.email}?`, detail: "Its link stops working; you can invite them again later.", action: "Revoke" }))) return;
+    await run(async () => {
       await dataOf(api.DELETE("/businesses/{businessId}/invitations/{invitationId}", { params: { path: { businessId, invitationId: invitation.id } } }));
       await reload();
       return `Revoked the invitation of ${invitation.email}.`;
     });
+  };
+  const takeSeat = async (member: Schemas["Member"], who: string) => {
+    if (!(await confirm({ title: `Take the seat back from ${who}?`, detail: `${who} stays a member but loses what the seat grants until given one again.`, action: "Take the seat back" }))) return;
+    await change(member, { seat: false }, `Took ${who}'s seat back.`);
+  };
   const buySeats = (event: Event) => {
     event.preventDefault();
     const seats = Number(new FormData(event.currentTarget as HTMLFormElement).get("seats"));
@@ -187,6 +212,9 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
       return "Opening the billing portal…";
     });
   const live = ["active", "trialing", "past_due"].includes(subscription.status);
+  // The sole owner may not leave, be removed or be demoted: the service refuses it (last_owner), so the page does not offer it.
+  const owners = members?.filter((member) => member.role === "owner").length ?? (owns ? 1 : 2);
+  const soleOwner = (member: { role: string }) => member.role === "owner" && owners <= 1;
 
   return (
     <section aria-labelledby={headingId} class="panel">
@@ -201,7 +229,7 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
             <strong>
               {subscription.seatsUsed} of {subscription.seats ?? "any number"}
             </strong>
-            {subscription.currentPeriodEnd && <>, renews {formatDate(subscription.currentPeriodEnd)}</>}.
+            {subscription.currentPeriodEnd && (live ? (subscription.cancelAtPeriodEnd ? <>, ends {formatDate(subscription.currentPeriodEnd)}</> : <>, renews {formatDate(subscription.currentPeriodEnd)}</>) : <>, ended on {formatDate(subscription.currentPeriodEnd)}</>)}.
           </>
         )}
       </p>
@@ -216,9 +244,11 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
               <button type="submit">Buy seats</button>
             </form>
           )}
-          <button type="button" class="secondary" onClick={() => void manageBilling()}>
-            Manage billing
-          </button>
+          {subscription.status !== "none" && (
+            <button type="button" class="secondary" onClick={() => void manageBilling()}>
+              {live ? "Change seats or plan" : "Billing history"}
+            </button>
+          )}
         </div>
       )}
       {manages && members && (
@@ -248,25 +278,39 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
                       <select
                         id={`role-${member.uid}`}
                         value={member.role}
+                        disabled={soleOwner(member)}
+                        aria-describedby={soleOwner(member) ? `role-reason-${member.uid}` : undefined}
                         onChange={(event) => void change(member, { role: event.currentTarget.value as "owner" | "admin" | "member" }, `${who} is now ${event.currentTarget.value}.`)}
                       >
                         <option value="member">member</option>
                         <option value="admin">admin</option>
                         {(owns || member.role === "owner") && <option value="owner">owner</option>}
                       </select>
+                      {soleOwner(member) && (
+                        <span class="reason" id={`role-reason-${member.uid}`}>
+                          The only owner: make someone else owner first.
+                        </span>
+                      )}
                     </td>
                     <td>
                       {member.seat ? (live && !member.entitled ? "Seat (waiting: over the paid quantity)" : "Seat") : "No seat"}
                       {member.seatAssignedAt && <div class="muted">since {formatDate(member.seatAssignedAt)}</div>}
                     </td>
                     <td class="actions">
-                      <button type="button" class="secondary" onClick={() => void change(member, { seat: !member.seat }, member.seat ? `Took ${who}'s seat.` : `Gave ${who} a seat.`)}>
-                        {member.seat ? "Take seat" : "Give seat"}
-                        <span class="visually-hidden"> of {who}</span>
-                      </button>{" "}
-                      <button type="button" class="danger" onClick={() => void remove(member)}>
-                        Remove<span class="visually-hidden"> {who}</span>
-                      </button>
+                      {member.seat ? (
+                        <button type="button" class="secondary" onClick={() => void takeSeat(member, who)}>
+                          Take the seat back<span class="visually-hidden"> from {who}</span>
+                        </button>
+                      ) : (
+                        <button type="button" class="secondary" onClick={() => void change(member, { seat: true }, `Gave ${who} a seat.`)}>
+                          Give a seat<span class="visually-hidden"> to {who}</span>
+                        </button>
+                      )}{" "}
+                      {!soleOwner(member) && member.uid !== uid && (
+                        <button type="button" class="danger" onClick={() => void remove(member, who)}>
+                          Remove<span class="visually-hidden"> {who}</span>
+                        </button>
+                      )}
                     </td>
                   </tr>
                 );
@@ -298,7 +342,8 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
           </form>
           {invited && (
             <p class="muted">
-              Link for {invited.email} (also emailed; it works once, until {formatDate(invited.expiresAt)}): <code class="wrap">{invited.acceptUrl}</code>
+              Link for {invited.email} (also emailed; it works once, until {formatDate(invited.expiresAt)}): <code class="wrap">{invited.acceptUrl}</code>{" "}
+              {invited.acceptUrl && <CopyButton text={invited.acceptUrl} label={`the invitation link for ${invited.email}`} />}
             </p>
           )}
           <h3>Pending invitations</h3>
@@ -319,10 +364,15 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
         </>
       )}
       <p>
-        <button type="button" class="link-button" onClick={() => void leave()}>
-          Leave {business.name}
-        </button>
+        {owns && owners <= 1 ? (
+          <span class="muted">You are its only owner: to leave, make someone else owner first.</span>
+        ) : (
+          <button type="button" class="link-button" onClick={() => void leave()}>
+            Leave {business.name}
+          </button>
+        )}
       </p>
+      {dialog}
     </section>
   );
 }

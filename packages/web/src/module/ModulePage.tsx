@@ -8,6 +8,7 @@ import { ModuleIcon } from "../ui/ModuleIcon";
 import { Stars } from "../ui/Stars";
 import { Purchase } from "./Purchase";
 import { Reviews } from "./Reviews";
+import { Tabs } from "../ui/Tabs";
 
 /**
  * `/modules/:id`: a module's page. Its README and CHANGELOG arrive as HTML the API sanitized when
@@ -17,6 +18,7 @@ export function ModulePage() {
   const { params } = useRoute();
   const [page, setPage] = useState<Schemas["ModulePage"] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [rating, setRating] = useState<Schemas["ModulePage"]["rating"] | undefined>(undefined);
   useTitle(page?.name ?? params.id);
 
   useEffect(() => {
@@ -45,8 +47,8 @@ export function ModulePage() {
           <h1>{page.name}</h1>
           <p class="summary">{page.summary}</p>
           <p>
-            <a href="#reviews-heading">
-              <Stars rating={page.rating} />
+            <a href="#reviews">
+              <Stars rating={rating === undefined ? page.rating : rating} />
             </a>
           </p>
           <dl class="facts">
@@ -93,15 +95,54 @@ export function ModulePage() {
           </p>
         </div>
       </header>
-      {page.price && <Purchase moduleId={page.id} price={page.price} />}
+      {page.price ? (
+        <Purchase moduleId={page.id} price={page.price} />
+      ) : page.entitlement ? (
+        <p class="main-action">
+          <span class="badge">Needs {page.entitlement}</span> It comes with a plan that grants “{page.entitlement}”: ask your business's owner for a seat, or <a href="/account">buy seats for your business</a>.
+        </p>
+      ) : (
+        <p class="main-action">
+          <a class="button" href={page.installUrl}>
+            Install
+          </a>{" "}
+          <span class="muted">Opens the desktop app on this module.</span>
+        </p>
+      )}
       {page.description && <p class="description">{page.description}</p>}
-      <section aria-labelledby="readme-heading">
-        <h2 id="readme-heading">README</h2>
-        {page.readmeHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: page.readmeHtml }} /> : <p class="muted">This version has no README.</p>}
-      </section>
-      <Reviews moduleId={page.id} />
-      <section aria-labelledby="versions-heading">
-        <h2 id="versions-heading">Versions</h2>
+      <Tabs
+        label={`About ${page.name}`}
+        tabs={[
+          ["overview", "Overview", <>{page.readmeHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: withoutHeader(page.readmeHtml, page) }} /> : <p class="muted">This version has no README.</p>}</>],
+          ["reviews", "Reviews", <Reviews moduleId={page.id} publisherId={page.publisherId} onRating={setRating} />],
+          ["versions", "Versions", <Versions page={page} />],
+          ["changelog", "Changelog", <>{page.changelogHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: page.changelogHtml }} /> : <p class="muted">This version has no changelog.</p>}</>],
+        ]}
+      />
+    </article>
+  );
+}
+
+/**
+ * The README without what the page's header already shows: a first heading that is the module's
+ * name, and a first paragraph that is its summary (the sanitized HTML is parsed, never run).
+ */
+function withoutHeader(html: string, page: { name: string; summary: string }): string {
+  const document = new DOMParser().parseFromString(html, "text/html");
+  const same = (node: Element | null | undefined, text: string) => node?.textContent?.trim().toLowerCase() === text.trim().toLowerCase();
+  const first = document.body.firstElementChild;
+  if (first?.tagName === "H1" && same(first, page.name)) {
+    const next = first.nextElementSibling;
+    first.remove();
+    if (next?.tagName === "P" && same(next, page.summary)) next.remove();
+  }
+  return document.body.innerHTML;
+}
+
+function Versions({ page }: { page: Schemas["ModulePage"] }) {
+  return (
+    <section aria-labelledby="versions-heading">
+        <h2 id="versions-heading" class="visually-hidden">Versions</h2>
         <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="versions-heading">
           <table>
             <thead>
@@ -124,11 +165,6 @@ export function ModulePage() {
             </tbody>
           </table>
         </div>
-      </section>
-      <section aria-labelledby="changelog-heading">
-        <h2 id="changelog-heading">Changelog</h2>
-        {page.changelogHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: page.changelogHtml }} /> : <p class="muted">This version has no changelog.</p>}
-      </section>
-    </article>
+    </section>
   );
 }

@@ -38,7 +38,7 @@ export function Purchase({ moduleId, price }: { moduleId: string; price: Price }
       <ErrorMessage error={error} />
       {user === null && (
         <p>
-          <a class="button" href="/account">
+          <a class="button" href={`/account?next=${encodeURIComponent(`/modules/${moduleId}`)}`}>
             Sign in to buy
           </a>
         </p>

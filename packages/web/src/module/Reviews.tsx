@@ -16,7 +16,7 @@ const SORT_NAMES: Record<Sort, string> = { newest: "Newest", rating_high: "Highe
  * review to write, change or delete, and a way to report others'. Review text is plain text:
  * rendered as text, never as HTML.
  */
-export function Reviews({ moduleId }: { moduleId: string }) {
+export function Reviews({ moduleId, publisherId, onRating }: { moduleId: string; publisherId: string; onRating: (rating: { average: number; count: number } | null) => void }) {
   const [sort, setSort] = useState<Sort>("newest");
   const [list, setList] = useState<Schemas["ReviewList"] | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -26,6 +26,8 @@ export function Reviews({ moduleId }: { moduleId: string }) {
   const load = async (cursor: string | null) => {
     const page = await dataOf(publicApi.GET("/modules/{id}/reviews", { params: { path: { id: moduleId }, query: { sort, limit: 10, ...(cursor ? { cursor } : {}) } } }));
     setList((shown) => (cursor && shown ? { ...page, items: [...shown.items, ...page.items] } : page));
+    // The page's other rating figures follow the summary read just now (§24: current after a save).
+    onRating(page.summary.count > 0 ? { average: page.summary.average ?? 0, count: page.summary.count } : null);
   };
   useEffect(() => {
     load(null).catch(setError);
@@ -64,7 +66,7 @@ export function Reviews({ moduleId }: { moduleId: string }) {
           <ul class="reviews">
             {list.items.map((review) => (
               <li key={review.id}>
-                <ReviewItem review={review} moduleId={moduleId} api={api} />
+                <ReviewItem review={review} moduleId={moduleId} publisherId={publisherId} api={api} />
               </li>
             ))}
           </ul>
@@ -108,7 +110,7 @@ function Summary({ summary }: { summary: Schemas["RatingSummary"] }) {
   );
 }
 
-function ReviewItem({ review, moduleId, api }: { review: Review; moduleId: string; api: SignedInApi | null }) {
+function ReviewItem({ review, moduleId, publisherId, api }: { review: Review; moduleId: string; publisherId: string; api: SignedInApi | null }) {
   const [reporting, setReporting] = useState(false);
   const { error, status, run } = useAction();
   const report = (event: Event) => {
@@ -123,16 +125,16 @@ function ReviewItem({ review, moduleId, api }: { review: Review; moduleId: strin
   return (
     <article class="review">
       <header>
-        <Stars rating={{ average: review.rating, count: 1 }} /> {review.title && <strong>{review.title}</strong>}
+        <Stars rating={{ average: review.rating, count: 1 }} single /> {review.title && <strong>{review.title}</strong>}
         <p class="muted">
-          {review.author.displayName ?? "A user"} · version {review.version} · {formatDate(review.createdAt)}
+          <span class="badge ok">Verified install</span> {review.author.displayName ?? "A user"} · version {review.version} · {formatDate(review.createdAt)}
           {review.updatedAt !== review.createdAt && ` (edited ${formatDate(review.updatedAt)})`}
         </p>
       </header>
       {review.body && <p class="review-body">{review.body}</p>}
       {review.reply && (
         <div class="reply">
-          <p class="muted">The publisher replied on {formatDate(review.reply.updatedAt)}:</p>
+          <p class="muted">The publisher, {publisherId}, replied on {formatDate(review.reply.updatedAt)}:</p>
           <p class="review-body">{review.reply.body}</p>
         </div>
       )}

@@ -3,6 +3,7 @@ import { dataOf, type Schemas, type SignedInApi } from "../api";
 import { formatDate } from "../format";
 import { ErrorMessage, StatusMessage } from "../ui/messages";
 import { useAction } from "../ui/use-action";
+import { useConfirm } from "../ui/confirm";
 
 /** Access tokens for CI (§12): created and shown once, listed, revoked. */
 export function AccessTokens({ api }: { api: SignedInApi }) {
@@ -11,6 +12,7 @@ export function AccessTokens({ api }: { api: SignedInApi }) {
   const [created, setCreated] = useState<{ id: string; name: string; token: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const { error, status, run, setError } = useAction();
+  const { confirm, dialog } = useConfirm();
   const reload = async () => setTokens((await dataOf(api.GET("/developers/tokens"))).items);
   useEffect(() => {
     reload().catch(setError);
@@ -29,13 +31,15 @@ export function AccessTokens({ api }: { api: SignedInApi }) {
       return "";
     });
   };
-  const revoke = (token: Schemas["AccessToken"]) =>
-    run(async () => {
+  const revoke = async (token: Schemas["AccessToken"]) => {
+    if (!(await confirm({ title: `Revoke “${token.name}”?`, detail: "Every CI job or script that uses it stops working at once; a new token must be made and put in its place.", action: "Revoke" }))) return;
+    await run(async () => {
       await dataOf(api.DELETE("/developers/tokens/{id}", { params: { path: { id: token.id } } }));
       if (created?.id === token.id) setCreated(null);
       await reload();
       return `Revoked “${token.name}”.`;
     });
+  };
   const copy = async () => {
     if (!created) return;
     try {
@@ -112,6 +116,7 @@ export function AccessTokens({ api }: { api: SignedInApi }) {
           </table>
         </div>
       )}
+      {dialog}
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { dataOf, type Schemas, type SignedInApi } from "../api";
-import { formatCount, utcDay } from "../format";
+import { countOf, utcDay } from "../format";
 import { ErrorMessage } from "../ui/messages";
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
@@ -62,7 +62,7 @@ export function DownloadsChart({ api, modules }: { api: SignedInApi; modules: Sc
 function StatsView({ stats }: { stats: Stats }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const versions = [...new Set(stats.days.flatMap((day) => Object.keys(day.versions)))].sort((a, b) => b.localeCompare(a, undefined, { numeric: true }));
-  const summary = `${formatCount(stats.total)} downloads of ${stats.moduleId} from ${stats.from} to ${stats.to}${versions.length ? `, versions ${versions.join(", ")}` : ""}.`;
+  const summary = `${countOf(stats.total, "download")} of ${stats.moduleId} from ${stats.from} to ${stats.to}${versions.length ? `, versions ${versions.join(", ")}` : ""}.`;
 
   useEffect(() => {
     const chart = new Chart(canvas.current!, {

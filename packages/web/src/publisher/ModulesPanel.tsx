@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { dataOf, type Schemas, type SignedInApi } from "../api";
-import { formatCount, formatDate } from "../format";
+import { countOf, formatDate } from "../format";
 import { ErrorMessage, StatusMessage } from "../ui/messages";
 import { useAction } from "../ui/use-action";
 import { PublishSettings } from "./PublishSettings";
@@ -42,7 +42,7 @@ export function ModulesPanel({ api, modules, reload }: { api: SignedInApi; modul
           </h3>
           <p class="meta">
             <span>Latest: {module.latestVersion ?? "none published"}</span>
-            <span>{formatCount(module.downloads)} downloads</span>
+            <span>{countOf(module.downloads, "download")}</span>
             {module.latestVersion && <a href={`/modules/${module.id}`}>Public page</a>}
           </p>
           <div class="table-scroll" tabIndex={0} role="region" aria-label={`Versions of ${module.id}`}>

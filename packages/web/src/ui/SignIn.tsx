@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { createAccount, signIn } from "../auth";
-import { ErrorMessage } from "./messages";
+import { createAccount, sendPasswordReset, signIn } from "../auth";
+import { ErrorMessage, StatusMessage } from "./messages";
 
 /**
  * Email and password sign-in for a page of the site; with `allowCreate`, also a new account (the
@@ -11,6 +11,20 @@ export function SignIn({ title, intro, allowCreate = false, children }: { title:
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [creating, setCreating] = useState(false);
+  const [status, setStatus] = useState("");
+
+  const forgot = async () => {
+    const email = (document.getElementById("sign-in-email") as HTMLInputElement).value.trim();
+    setError(null);
+    setStatus("");
+    if (!email) return setError(new Error("Enter your email above first: the reset link is sent there."));
+    try {
+      await sendPasswordReset(email);
+      setStatus(`If ${email} has an account, a link to choose a new password is on its way.`);
+    } catch (failure) {
+      setError(failure);
+    }
+  };
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -43,6 +57,14 @@ export function SignIn({ title, intro, allowCreate = false, children }: { title:
           {busy ? (creating ? "Creating…" : "Signing in…") : creating ? "Create account" : "Sign in"}
         </button>
       </form>
+      {!creating && (
+        <p>
+          <button type="button" class="link-button" onClick={() => void forgot()}>
+            Forgot password?
+          </button>
+        </p>
+      )}
+      <StatusMessage>{status}</StatusMessage>
       {allowCreate && (
         <p>
           {creating ? "Have an account? " : "New here? "}
