@@ -214,7 +214,10 @@ describe("npm start", () => {
       await page.goto(`http://${HOST}:${ports[0]}/`);
       await page.waitForSelector("ul.cards a:has-text('Charts Pro')");
       await page.click("ul.cards a:has-text('Charts Pro')");
-      await page.waitForSelector(".markdown h1:has-text('Charts Pro')");
+      await page.waitForSelector(".module-header h1:has-text('Charts Pro')");
+      // The README's own title and summary are the header's already: the overview starts after them (§24).
+      await page.waitForSelector("#panel-overview .markdown h2");
+      expect(await page.locator("#panel-overview .markdown h1:has-text('Charts Pro')").count()).toBe(0);
       expect(await page.locator(".module-header img").evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth)).toBe(128);
       expect(outside).toEqual([]);
     } finally {
