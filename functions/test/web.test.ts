@@ -318,6 +318,24 @@ describe("web pages (§16)", () => {
     done(watch);
   });
 
+  it("/publisher (§24): a signed-in user who is not yet a publisher registers in the page", async () => {
+    const newcomer = await createUser();
+    const { page, watch } = await openPage(375);
+    await page.goto(`${origin}/publisher`);
+    await page.fill("#sign-in-email", newcomer.email);
+    await page.fill("#sign-in-password", newcomer.password);
+    await page.click("button[type=submit]");
+    await page.locator("#register-heading").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.fill("#register-name", "Northwind Tools");
+    await page.fill("#register-id", "northwind");
+    await page.click("button:has-text('Register')");
+    await page.locator("#modules-heading").waitFor();
+    expect(await page.locator(".signed-in code").textContent()).toBe("northwind");
+    expect(((await (await api("/developers/me", newcomer.idToken)).json()) as { publisherId: string }).publisherId).toBe("northwind");
+    done(watch);
+  });
+
   it("/docs (§24) sits inside the site: its header leads back, nothing scrolls sideways, axe-core finds nothing serious", async () => {
     for (const width of [1280, 375]) {
       const { page, watch } = await openPage(width);

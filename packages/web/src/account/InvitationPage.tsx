@@ -8,6 +8,7 @@ import { formatDate } from "../format";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { SignIn } from "../ui/SignIn";
 import { useAction } from "../ui/use-action";
+import { useConfirm } from "../ui/confirm";
 import { useSignedInUser } from "./AccountPage";
 import { VerifyEmail } from "./VerifyEmail";
 
@@ -47,7 +48,7 @@ export function InvitationPage() {
       {user instanceof Error && <ErrorMessage error={user} />}
       {user === undefined && <Loading what="your sign-in" />}
       {user === null && (
-        <SignIn title="Sign in to answer" intro={`Use the address the invitation was sent to (${preview.emailHint}), or create an account with it.`} allowCreate />
+        <SignIn title="Sign in to answer" intro={`Use the address the invitation was sent to (${preview.emailHint}), or create an account with it.`} allowCreate nested />
       )}
       {user && !(user instanceof Error) && <Answer user={user} token={token} />}
     </Page>
@@ -75,12 +76,22 @@ function Answer({ user, token }: { user: User; token: string }) {
       route(`/account?business=${encodeURIComponent(joined.businessId)}`);
       return "Joined.";
     });
-  const decline = () =>
-    run(async () => {
+  const { confirm, dialog } = useConfirm();
+  const decline = async () => {
+    if (!(await confirm({ title: "Decline the invitation?", detail: "Its link stops working for good; to join later, you need a new invitation.", action: "Decline" }))) return;
+    await run(async () => {
       await dataOf(api.POST("/invitations/decline", { body: { token } }));
       setDeclined(true);
-      return "Declined: the invitation no longer works.";
+      return "";
     });
+  };
+  if (declined) {
+    return (
+      <p class="message status" role="status">
+        You declined the invitation: its link no longer works. <a href="/">Browse the modules</a>
+      </p>
+    );
+  }
   return (
     <>
       <p>
@@ -90,18 +101,22 @@ function Answer({ user, token }: { user: User; token: string }) {
         </button>
       </p>
       {!verified && <VerifyEmail user={user} onVerified={() => setVerified(true)} />}
-      {!declined && (
-        <p class="button-row">
-          <button type="button" onClick={() => void accept()} disabled={!verified}>
-            Accept
-          </button>
-          <button type="button" class="secondary" onClick={() => void decline()}>
-            Decline
-          </button>
+      <p class="button-row">
+        <button type="button" onClick={() => void accept()} disabled={!verified} aria-describedby={verified ? undefined : "accept-reason"}>
+          Accept
+        </button>
+        <button type="button" class="secondary" onClick={() => void decline()}>
+          Decline
+        </button>
+      </p>
+      {!verified && (
+        <p class="reason" id="accept-reason">
+          Accept waits until your email address is verified: it proves the invitation reached you.
         </p>
       )}
       <ErrorMessage error={error} />
       <StatusMessage>{status}</StatusMessage>
+      {dialog}
     </>
   );
 }

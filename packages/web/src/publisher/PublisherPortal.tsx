@@ -1,9 +1,10 @@
 import type { User } from "@firebase/auth";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { dataOf, signedInApi, type Schemas, type SignedInApi } from "../api";
+import { dataOf, problemText, signedInApi, type Schemas, type SignedInApi } from "../api";
 import { useTitle } from "../app";
 import { signOutUser, watchUser } from "../auth";
-import { ErrorMessage, Loading } from "../ui/messages";
+import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
+import { useAction } from "../ui/use-action";
 import { AuthorKeys } from "./AuthorKeys";
 import { DownloadsChart } from "./DownloadsChart";
 import { ModulesPanel } from "./ModulesPanel";
@@ -36,9 +37,7 @@ export function PublisherPortal() {
   if (!user) {
     return (
       <SignIn title="Publisher portal" intro="Sign in with the account you publish modules with.">
-        <p class="muted">
-          No developer account yet? Register with <code>POST /api/v1/developers/auth/register</code> (see the <a href="/docs/">API reference</a>), then sign in here.
-        </p>
+        <p class="muted">No developer account yet? Sign in (or create an account on the Account page), and register as a publisher here.</p>
       </SignIn>
     );
   }
@@ -50,15 +49,19 @@ function Portal({ user }: { user: User }) {
   const [developer, setDeveloper] = useState<Schemas["Developer"] | null>(null);
   const [modules, setModules] = useState<Schemas["DeveloperModules"]["items"] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [unregistered, setUnregistered] = useState(false);
 
   const reloadModules = async () => setModules((await dataOf(api.GET("/developers/modules"))).items);
+  const load = async () => {
+    const { data, error: problem, response } = await api.GET("/developers/me");
+    if ((problem as { code?: string } | undefined)?.code === "not_a_developer") return setUnregistered(true);
+    if (problem !== undefined || !data) throw new Error(problemText(problem, response));
+    setUnregistered(false);
+    setDeveloper(data);
+    await reloadModules();
+  };
   useEffect(() => {
-    dataOf(api.GET("/developers/me"))
-      .then((me) => {
-        setDeveloper(me);
-        return reloadModules();
-      })
-      .catch(setError);
+    load().catch(setError);
   }, [api]);
 
   return (
@@ -74,8 +77,45 @@ function Portal({ user }: { user: User }) {
         </p>
       </div>
       <ErrorMessage error={error} />
+      {unregistered && <Register api={api} onRegistered={() => load().catch(setError)} />}
       {developer && modules === null && !error && <Loading what="your modules" />}
       {developer && modules && <PortalSections api={api} modules={modules} reloadModules={reloadModules} />}
+    </section>
+  );
+}
+
+/** Becoming a publisher (§4 register), in the page: a display name and a publisher id, for good. */
+function Register({ api, onRegistered }: { api: SignedInApi; onRegistered: () => void }) {
+  const { error, status, run } = useAction();
+  const register = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    return run(async () => {
+      await dataOf(api.POST("/developers/auth/register", { body: { displayName: String(form.get("displayName") ?? "").trim(), publisherId: String(form.get("publisherId") ?? "").trim() } }));
+      onRegistered();
+      return "Registered: your modules go under your publisher id.";
+    });
+  };
+  return (
+    <section aria-labelledby="register-heading" class="panel">
+      <h2 id="register-heading">Become a publisher</h2>
+      <p>Your publisher id starts every module id you publish (<code>your-id.module</code>) and cannot be changed later.</p>
+      <form class="grid-form" onSubmit={register}>
+        <div class="field">
+          <label for="register-name">Display name</label>
+          <input id="register-name" name="displayName" required maxLength={100} placeholder="Contoso Ltd" />
+        </div>
+        <div class="field">
+          <label for="register-id">Publisher id</label>
+          <input id="register-id" name="publisherId" required minLength={3} maxLength={32} pattern="[a-z][a-z0-9\-]{2,31}" placeholder="contoso" aria-describedby="register-id-rule" />
+          <span class="reason" id="register-id-rule">
+            3–32 of a–z, 0–9 and -, starting with a letter.
+          </span>
+        </div>
+        <button type="submit">Register</button>
+      </form>
+      <ErrorMessage error={error} />
+      <StatusMessage>{status}</StatusMessage>
     </section>
   );
 }

@@ -7,7 +7,7 @@ import { ErrorMessage, StatusMessage } from "./messages";
  * Email and password sign-in for a page of the site; with `allowCreate`, also a new account (the
  * team pages are for anyone), which is sent a verification email.
  */
-export function SignIn({ title, intro, allowCreate = false, children }: { title: string; intro: string; allowCreate?: boolean; children?: ComponentChildren }) {
+export function SignIn({ title, intro, allowCreate = false, nested = false, children }: { title: string; intro: string; allowCreate?: boolean; nested?: boolean; children?: ComponentChildren }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [creating, setCreating] = useState(false);
@@ -40,8 +40,9 @@ export function SignIn({ title, intro, allowCreate = false, children }: { title:
   };
 
   return (
-    <section class="page narrow">
-      <h1>{title}</h1>
+    <section class={nested ? "narrow" : "page narrow"}>
+      {/* A page has one title: inside another page (an invitation), this is a section of it. */}
+      {nested ? <h2>{title}</h2> : <h1>{title}</h1>}
       <p>{intro}</p>
       <form class="stacked" onSubmit={submit}>
         <div class="field">
