@@ -60,7 +60,7 @@ describe("module versions", () => {
     const updates = await request(app).post("/api/v1/modules/updates").set(bearer(user)).send({ appVersion: "3.5.0", installed: [{ moduleId: "acme.charts", version: "3.0.0" }] });
     expect(updates.body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "3.0.0", version: "1.0.0", usable: true, yanked: true, revoked: false }]);
     const mine = await request(app).get("/api/v1/developers/modules").set(bearer(acme));
-    expect(mine.body.items[0].versions.find((v: { version: string }) => v.version === "3.0.0").yankedAt).toEqual(expect.any(String));
+    expect(mine.body.items[0].versions.find((v: { version: string }) => v.version === "3.0.0")).toMatchObject({ yankedAt: expect.any(String), yankReason: "breaks charts" });
     // A new version must still be greater than every version ever published.
     await request(app).post("/api/v1/developers/modules/sign").set(bearer(acme)).set("Content-Type", "application/octet-stream").send(await modulePackage({ version: "2.5.0" }));
     expectProblem(await request(app).post("/api/v1/developers/modules/publish").set(bearer(acme)).send({ moduleId: "acme.charts", version: "2.5.0" }), 409, "version_not_newer");

@@ -118,6 +118,7 @@ describe("publishing", () => {
       signedAt: expect.any(String),
       publishedAt: expect.any(String),
       yankedAt: null,
+      yankReason: null,
       review: { state: "passed", findings: [] },
       revocation: null,
       provenance: null,

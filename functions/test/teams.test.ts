@@ -61,6 +61,7 @@ describe("businesses, members and seats (§17)", () => {
       name: "Acme",
       role: "owner",
       seat: true,
+      billingAccount: false,
       subscription: { businessId: id, status: "none", plan: null, seats: null, currentPeriodEnd: null, cancelAtPeriodEnd: false, entitlements: [], seatsUsed: 1 },
     });
     expectProblem(await request(app).get(`${api}/businesses/${id}`).set(bearer(stranger)), 404, "business_not_found");

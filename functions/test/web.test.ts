@@ -251,6 +251,8 @@ describe("web pages (§16)", () => {
     await page.fill("#reason-acme\\.plotter-1\\.1\\.0", "Plots upside down");
     await page.click("button[aria-label='Yank acme.plotter 1.1.0']");
     await expect_(async () => expect(await page.locator("[role=status]").first().textContent()).toBe("Yanked acme.plotter@1.1.0."));
+    // §24: the reason shows beside the state.
+    await expect_(async () => expect(await page.locator(".module-panel .reason").filter({ hasText: "Plots upside down" }).count()).toBe(1));
     const yanked = (await (await api("/modules/acme.plotter")).json()) as { latestVersion: string; versions: { version: string; yanked: boolean }[] };
     expect(yanked.latestVersion).toBe("1.0.0");
     expect(yanked.versions.find((entry) => entry.version === "1.1.0")?.yanked).toBe(true);

@@ -27,6 +27,7 @@ export const businessSchema = z
     name: z.string(),
     role: z.enum(BUSINESS_ROLES).meta({ description: "The caller's role." }),
     seat: z.boolean().meta({ description: "Whether the caller holds a seat." }),
+    billingAccount: z.boolean().meta({ description: "Whether it has a Stripe customer, so its billing portal opens (§17); an operator-managed plan has none (§24)." }),
     subscription: subscriptionStatusSchema.extend({ seatsUsed: z.number().int().meta({ description: "Members holding a seat." }) }),
   })
   .meta({ id: "Business" });

@@ -119,6 +119,7 @@ export async function getBusiness(deps: Deps, uid: string, businessId: string) {
     name: business.name,
     role: business.callerRole,
     seat: Boolean(memberOf(business, uid)?.seat),
+    billingAccount: business.stripeCustomerId !== null,
     subscription: { ...subscriptionView(businessId, subscription, deps.clock()), seatsUsed: seatHolders(business).length },
   };
 }

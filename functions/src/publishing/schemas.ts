@@ -96,6 +96,7 @@ export const developerModulesSchema = z
         versions: z.array(
           versionViewSchema.omit({ minAppVersion: true }).extend({
             yankedAt: isoDateTime.nullable(),
+            yankReason: z.string().nullable().meta({ description: "Why it was yanked, as its owner said (§24); null when not yanked or no reason was given." }),
             review: reviewSchema,
             revocation: revocationSchema.nullable(),
             provenance: provenanceSchema.nullable(),

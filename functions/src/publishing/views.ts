@@ -46,6 +46,7 @@ export async function listDeveloperModules({ db, config }: Deps, publisher: Publ
           return {
             ...view,
             yankedAt: record.yankedAt ? toIso(record.yankedAt) : null,
+            yankReason: record.yankReason,
             review: reviewView(record.review),
             revocation: revocationOf(record.revocation ?? module.revocation),
             provenance: record.provenance,

@@ -1458,6 +1458,8 @@ export interface components {
             role: "owner" | "admin" | "member";
             /** @description Whether the caller holds a seat. */
             seat: boolean;
+            /** @description Whether it has a Stripe customer, so its billing portal opens (§17); an operator-managed plan has none (§24). */
+            billingAccount: boolean;
             subscription: {
                 businessId: string;
                 /**
@@ -1855,6 +1857,8 @@ export interface components {
                     signedAt: string;
                     publishedAt: string | null;
                     yankedAt: string | null;
+                    /** @description Why it was yanked, as its owner said (§24); null when not yanked or no reason was given. */
+                    yankReason: string | null;
                     review: components["schemas"]["Review"];
                     revocation: components["schemas"]["Revocation"] | null;
                     provenance: components["schemas"]["Provenance"] | null;

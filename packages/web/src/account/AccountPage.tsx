@@ -244,10 +244,12 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
               <button type="submit">Buy seats</button>
             </form>
           )}
-          {subscription.status !== "none" && (
+          {business.billingAccount ? (
             <button type="button" class="secondary" onClick={() => void manageBilling()}>
               {live ? "Change seats or plan" : "Billing history"}
             </button>
+          ) : (
+            subscription.status !== "none" && <span class="muted">This plan is managed by the marketplace's operators: ask them to change it.</span>
           )}
         </div>
       )}

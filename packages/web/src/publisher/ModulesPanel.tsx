@@ -84,14 +84,21 @@ export function ModulesPanel({ api, modules, reload }: { api: SignedInApi; modul
 
 function VersionState({ version }: { version: DeveloperVersion }) {
   if (version.revocation) return <span class="badge danger" title={version.revocation.reason}>Revoked</span>;
-  if (version.yankedAt) return <span class="badge warn">Yanked</span>;
+  if (version.yankedAt) {
+    return (
+      <>
+        <span class="badge warn">Yanked</span>
+        {version.yankReason && <span class="reason">{version.yankReason}</span>}
+      </>
+    );
+  }
   return <span>{version.state === "published" ? "Published" : "Signed"}</span>;
 }
 
 function Review({ review }: { review: DeveloperVersion["review"] }) {
   const label = { passed: "Passed", quarantined: "Quarantined", approved: "Approved", rejected: "Rejected" }[review.state];
   return (
-    <div class="review">
+    <div class="check-review">
       <span class={`badge ${review.state === "passed" || review.state === "approved" ? "ok" : "warn"}`}>{label}</span>
       {review.findings.length > 0 && (
         <ul class="findings">
@@ -146,7 +153,7 @@ function VersionAction({
       <label class="visually-hidden" for={`reason-${module.id}-${version.version}`}>
         Reason to yank {label}
       </label>
-      <input id={`reason-${module.id}-${version.version}`} name="reason" placeholder="Reason (optional)" maxLength={500} />
+      <input id={`reason-${module.id}-${version.version}`} name="reason" placeholder="Why? (users see it)" required maxLength={500} />
       <button type="submit" class="danger" disabled={busy} aria-label={`Yank ${label}`}>
         Yank
       </button>
