@@ -298,7 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Only emulated runs fall back to the well-known local secret; a deployed function without
     // the secret refuses every event rather than trusting one anybody could sign.
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || (isEmulated(env) ? LOCAL_STRIPE_WEBHOOK_SECRET : ""),
-    billing: { stripeSecretKey: env.STRIPE_SECRET_KEY ?? "", apiBase: stripeApiBase(env.STRIPE_API_BASE), plans: billingPlans(env.BILLING_PLANS) },
+    billing: { ...stripeSettings(env), plans: billingPlans(env.BILLING_PLANS) },
     payments: { feeBasisPoints: feeBasisPoints(env.MARKETPLACE_FEE_PERCENT), currencies: currencies(env.MARKETPLACE_CURRENCIES) },
     appUrlScheme: appUrlScheme(env.APP_URL_SCHEME),
     invitationEmails: booleanSetting(env, "INVITATION_EMAILS", true),

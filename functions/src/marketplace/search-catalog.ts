@@ -258,9 +258,11 @@ async function readSnapshot(store: ObjectStore): Promise<Snapshot | null> {
   // Snapshots written before they were gzipped are plain JSON.
   const json = bytes[0] === 0x1f && bytes[1] === 0x8b ? await gunzipped(bytes) : bytes;
   const parsed = JSON.parse(json.toString("utf8")) as Snapshot;
-  // Snapshots written before modules had prices hold none.
-  for (const module of parsed.modules) module.price ??= null;
-  for (const module of parsed.modules) module.versions = module.versions.map((version) => ({ ...version, publishedAt: version.publishedAt ? new Date(version.publishedAt) : null }));
+  for (const module of parsed.modules) {
+    module.versions = module.versions.map((version) => ({ ...version, publishedAt: version.publishedAt ? new Date(version.publishedAt) : null }));
+    // Snapshots written before modules had prices hold none.
+    module.price ??= null;
+  }
   return parsed;
 }
 

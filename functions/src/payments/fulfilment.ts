@@ -10,7 +10,7 @@ import { documentIdProblem } from "../core/documents";
 import { parseInput } from "../core/validation";
 import type { Deps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
-import { ledgerStore, type DisputeLine, type RefundLine, type SaleLine } from "./ledger-store";
+import { ledgerStore, type DisputeLine, type RefundLine, type SaleLine, type SaleWithLines } from "./ledger-store";
 import { payoutAccountStore } from "./payout-account-store";
 import { feeOf } from "./rules";
 import { stripeEventStore, type StripeEventSubject } from "./stripe-event-store";
@@ -65,7 +65,7 @@ function buyerOf(metadata: Record<string, string> | null | undefined): { moduleI
 }
 
 /** A purchase's refund and dispute facts, from the ledger lines of all its payments. */
-function factsOf(lines: { sale: SaleLine; refund: RefundLine | null; dispute: DisputeLine | null }[]): { refunded: boolean; dispute: DisputeState | null } {
+function factsOf(lines: SaleWithLines[]): { refunded: boolean; dispute: DisputeState | null } {
   const refunded = lines.some(({ sale, refund }) => refund !== null && sale.amount > 0 && refund.refunded >= sale.amount);
   const states = lines.map(({ dispute }) => dispute?.state ?? null);
   const dispute = states.includes("lost") ? "lost" : states.includes("open") ? "open" : states.includes("won") ? "won" : null;
@@ -222,12 +222,18 @@ function paymentIntentOf(invoice: InvoiceObject): string | null {
 }
 
 /** Reads what a purchase's status depends on: the module, the purchase, and the ledger lines of all its payments. */
-async function readPurchase(tx: Transaction, deps: Deps, purchaseId: string, moduleId: string) {
+async function readPurchase(tx: Transaction, deps: Deps, purchaseId: string, moduleId: string, owner?: PurchaseOwner) {
   const modules = moduleStore(deps.db);
   const purchases = purchaseStore(deps.db);
-  const [moduleSnapshot, purchaseSnapshot] = await tx.getAll(modules.moduleRef(moduleId), purchases.ref(purchaseId));
+  const businesses = businessStore(deps.db);
+  // A business buyer's document comes in the same read: its Stripe customer is remembered below.
+  const [moduleSnapshot, purchaseSnapshot, businessSnapshot] = await tx.getAll(
+    modules.moduleRef(moduleId),
+    purchases.ref(purchaseId),
+    ...(owner?.kind === "business" ? [businesses.ref(owner.id)] : []),
+  );
   const lines = await ledgerStore(deps.db).linesOfPurchaseIn(tx, purchaseId);
-  return { module: modules.readModule(moduleSnapshot), purchase: purchases.read(purchaseSnapshot), lines };
+  return { module: modules.readModule(moduleSnapshot), purchase: purchases.read(purchaseSnapshot), business: businessSnapshot ? businesses.read(businessSnapshot) : null, lines };
 }
 
 async function oneTimePurchase(
@@ -239,9 +245,8 @@ async function oneTimePurchase(
   const { db, config } = deps;
   const purchaseId = payment.paymentIntentId;
   const subject = { purchaseId };
-  const { module, purchase, lines } = await readPurchase(tx, deps, purchaseId, buyer.moduleId);
+  const { module, purchase, business, lines } = await readPurchase(tx, deps, purchaseId, buyer.moduleId, buyer.owner);
   const own = await ledgerStore(db).linesIn(tx, payment.paymentIntentId);
-  const business = buyer.owner.kind === "business" ? businessStore(db).read(await tx.get(businessStore(db).ref(buyer.owner.id))) : null;
   if (!module) return { outcome: "ignored", subject, reason: `no module '${buyer.moduleId}'` };
   const quantity = buyer.quantity ?? 1;
   const fee = feeOf(payment.amount, 1, config.payments.feeBasisPoints);
@@ -301,8 +306,7 @@ async function subscriptionPurchase(
   const { db, config } = deps;
   const purchaseId = subscription.subscriptionId;
   const subject = { purchaseId };
-  const { module, purchase, lines } = await readPurchase(tx, deps, purchaseId, buyer.moduleId);
-  const business = buyer.owner.kind === "business" ? businessStore(db).read(await tx.get(businessStore(db).ref(buyer.owner.id))) : null;
+  const { module, purchase, business, lines } = await readPurchase(tx, deps, purchaseId, buyer.moduleId, buyer.owner);
   if (!module) return { outcome: "ignored", subject, reason: `no module '${buyer.moduleId}'` };
   if (purchase?.stripe.eventCreated && created < purchase.stripe.eventCreated) return { outcome: "stale", subject };
   const feeBasisPoints = subscription.feePercent === null ? config.payments.feeBasisPoints : Math.round(subscription.feePercent * 100);

@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, readDocument, timestamp } from "../core/documents";
@@ -48,6 +48,8 @@ export type SaleLine = Omit<z.output<typeof saleLine>, "at" | "kind"> & { paymen
 export type RefundLine = Omit<z.output<typeof refundLine>, "updatedAt" | "kind"> & { paymentIntentId: string };
 export type DisputeLine = Omit<z.output<typeof disputeLine>, "updatedAt" | "kind"> & { paymentIntentId: string };
 
+export type SaleWithLines = { sale: SaleLine; refund: RefundLine | null; dispute: DisputeLine | null };
+
 const saleId = (paymentIntentId: string) => `sale_${paymentIntentId}`;
 const refundId = (paymentIntentId: string) => `refund_${paymentIntentId}`;
 const disputeId = (paymentIntentId: string) => `dispute_${paymentIntentId}`;
@@ -72,6 +74,12 @@ export function ledgerStore(db: Firestore) {
     const { kind: _kind, updatedAt: _updatedAt, ...fields } = stored;
     return { ...fields, paymentIntentId: snapshot.id.slice("dispute_".length) };
   };
+  /** Each sale with its refund and dispute lines, read in one batch (in a transaction or not). */
+  const withLines = async (sales: SaleLine[], getAll: (refs: DocumentReference[]) => Promise<DocumentSnapshot[]>): Promise<SaleWithLines[]> => {
+    if (sales.length === 0) return [];
+    const others = await getAll(sales.flatMap((sale) => [documentAt(collection, refundId(sale.paymentIntentId)), documentAt(collection, disputeId(sale.paymentIntentId))]));
+    return sales.map((sale, index) => ({ sale, refund: readRefund(others[2 * index]), dispute: readDispute(others[2 * index + 1]) }));
+  };
   return withDeadlines("Firestore", {
     /** The three lines of one payment intent, read in a transaction. */
     async linesIn(tx: Transaction, paymentIntentId: string) {
@@ -79,11 +87,9 @@ export function ledgerStore(db: Firestore) {
       return { sale: readSale(sale), refund: readRefund(refund), dispute: readDispute(dispute) };
     },
     /** Every sale of one purchase (a module subscription has one per paid invoice), with its refund and dispute lines. */
-    async linesOfPurchaseIn(tx: Transaction, purchaseId: string): Promise<{ sale: SaleLine; refund: RefundLine | null; dispute: DisputeLine | null }[]> {
+    async linesOfPurchaseIn(tx: Transaction, purchaseId: string): Promise<SaleWithLines[]> {
       const sales = (await tx.get(collection.where("purchaseId", "==", purchaseId))).docs.map((doc) => readSale(doc)!);
-      if (sales.length === 0) return [];
-      const others = await tx.getAll(...sales.flatMap((sale) => [documentAt(collection, refundId(sale.paymentIntentId)), documentAt(collection, disputeId(sale.paymentIntentId))]));
-      return sales.map((sale, index) => ({ sale, refund: readRefund(others[2 * index]), dispute: readDispute(others[2 * index + 1]) }));
+      return withLines(sales, (refs) => tx.getAll(...refs));
     },
     createSaleIn(tx: Transaction, line: SaleLine): void {
       const { paymentIntentId, at, ...fields } = line;
@@ -98,12 +104,9 @@ export function ledgerStore(db: Firestore) {
       tx.set(documentAt(collection, disputeId(paymentIntentId)), { kind: "dispute", ...fields, updatedAt: Timestamp.fromDate(now) });
     },
     /** A publisher's sales from `from` (inclusive) to `to` (exclusive), with each one's refund and dispute lines. */
-    async salesOf(publisherId: string, from: Date, to: Date): Promise<{ sale: SaleLine; refund: RefundLine | null; dispute: DisputeLine | null }[]> {
+    async salesOf(publisherId: string, from: Date, to: Date): Promise<SaleWithLines[]> {
       const snapshot = await collection.where("publisherId", "==", publisherId).where("at", ">=", Timestamp.fromDate(from)).where("at", "<", Timestamp.fromDate(to)).get();
-      const sales = snapshot.docs.map((doc) => readSale(doc)!);
-      if (sales.length === 0) return [];
-      const others = await db.getAll(...sales.flatMap((sale) => [documentAt(collection, refundId(sale.paymentIntentId)), documentAt(collection, disputeId(sale.paymentIntentId))]));
-      return sales.map((sale, index) => ({ sale, refund: readRefund(others[2 * index]), dispute: readDispute(others[2 * index + 1]) }));
+      return withLines(snapshot.docs.map((doc) => readSale(doc)!), (refs) => db.getAll(...refs));
     },
   });
 }

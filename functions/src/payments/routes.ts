@@ -1,5 +1,6 @@
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
+import { statsQuerySchema } from "../publishing/schemas";
 import { startModuleCheckout, openUserBillingPortal } from "./checkout";
 import { publisherEarnings } from "./earnings";
 import { getPayoutAccount, openPayoutAccount } from "./payouts";
@@ -7,7 +8,6 @@ import { removeModulePricing, setModulePricing } from "./pricing";
 import {
   billingRedirectSchema,
   checkoutInputSchema,
-  earningsQuerySchema,
   earningsSchema,
   moduleParamsSchema,
   openedPayoutAccountSchema,
@@ -79,7 +79,8 @@ export const paymentRoutes = (deps: Deps) => [
     summary: "The publisher's sales, fees, refunds and net per currency and per module over a range of days, from the ledger.",
     tag: "Payments",
     auth: "developer",
-    query: earningsQuerySchema,
+    // The same range of days as download statistics (§12), with the same defaults and bound.
+    query: statsQuerySchema,
     responses: { 200: { description: "Sums over the sales made in the range, each with what was refunded of it since.", schema: earningsSchema } },
     handle: async ({ caller, query }) => ({ status: 200, body: await publisherEarnings(deps, caller.developer, query) }),
   }),

@@ -42,12 +42,6 @@ export const checkoutInputSchema = z
   })
   .meta({ id: "ModuleCheckoutInput" });
 
-const day = z.iso.date().meta({ description: "A UTC day, YYYY-MM-DD." });
-export const earningsQuerySchema = z.strictObject({
-  from: day.optional().meta({ description: "First day (default: 29 days before to)." }),
-  to: day.optional().meta({ description: "Last day, inclusive (default: today, UTC). At most 366 days from from." }),
-});
-
 const figures = {
   sales: z.number().int().meta({ description: "Charges in the range (a paid invoice of a module subscription is one); refunded ones still count." }),
   gross: z.number().int().meta({ description: "Their amounts, in the currency's minor unit." }),

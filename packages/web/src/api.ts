@@ -40,6 +40,18 @@ export async function dataOf<T>(call: Promise<{ data?: T; error?: unknown; respo
   return result.data;
 }
 
+/**
+ * The data of a call, or null when it answered the problem `code`: an expected absence (no
+ * payouts account yet, not a publisher yet). Any other failure throws, as with dataOf.
+ */
+export async function dataUnless<T>(code: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T | null> {
+  const result = await call.catch(() => {
+    throw new Error("The service could not be reached. Check the connection and try again.");
+  });
+  if ((result.error as Partial<Problem> | undefined)?.code === code) return null;
+  return dataOf(Promise.resolve(result));
+}
+
 /** An icon address of the API, as a path of this site (the API names it absolutely). */
 export const sitePath = (url: string) => {
   const parsed = new URL(url, location.origin);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { dataOf, problemText, type Schemas, type SignedInApi } from "../api";
+import { dataOf, dataUnless, type Schemas, type SignedInApi } from "../api";
 import { formatMoney, formatPrice, utcDay } from "../format";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { useAction } from "../ui/use-action";
@@ -17,14 +17,7 @@ export function Payouts({ api, modules, reloadModules }: { api: SignedInApi; mod
   const [account, setAccount] = useState<Account | null | undefined>(undefined);
   const { error, status, run, setError } = useAction();
   useEffect(() => {
-    api
-      .GET("/developers/payouts")
-      .then(({ data, error: problem, response }) => {
-        if (response.status === 404) return setAccount(null);
-        if (problem !== undefined || !data) throw new Error(problemText(problem, response));
-        setAccount(data);
-      })
-      .catch(setError);
+    dataUnless("payouts_account_not_found", api.GET("/developers/payouts")).then(setAccount, setError);
   }, [api]);
 
   const onboard = () =>

@@ -1,6 +1,6 @@
 import type { User } from "@firebase/auth";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { dataOf, problemText, signedInApi, type Schemas, type SignedInApi } from "../api";
+import { dataOf, dataUnless, signedInApi, type Schemas, type SignedInApi } from "../api";
 import { useTitle } from "../app";
 import { signOutUser, watchUser } from "../auth";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
@@ -53,11 +53,10 @@ function Portal({ user }: { user: User }) {
 
   const reloadModules = async () => setModules((await dataOf(api.GET("/developers/modules"))).items);
   const load = async () => {
-    const { data, error: problem, response } = await api.GET("/developers/me");
-    if ((problem as { code?: string } | undefined)?.code === "not_a_developer") return setUnregistered(true);
-    if (problem !== undefined || !data) throw new Error(problemText(problem, response));
-    setUnregistered(false);
-    setDeveloper(data);
+    const me = await dataUnless("not_a_developer", api.GET("/developers/me"));
+    setUnregistered(me === null);
+    if (!me) return;
+    setDeveloper(me);
     await reloadModules();
   };
   useEffect(() => {
