@@ -49,6 +49,7 @@ export function generatedCatalog(count: number, now: number) {
       tags: [...new Set(Array.from({ length: Math.floor(next() * 5) }, () => pick(tags)))],
       category: pick(CATEGORIES),
       publisherId,
+      publisher: { id: publisherId, displayName: `Publisher ${publisherId}`, verifiedDomain: null },
       entitlement: next() < 0.2 ? "pro" : null,
       price: null,
       updatedAt: now - Math.floor(next() * 365 * 86_400_000),

@@ -4,6 +4,7 @@ import request from "supertest";
 import { grantEntitlement, revokeEntitlement } from "../src/users/entitlements";
 import { backendCallCounts } from "../src/core/deadline";
 import { publishRelease, setRollout } from "../src/releases/service";
+import { unverifyPublisher, verifyPublisher } from "../src/publishers/service";
 import { daysFromNow, putBusiness, putSubscription, putUser } from "./support/fixtures";
 import { modulePackage } from "./support/packages";
 import { signed, subscriptionEvent } from "./support/stripe-events";
@@ -172,6 +173,28 @@ describe("freshness across instances (§13)", () => {
     expect((await request(two).post("/api/v1/developers/modules/yank").set(bearer(developer)).send({ moduleId: "acme.paged", version: "2.0.0" })).status).toBe(200);
     expect(await pageOf(two)).toMatchObject({ latestVersion: "1.0.0", readmeHtml: "<h1>One</h1>\n" });
     await within2s(async () => expect(await pageOf(one)).toMatchObject({ latestVersion: "1.0.0", readmeHtml: "<h1>One</h1>\n" }));
+  });
+
+  it("a publisher's verified badge (§24): an operator's verify and unverify show in the listing and on the page of both instances within 2 s", async () => {
+    const publisherOf = async (app: Express) => {
+      const listing = (await request(app).get("/api/v1/modules")).body.items as { id: string; publisher: unknown }[];
+      return { listed: listing.find((item) => item.id === "acme.charts")?.publisher, page: (await request(app).get("/api/v1/modules/acme.charts")).body.publisher };
+    };
+    const unverified = { id: "acme", displayName: "Dev acme", verifiedDomain: null };
+    for (const app of [one, two]) expect(await publisherOf(app)).toEqual({ listed: unverified, page: unverified });
+
+    const deps = await testDeps();
+    expect(await verifyPublisher(deps, { publisherId: "acme", domain: " Acme.Example " })).toEqual({ publisherId: "acme", verifiedDomain: "acme.example", modules: expect.any(Number) });
+    const verified = { ...unverified, verifiedDomain: "acme.example" };
+    for (const app of [one, two]) await within2s(async () => expect(await publisherOf(app)).toEqual({ listed: verified, page: verified }));
+
+    await unverifyPublisher(deps, { publisherId: "acme" });
+    for (const app of [one, two]) await within2s(async () => expect(await publisherOf(app)).toEqual({ listed: unverified, page: unverified }));
+
+    await expect(verifyPublisher(deps, { publisherId: "nobody", domain: "nobody.example" })).rejects.toMatchObject({ code: "not_found" });
+    for (const domain of ["localhost", "-bad.example", "a..example", "exa mple.com", "x".repeat(64) + ".example"]) {
+      await expect(verifyPublisher(deps, { publisherId: "acme", domain })).rejects.toMatchObject({ code: "invalid_request" });
+    }
   });
 
   it("the catalog: a module whose every version is yanked leaves the listing, and an explicit ?version= download still works", async () => {

@@ -104,6 +104,71 @@ describe("module pages", () => {
     expect(page.iconUrl).not.toBeNull();
   });
 
+  it("shows the README's images the package ships (here a PNG and a JPEG) from the API, and every other image as a link (§24)", async () => {
+    const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(60, 1)]);
+    const readme = [
+      "# Shots",
+      "![The chart](docs/chart.png \"Chart\") ![again](./docs/chart.png)",
+      '<img src="shot%201.jpg" alt="Shot" onerror="alert(1)">',
+      "![tracker](https://tracker.example/pixel.gif) ![missing](docs/none.png) ![svg](logo.svg) ![out](../../etc/passwd)",
+      '<img src="package-image:0" alt="forged">',
+    ].join("\n\n");
+    await publishModule(acme, { id: "acme.pictures", version: "1.0.0", readme: "README.md" }, [
+      { name: "README.md", content: readme },
+      { name: "docs/chart.png", content: icon },
+      { name: "shot 1.jpg", content: jpeg },
+      { name: "logo.svg", content: "<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'/>" },
+    ]);
+    const app = await testApp();
+    const html = (await request(app).get("/api/v1/modules/acme.pictures")).body.readmeHtml as string;
+    const sources = [...html.matchAll(/<img src="([^"]+)"/g)].map((match) => match[1]);
+    expect(sources.map((src) => new URL(src).pathname + new URL(src).search)).toEqual([
+      "/api/v1/modules/acme.pictures/images/0?v=1.0.0",
+      "/api/v1/modules/acme.pictures/images/0?v=1.0.0",
+      "/api/v1/modules/acme.pictures/images/1?v=1.0.0",
+    ]);
+    expect(html).toContain('alt="The chart" title="Chart"');
+    expect(html).not.toContain("onerror");
+    for (const link of ["https://tracker.example/pixel.gif", "docs/none.png", "logo.svg"]) expect(html).toContain(`<a href="${link}" rel="${LINK_REL}">`);
+    expect(html).not.toMatch(/src="package-image/);
+
+    const binary = (path: string) =>
+      request(app).get(path).buffer(true).parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => done(null, Buffer.concat(chunks)));
+      });
+    const png = await binary("/api/v1/modules/acme.pictures/images/0?v=1.0.0");
+    expect([png.status, png.headers["content-type"], png.headers["x-content-type-options"]]).toEqual([200, "image/png", "nosniff"]);
+    expect(Buffer.compare(png.body as Buffer, icon)).toBe(0);
+    const shot = await binary("/api/v1/modules/acme.pictures/images/1");
+    expect([shot.status, shot.headers["content-type"], Buffer.compare(shot.body as Buffer, jpeg)]).toEqual([200, "image/jpeg", 0]);
+    expectProblem(await request(app).get("/api/v1/modules/acme.pictures/images/2"), 404, "module_not_found");
+    expectProblem(await request(app).get("/api/v1/modules/acme.pictures/images/1?v=9.9.9"), 404, "version_not_found");
+    expectProblem(await request(app).get("/api/v1/modules/acme.pictures/images/16"), 404, "module_not_found");
+    for (const index of ["01", "-1", "x", "1e1"]) expectProblem(await request(app).get(`/api/v1/modules/acme.pictures/images/${index}`), 400, "invalid_request");
+
+    const tooBig = await sign(acme, await modulePackage({ id: "acme.huge-shot", version: "1.0.0" }, [
+      { name: "README.md", content: "![big](big.png)" },
+      { name: "big.png", content: Buffer.concat([icon, Buffer.alloc(513 * 1024)]), compress: false },
+    ]));
+    expectProblem(tooBig, 422, "invalid_package");
+    expect(tooBig.body.detail).toMatch(/big\.png, an image the README shows, is larger than 512 KiB/);
+  });
+
+  it("names the resources module.json links to (§24), and refuses addresses that are not http(s)", async () => {
+    const links = { homepage: "https://acme.example/", repository: "https://git.example/acme/linked", issues: "https://git.example/acme/linked/issues", license: "Apache-2.0" };
+    await publishModule(acme, { id: "acme.linked", version: "1.0.0", ...links });
+    expect((await request(await testApp()).get("/api/v1/modules/acme.linked")).body.resources).toEqual(links);
+    await publishModule(acme, { id: "acme.linked", version: "1.1.0", homepage: links.homepage });
+    expect((await request(await testApp()).get("/api/v1/modules/acme.linked")).body.resources).toEqual({ homepage: links.homepage, repository: null, issues: null, license: null });
+    for (const homepage of ["javascript:alert(1)", "ftp://acme.example/", "//acme.example", "https://localhost/", `https://acme.example/${"x".repeat(500)}`]) {
+      const response = await sign(acme, await modulePackage({ id: "acme.linked", version: "1.2.0", homepage }));
+      expectProblem(response, 422, "invalid_package");
+      expect([homepage, response.body.detail]).toEqual([homepage, expect.stringMatching(/homepage/)]);
+    }
+  });
+
   it("refuses a package whose README, CHANGELOG or icon breaks the rules, and keeps nothing of it", async () => {
     const before = { objects: await storedObjects("modules/acme.refused/"), versions: await countDocuments("modules/acme.refused/versions") };
     const cases: [string, PackageEntry[], Record<string, unknown>, RegExp][] = [

@@ -199,7 +199,39 @@ describe("ratings and reviews (§18)", () => {
     expect(high.map((item) => item.rating)).toEqual([...ratings].sort((a, b) => b - a));
     expect((await all("rating_low")).map((item) => item.rating)).toEqual([...ratings].sort((a, b) => a - b));
     expect(await all("newest")).toHaveLength(100);
+
+    // §24: only the reviews of some stars, or those the publisher has not answered, newest first, paged.
+    const fours = await all("newest&rating=4");
+    expect([fours.length, new Set(fours.map((item) => item.rating))]).toEqual([20, new Set([4])]);
+    const answered = high.filter((item) => item.rating === 1).slice(0, 3);
+    for (const item of answered) {
+      expect((await request(app).put(`${api}/developers/modules/acme.other/reviews/${item.id}/reply`).set(bearer(owner)).send({ body: "Sorry: fixed in 1.1." })).status).toBe(200);
+    }
+    const unanswered = await all("newest&replied=false");
+    expect(unanswered).toHaveLength(97);
+    expect(unanswered.map((item) => item.id)).not.toEqual(expect.arrayContaining([answered[0].id]));
+    expect((await all("newest&replied=true")).map((item) => item.id).sort()).toEqual(answered.map((item) => item.id).sort());
+    expect(await all("newest&replied=false&rating=1")).toHaveLength(17);
+    for (const query of ["rating=0", "rating=6", "rating=4.5", "replied=maybe", "rating=4&sort=rating_high", "replied=false&sort=rating_low"]) {
+      expectProblem(await request(app).get(`${api}/modules/acme.other/reviews?${query}`), 400, "invalid_request");
+    }
+    // A cursor of one filter does not page another.
+    const firstFours = (await request(app).get(`${api}/modules/acme.other/reviews?rating=4&limit=5`)).body.nextCursor as string;
+    expectProblem(await request(app).get(`${api}/modules/acme.other/reviews?rating=5&limit=5&cursor=${encodeURIComponent(firstFours)}`), 400, "invalid_request");
   }, 60_000);
+
+  it("shows a signed-in user their own review to edit; 404 before they write one", async () => {
+    const user = await createUser({ displayName: "Mia" });
+    expect((await activate(user)).status).toBe(200);
+    expectProblem(await request(app).get(`${api}/modules/acme.charts/reviews/me`).set(bearer(user)), 404, "not_found");
+    expectProblem(await request(app).get(`${api}/modules/acme.charts/reviews/me`), 401, "unauthenticated");
+    expectProblem(await request(app).get(`${api}/modules/acme.nothing/reviews/me`).set(bearer(user)), 404, "module_not_found");
+    const written = (await review(user, { rating: 3, title: "Fine" })).body;
+    const mine = await request(app).get(`${api}/modules/acme.charts/reviews/me`).set(bearer(user));
+    expect([mine.status, mine.body]).toEqual([200, written]);
+    expect((await request(app).delete(`${api}/modules/acme.charts/reviews/me`).set(bearer(user))).status).toBe(204);
+    expectProblem(await request(app).get(`${api}/modules/acme.charts/reviews/me`).set(bearer(user)), 404, "not_found");
+  });
 
   it("takes reports, and an operator's hide takes a review out of the list and the figures until unhidden", async () => {
     const { reportedReviews, setReviewHidden } = await import("../src/reviews/service");

@@ -26,6 +26,7 @@ import { setSubscription } from "../../functions/src/subscriptions/service";
 import { describeUser } from "../../functions/src/users/service";
 import { listPurchases, refundPurchase } from "../../functions/src/payments/purchases";
 import { stripeSettings } from "../../functions/src/config";
+import { unverifyPublisher, verifyPublisher } from "../../functions/src/publishers/service";
 import type { Logger } from "../../functions/src/core/logger";
 import { printResult, uploadProgress } from "./output";
 import { emulatorHostEnv, HOST, LOCAL_PORTS, LOCAL_PROJECT_ID, LOCAL_STRIPE_PORT } from "../local-stack/addresses";
@@ -226,6 +227,19 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .command("revocations")
     .description("the revocation list as it stands, with its serial")
     .action(action((ctx) => listRevocations(ctx)));
+
+  const publisher = program.command("publisher").description("publishers: the verified badge on their modules (§24)");
+  publisher
+    .command("verify")
+    .description("mark a publisher verified for a domain you checked it controls: its modules show the badge and the domain")
+    .argument("<publisherId>")
+    .requiredOption("--domain <domain>", "the domain shown beside the publisher's name, e.g. example.com")
+    .action(action((ctx, publisherId: string, options: { domain: string }) => verifyPublisher(ctx, { publisherId, domain: options.domain })));
+  publisher
+    .command("unverify")
+    .description("take the verified badge away")
+    .argument("<publisherId>")
+    .action(action((ctx, publisherId: string) => unverifyPublisher(ctx, { publisherId })));
 
   const review = program.command("review").description("versions quarantined by the package checks (look-alike names)");
   review

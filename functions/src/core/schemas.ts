@@ -29,6 +29,17 @@ export const emailAddress = (message = "must be an email address") =>
     .pipe(z.email(message))
     .refine((value) => value.lastIndexOf("@") <= 64, "the part before @ may have at most 64 characters");
 
+/**
+ * A DNS domain name a company or publisher owns, lowercased: at least two labels of letters,
+ * digits and inner hyphens, each at most 63 characters, 253 in all (punycode for other scripts).
+ */
+export const domainName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253, "at most 253 characters")
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/, "must be a domain name such as example.com");
+
 /** A Firestore document id as it may appear in a path. */
 export const documentId = z.string().min(1).max(200).refine(isStorableId, "Not a valid id.");
 

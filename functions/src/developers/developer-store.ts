@@ -5,8 +5,9 @@ import { withDeadlines } from "../core/deadline";
 import { documentAt, readDocument, timestamp } from "../core/documents";
 
 /**
- * `developers/{uid}`: developer accounts; and `publishers/{publisherId}` (`{ developerId }`), the
- * claim that gives each publisher id one owner. The service writes both, in one transaction.
+ * `developers/{uid}`: developer accounts; and `publishers/{publisherId}` (`{ developerId,
+ * verifiedDomain? }`), the claim that gives each publisher id one owner, with the domain an
+ * operator verified for it (§24). The service writes both, in one transaction.
  */
 
 const developerDocument = z.object({
@@ -15,6 +16,18 @@ const developerDocument = z.object({
   publisherId: z.string(),
   createdAt: timestamp,
 });
+
+const publisherDocument = z.object({
+  developerId: z.string(),
+  verifiedDomain: z.string().nullable().default(null),
+});
+
+/** A publisher as pages show it: the display name its developer registered with, and its verified domain. */
+export interface PublisherProfile {
+  id: string;
+  displayName: string;
+  verifiedDomain: string | null;
+}
 
 export function developerStore(db: Firestore) {
   const developers = db.collection("developers");
@@ -29,6 +42,29 @@ export function developerStore(db: Firestore) {
     },
     async publisherTaken(publisherId: string): Promise<boolean> {
       return (await documentAt(publishers, publisherId).get()).exists;
+    },
+    /**
+     * The profiles of these publishers, by id (two batched reads: the claims, then their
+     * developers); a publisher id nobody claims is left out.
+     */
+    async profiles(publisherIds: Iterable<string>): Promise<Map<string, PublisherProfile>> {
+      const ids = [...new Set(publisherIds)];
+      if (ids.length === 0) return new Map();
+      const claims = (await db.getAll(...ids.map((id) => documentAt(publishers, id))))
+        .map((snapshot) => ({ id: snapshot.id, claim: readDocument(publisherDocument, snapshot) }))
+        .filter((entry): entry is { id: string; claim: z.output<typeof publisherDocument> } => entry.claim !== null);
+      if (claims.length === 0) return new Map();
+      const owners = await db.getAll(...claims.map(({ claim }) => documentAt(developers, claim.developerId)));
+      return new Map(
+        claims.map(({ id, claim }, i) => [id, { id, displayName: read(owners[i])?.displayName ?? id, verifiedDomain: claim.verifiedDomain }]),
+      );
+    },
+    /** In a transaction: the publisher's claim, or null when nobody claimed the id. */
+    async claimIn(tx: Transaction, publisherId: string): Promise<z.output<typeof publisherDocument> | null> {
+      return readDocument(publisherDocument, await tx.get(documentAt(publishers, publisherId)));
+    },
+    setVerifiedDomain(tx: Transaction, publisherId: string, domain: string | null): void {
+      tx.update(documentAt(publishers, publisherId), { verifiedDomain: domain });
     },
     /** In a transaction: whether the user is a developer already, and whether the publisher id is claimed. */
     async claims(tx: Transaction, uid: string, publisherId: string): Promise<{ registered: boolean; publisherTaken: boolean }> {

@@ -37,6 +37,8 @@ const moduleListing = z.object({
   category: z.string().optional(),
   tags: z.array(z.string()).optional(),
   entitlement: z.string().optional(),
+  /** The manifest's resources (§24): web addresses, and a licence name. */
+  links: z.object({ homepage: z.string().optional(), repository: z.string().optional(), issues: z.string().optional(), license: z.string().optional() }).optional(),
 });
 
 const revocationFields = z.object({ reason: z.string(), revokedAt: timestamp });
@@ -204,7 +206,8 @@ export interface VersionRecord {
 
 /** Only the listing fields a manifest has: a field it drops is dropped from the module too. */
 export function listingOf(source: ModuleListing): ModuleListing {
-  const { name, summary, description, category, tags, entitlement } = source;
+  const { name, summary, description, category, tags, entitlement, links } = source;
+  const givenLinks = links && Object.fromEntries(Object.entries(links).filter(([, value]) => value !== undefined));
   return {
     name,
     summary,
@@ -212,6 +215,7 @@ export function listingOf(source: ModuleListing): ModuleListing {
     ...(category !== undefined ? { category } : {}),
     ...(tags !== undefined && tags.length > 0 ? { tags } : {}),
     ...(entitlement !== undefined ? { entitlement } : {}),
+    ...(givenLinks && Object.keys(givenLinks).length > 0 ? { links: givenLinks } : {}),
   };
 }
 

@@ -66,6 +66,14 @@ export const moduleAccessSchema = z
   .optional()
   .meta({ description: "Present when the request carries an ID token." });
 
+export const modulePublisherSchema = z
+  .object({
+    id: z.string(),
+    displayName: z.string().meta({ description: "The name its developer registered with (§4)." }),
+    verifiedDomain: z.string().nullable().meta({ description: "The domain an operator verified the publisher controls (§24), or null." }),
+  })
+  .meta({ id: "ModulePublisher" });
+
 export const marketplaceModuleSchema = z
   .object({
     id: z.string(),
@@ -73,6 +81,7 @@ export const marketplaceModuleSchema = z
     summary: z.string(),
     category: z.string().nullable(),
     publisherId: z.string(),
+    publisher: modulePublisherSchema,
     latestVersion: z.string(),
     entitlement: z.string().nullable().meta({ description: "Needed to use the module (with price: or a purchase of it); null when it needs none." }),
     price: modulePriceSchema.nullable().meta({ description: "Its price while it is for sale (§20); null when free." }),

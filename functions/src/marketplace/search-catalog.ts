@@ -8,6 +8,7 @@ import { ApiError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { ObjectStore } from "../core/storage";
 import type { Deps } from "../deps";
+import { developerStore, type PublisherProfile } from "../developers/developer-store";
 import { downloadStore } from "./download-store";
 import { ratingStore } from "./rating-store";
 import { moduleStore, type ModuleRecord } from "./module-store";
@@ -35,6 +36,7 @@ export const SNAPSHOT_PATH = "search/catalog.json";
 export interface ListedModule extends CatalogEntry {
   latestVersion: string;
   versions: VersionSummary[];
+  publisher: PublisherProfile;
 }
 
 interface Snapshot {
@@ -119,7 +121,8 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
       sources.ratings(moduleIds),
       Promise.all(moduleIds.map((id) => downloadStore(db, sources.downloadShards).total(id))),
     ]);
-    moduleIds.forEach((id, i) => put(listedModule(modules[i], downloads[i], ratings.get(id) ?? null), id));
+    const publishers = await developerStore(db).profiles(modules.flatMap((module) => (module ? [module.publisherId] : [])));
+    moduleIds.forEach((id, i) => put(listedModule(modules[i], publishers, downloads[i], ratings.get(id) ?? null), id));
     prior = ratingPrior(entries.values());
   };
 
@@ -167,9 +170,12 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
       // download shard and every rating shard, each in one read.
       seenUntil = Date.now();
       const [listed, downloads] = await Promise.all([moduleStore(db).listed(), downloadStore(db, sources.downloadShards).totals()]);
-      const ratings = await sources.ratings(listed.map((module) => module.id));
+      const [ratings, publishers] = await Promise.all([
+        sources.ratings(listed.map((module) => module.id)),
+        developerStore(db).profiles(listed.map((module) => module.publisherId)),
+      ]);
       for (const module of listed) {
-        const entry = listedModule(module, downloads.get(module.id) ?? 0, ratings.get(module.id) ?? null);
+        const entry = listedModule(module, publishers, downloads.get(module.id) ?? 0, ratings.get(module.id) ?? null);
         if (entry) entries.set(module.id, entry);
       }
       index = newTextIndex();
@@ -226,7 +232,7 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
 }
 
 /** A module as the catalog keeps it, or null when it is not in the marketplace. */
-function listedModule(module: ModuleRecord | null, downloads: number, rating: RatingFigures | null): ListedModule | null {
+function listedModule(module: ModuleRecord | null, publishers: ReadonlyMap<string, PublisherProfile>, downloads: number, rating: RatingFigures | null): ListedModule | null {
   if (!module || !module.listed || module.latestVersion === null) return null;
   return {
     id: module.id,
@@ -236,6 +242,7 @@ function listedModule(module: ModuleRecord | null, downloads: number, rating: Ra
     tags: module.tags ?? [],
     category: module.category ?? null,
     publisherId: module.publisherId,
+    publisher: publisherOf(publishers, module.publisherId),
     entitlement: module.entitlement ?? null,
     price: publicPrice(module.price),
     updatedAt: module.updatedAt.getTime(),
@@ -245,6 +252,10 @@ function listedModule(module: ModuleRecord | null, downloads: number, rating: Ra
     versions: module.versionSummary,
   };
 }
+
+/** A module's publisher; one whose claim is gone (an operator's cleanup) is shown by its id. */
+export const publisherOf = (publishers: ReadonlyMap<string, PublisherProfile>, publisherId: string): PublisherProfile =>
+  publishers.get(publisherId) ?? { id: publisherId, displayName: publisherId, verifiedDomain: null };
 
 async function readSnapshot(store: ObjectStore): Promise<Snapshot | null> {
   const chunks: Buffer[] = [];
@@ -258,6 +269,8 @@ async function readSnapshot(store: ObjectStore): Promise<Snapshot | null> {
   // Snapshots written before they were gzipped are plain JSON.
   const json = bytes[0] === 0x1f && bytes[1] === 0x8b ? await gunzipped(bytes) : bytes;
   const parsed = JSON.parse(json.toString("utf8")) as Snapshot;
+  // Snapshots written before modules named their publisher's profile are built again.
+  if (parsed.modules.some((module) => !module.publisher)) return null;
   for (const module of parsed.modules) {
     module.versions = module.versions.map((version) => ({ ...version, publishedAt: version.publishedAt ? new Date(version.publishedAt) : null }));
     // Snapshots written before modules had prices hold none.

@@ -51,6 +51,7 @@ export async function listModules({ cursors, config }: Deps, catalog: SearchCata
       summary: module.summary,
       category: module.category,
       publisherId: module.publisherId,
+      publisher: module.publisher,
       latestVersion: module.latestVersion,
       entitlement: module.entitlement,
       price: module.price,

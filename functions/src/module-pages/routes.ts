@@ -1,7 +1,7 @@
 import { loadCallerData } from "../accounts/caller-data";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
-import { moduleIconQuerySchema, moduleIconSchema, modulePageParamsSchema, modulePageSchema } from "./schemas";
+import { moduleIconQuerySchema, moduleIconSchema, moduleImageParamsSchema, moduleImageSchema, modulePageParamsSchema, modulePageSchema } from "./schemas";
 import { modulePages } from "./service";
 
 export const modulePageRoutes = (deps: Deps) => {
@@ -38,6 +38,23 @@ export const modulePageRoutes = (deps: Deps) => {
       handle: async ({ params, query }) => {
         const png = await pages.icon(params.id, query.v);
         return { status: 200, media: { data: png, type: "image/png" }, headers: { "Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff" } };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/modules/:id/images/:index",
+      operationId: "getModuleImage",
+      summary: "An image the README of a listed module's latest version (or of the version `v`) shows, as readmeHtml addresses it.",
+      tag: "Marketplace",
+      auth: "none",
+      params: moduleImageParamsSchema,
+      query: moduleIconQuerySchema,
+      responses: { 200: { description: "The image.", schema: moduleImageSchema, mediaType: "image/*" } },
+      problems: ["module_not_found", "version_not_found"],
+      cache: "public",
+      handle: async ({ params, query }) => {
+        const image = await pages.image(params.id, params.index, query.v);
+        return { status: 200, media: { data: image.bytes, type: image.type }, headers: { "Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff" } };
       },
     }),
   ];

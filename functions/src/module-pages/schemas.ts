@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isoDateTime } from "../core/schemas";
-import { moduleAccessSchema, moduleIdSchema, modulePriceSchema, ratingSchema, versionSchema } from "../marketplace/schemas";
+import { moduleAccessSchema, moduleIdSchema, modulePriceSchema, modulePublisherSchema, ratingSchema, versionSchema } from "../marketplace/schemas";
 
 export const modulePageParamsSchema = z.strictObject({ id: moduleIdSchema });
 export const moduleIconQuerySchema = z.strictObject({
@@ -12,7 +12,7 @@ const sanitizedHtml = (what: string) =>
     .string()
     .nullable()
     .meta({
-      description: `The package's ${what}, rendered from Markdown and sanitized at sign: no scripts, handlers, styles, frames, forms or javascript:/data: URLs; images shown as links; every link rel="noopener nofollow ugc". Null when the package has none.`,
+      description: `The package's ${what}, rendered from Markdown and sanitized at sign: no scripts, handlers, styles, frames, forms or javascript:/data: URLs; images the package ships shown (served by GET /modules/:id/images/:index), others as links; every link rel="noopener nofollow ugc". Null when the package has none.`,
     });
 
 export const modulePageSchema = z
@@ -24,6 +24,7 @@ export const modulePageSchema = z
     category: z.string().nullable(),
     tags: z.array(z.string()),
     publisherId: z.string(),
+    publisher: modulePublisherSchema,
     entitlement: z.string().nullable().meta({ description: "Needed to use the module (with price: or a purchase of it); null when it needs none." }),
     price: modulePriceSchema.nullable().meta({ description: "Its price while it is for sale (§20); null when free." }),
     installUrl: z.string().meta({ description: "Opens the desktop app on this module: <APP_URL_SCHEME>://install/<id> (§24)." }),
@@ -32,6 +33,14 @@ export const modulePageSchema = z
     downloads: z.number().int(),
     rating: ratingSchema,
     iconUrl: z.string().nullable().meta({ description: "The latest version's icon, or null when its package has none." }),
+    resources: z
+      .object({
+        homepage: z.string().nullable(),
+        repository: z.string().nullable(),
+        issues: z.string().nullable(),
+        license: z.string().nullable(),
+      })
+      .meta({ description: "What the latest version's module.json links to (§24): http(s) addresses, and its licence; null where it gives none." }),
     readmeHtml: sanitizedHtml("README"),
     changelogHtml: sanitizedHtml("CHANGELOG"),
     versions: z
@@ -48,5 +57,11 @@ export const modulePageSchema = z
     access: moduleAccessSchema,
   })
   .meta({ id: "ModulePage" });
+
+export const moduleImageParamsSchema = z.strictObject({
+  id: moduleIdSchema,
+  index: z.string().regex(/^(?:0|[1-9]\d?)$/, "An image's number, 0-15.").transform(Number).pipe(z.number().max(15, "An image's number, 0-15.")),
+});
+export const moduleImageSchema = z.string().meta({ format: "binary", description: "A PNG, JPEG, GIF or WebP of at most 512 KiB." });
 
 export const moduleIconSchema = z.string().meta({ format: "binary", description: "A PNG of at most 512×512." });

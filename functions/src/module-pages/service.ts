@@ -5,11 +5,15 @@ import { catalogCache, moduleTopic } from "../core/catalog-changes";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import type { Deps } from "../deps";
+import { developerStore } from "../developers/developer-store";
 import { downloadStore } from "../marketplace/download-store";
 import { moduleStore } from "../marketplace/module-store";
 import { ratingStore } from "../marketplace/rating-store";
+import { publisherOf } from "../marketplace/search-catalog";
 import { accessFor, iconUrlOf, ratingView } from "../marketplace/service";
 import { contentStore } from "./content-store";
+import { withImageAddresses } from "./markdown";
+import type { PackageImage } from "./package-content";
 import type { modulePageSchema } from "./schemas";
 
 type ModulePage = z.output<typeof modulePageSchema>;
@@ -42,6 +46,16 @@ export function modulePages(deps: Deps) {
       return caller ? { ...page, access: accessFor(caller)(page) } : page;
     },
 
+    /** The n-th image the README of a listed module's latest version (or of one of its listed versions) shows. */
+    async image(moduleId: string, index: number, version: string | undefined): Promise<PackageImage> {
+      const { page } = await known(moduleId);
+      const chosen = version ?? page.latestVersion;
+      if (!page.versions.some((entry) => entry.version === chosen)) throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${chosen}'.`);
+      const image = await contentStore(db).image(moduleId, chosen, index);
+      if (!image) throw new ApiError("module_not_found", `The README of ${moduleId}@${chosen} shows no image ${index}.`);
+      return image;
+    },
+
     /** The PNG icon of a listed module's latest version, or of one of its listed versions. */
     async icon(moduleId: string, version: string | undefined): Promise<Buffer> {
       const { page, withIcon } = await known(moduleId);
@@ -57,12 +71,14 @@ export function modulePages(deps: Deps) {
 async function readModulePage({ db, config }: Deps, moduleId: string): Promise<KnownModule | null> {
   const module = await moduleStore(db).getModule(moduleId);
   if (!module?.listed || !module.latestVersion) return null;
-  const [documents, downloads, rating] = await Promise.all([
+  const [documents, downloads, rating, publishers] = await Promise.all([
     contentStore(db).documents(moduleId, module.latestVersion),
     downloadStore(db, config.downloadShards).total(moduleId),
     ratingStore(db).summary(moduleId),
+    developerStore(db).profiles([module.publisherId]),
   ]);
   const listedVersions = module.versionSummary.filter((entry) => !entry.revoked);
+  const imageAddress = (index: number) => `${config.publicBaseUrl}/modules/${module.id}/images/${index}?v=${module.latestVersion}`;
   return {
     page: {
       id: module.id,
@@ -72,6 +88,7 @@ async function readModulePage({ db, config }: Deps, moduleId: string): Promise<K
       category: module.category ?? null,
       tags: module.tags ?? [],
       publisherId: module.publisherId,
+      publisher: publisherOf(publishers, module.publisherId),
       entitlement: module.entitlement ?? null,
       price: publicPrice(module.price),
       installUrl: `${config.appUrlScheme}://install/${module.id}`,
@@ -80,7 +97,14 @@ async function readModulePage({ db, config }: Deps, moduleId: string): Promise<K
       downloads,
       rating: ratingView(rating),
       iconUrl: iconUrlOf(config.publicBaseUrl, module),
-      ...documents,
+      resources: {
+        homepage: module.links?.homepage ?? null,
+        repository: module.links?.repository ?? null,
+        issues: module.links?.issues ?? null,
+        license: module.links?.license ?? null,
+      },
+      readmeHtml: documents.readmeHtml && withImageAddresses(documents.readmeHtml, imageAddress),
+      changelogHtml: documents.changelogHtml,
       versions: listedVersions.map((entry) => ({
         version: entry.version,
         publishedAt: entry.publishedAt ? toIso(entry.publishedAt) : null,

@@ -14,6 +14,12 @@ const packagedFile = z
   .regex(/^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$))[^\\\0]+$/, "must be a path inside the package from its root: no leading '/', no '.' or '..' segments, no backslash.")
   .meta({ description: "A path inside the package, e.g. docs/README.md." });
 
+/** A web address a module's page links to (§24): https, or http, and nothing else. */
+const webAddress = z
+  .url({ protocol: /^https?$/, hostname: z.regexes.domain, error: "must be an http(s) address such as https://example.com/project." })
+  .max(500)
+  .meta({ description: "An https:// (or http://) address." });
+
 /** `module.json`. Fields beyond these are allowed (for the desktop app) and ignored here. */
 export const manifestSchema = z.object({
   id: z.string().regex(MODULE_ID, "id must be '<publisherId>.<name>' in lower-case letters, digits and '-'."),
@@ -36,6 +42,10 @@ export const manifestSchema = z.object({
   readme: packagedFile.optional(),
   changelog: packagedFile.optional(),
   icon: packagedFile.optional(),
+  homepage: webAddress.optional(),
+  repository: webAddress.optional(),
+  issues: webAddress.optional(),
+  license: z.string().trim().min(1).max(100).regex(/^[^\n\t]+$/, "license must be one line, e.g. an SPDX id such as MIT.").optional(),
 });
 
 export type Manifest = z.output<typeof manifestSchema>;
@@ -64,14 +74,21 @@ export async function inspectPackage(bytes: Buffer): Promise<InspectedPackage> {
  * Only the manifest of a package, from its central directory and its `module.json` entry: what a
  * sign needs to know where the package goes before the whole package is inspected.
  */
-export function readManifest(bytes: Buffer): Promise<Manifest> {
+export async function readManifest(bytes: Buffer): Promise<Manifest> {
+  const manifest = await readPackageEntry(bytes, PACKAGE_RULES.manifestName, PACKAGE_RULES.maxManifestBytes);
+  if (!manifest) throw invalidPackage(`The package has no ${PACKAGE_RULES.manifestName} at its root.`);
+  return parseManifest(manifest);
+}
+
+/** One entry's bytes, verified, read through the central directory; null when the package has none by that name. */
+export function readPackageEntry(bytes: Buffer, name: string, maxBytes: number): Promise<Buffer | null> {
   return zipErrorsAsInvalidPackage(async () => {
-    const entry = readZipDirectory(bytes, PACKAGE_RULES).find((candidate) => candidate.name === PACKAGE_RULES.manifestName);
-    if (!entry) throw invalidPackage(`The package has no ${PACKAGE_RULES.manifestName} at its root.`);
-    if (entry.uncompressedSize > PACKAGE_RULES.maxManifestBytes) throw invalidPackage(`${PACKAGE_RULES.manifestName} is larger than ${PACKAGE_RULES.maxManifestBytes} bytes.`);
+    const entry = readZipDirectory(bytes, PACKAGE_RULES).find((candidate) => candidate.name === name);
+    if (!entry) return null;
+    if (entry.uncompressedSize > maxBytes) throw invalidPackage(`${name} is larger than ${maxBytes / 1024} KiB.`);
     const chunks: Buffer[] = [];
     await verifyEntry(bytes, entry, (chunk) => chunks.push(chunk));
-    return parseManifest(Buffer.concat(chunks));
+    return Buffer.concat(chunks);
   });
 }
 

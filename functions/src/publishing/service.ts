@@ -32,9 +32,9 @@ import {
   type VersionRecord,
 } from "../marketplace/module-store";
 import { contentStore } from "../module-pages/content-store";
-import { packageContent } from "../module-pages/package-content";
+import { CONTENT_RULES, packageContent, readmePathOf } from "../module-pages/package-content";
 import { examineEntries } from "./examination";
-import { readManifest, type Manifest } from "./package";
+import { readManifest, readPackageEntry, type Manifest } from "./package";
 import type { Publisher } from "./publisher";
 import { signaturePayload } from "./signature";
 import { toModuleView, toVersionView } from "./views";
@@ -100,7 +100,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
         maxAppVersion: manifest.maxAppVersion ?? null,
         yankedAt: null,
         yankReason: null,
-        listing: listingOf(manifest),
+        listing: listingOf({ ...manifest, links: { homepage: manifest.homepage, repository: manifest.repository, issues: manifest.issues, license: manifest.license } }),
         review: { state: verdict.state, findings: verdict.findings },
         revocation: null,
         provenance: publisher.provenance,
@@ -151,7 +151,10 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
  */
 async function examinePackage(db: Deps["db"], bytes: Buffer, manifest: Manifest, pkg: { moduleId: string; name: string; sha256: string; publisherId: string }) {
   const checks = packageChecks(db, pkg);
-  const content = packageContent({ readme: manifest.readme, changelog: manifest.changelog, icon: manifest.icon });
+  const paths = { readme: manifest.readme, changelog: manifest.changelog, icon: manifest.icon };
+  // The README is read first: the images it shows are kept from the one pass over the entries.
+  const readme = await readPackageEntry(bytes, readmePathOf(paths), CONTENT_RULES.maxMarkdownBytes);
+  const content = packageContent(paths, readme);
   const examined = await examineEntries(bytes, content.paths);
   for (const entry of examined.entries) content.visit(entry);
   return { verdict: await checks.verdict(examined), content: content.result() };
@@ -296,7 +299,7 @@ const similarTo = (review: Review) =>
 
 /** A module's fields with a new listing: the listing fields it drops are gone. */
 function withListing(module: ModuleRecord, listing: ModuleListing): ModuleRecord {
-  const { name: _name, summary: _summary, description: _description, category: _category, tags: _tags, entitlement: _entitlement, ...rest } = module;
+  const { name: _name, summary: _summary, description: _description, category: _category, tags: _tags, entitlement: _entitlement, links: _links, ...rest } = module;
   return { ...rest, ...listingOf(listing) };
 }
 

@@ -24,6 +24,8 @@ const reviewDocument = z.object({
   visible: z.boolean(),
   hidden: z.object({ reason: z.string(), at: timestamp, by: z.string() }).optional(),
   reply: replyFields.optional(),
+  /** Whether `reply` is there: what the publisher's "Unanswered" filter queries (§24). */
+  replied: z.boolean().optional(),
   reports: z.number().int().nonnegative().optional(),
   lastReportedAt: timestamp.optional(),
 });
@@ -52,6 +54,12 @@ export type ReviewSort = (typeof REVIEW_SORTS)[number];
 /** A position in one of the orders: its rating, its creation time (ms), its public id. */
 export type ReviewPosition = [number, number, string];
 
+/** Reviews of one rating, or answered or not by the publisher (§24): these come newest first. */
+export interface ReviewFilter {
+  rating?: number;
+  replied?: boolean;
+}
+
 export function reviewStore(db: Firestore) {
   const reviews = (moduleId: string) => documentAt(db.collection("modules"), moduleId).collection("reviews");
   const read = (snapshot: DocumentSnapshot): ReviewRecord | null => {
@@ -78,9 +86,14 @@ export function reviewStore(db: Firestore) {
       const snapshot = tx ? await tx.get(query) : await query.get();
       return snapshot.empty ? null : read(snapshot.docs[0]);
     },
-    /** A page of a module's visible reviews in one order, after a position (composite indexes in firestore.indexes.json). */
-    async page(moduleId: string, sort: ReviewSort, limit: number, after?: ReviewPosition): Promise<{ reviews: ReviewRecord[]; more: boolean }> {
+    /**
+     * A page of a module's visible reviews in one order (newest first when filtered), after a
+     * position (composite indexes in firestore.indexes.json).
+     */
+    async page(moduleId: string, sort: ReviewSort, limit: number, after?: ReviewPosition, filter: ReviewFilter = {}): Promise<{ reviews: ReviewRecord[]; more: boolean }> {
       let query: Query = reviews(moduleId).where("visible", "==", true);
+      if (filter.rating !== undefined) query = query.where("rating", "==", filter.rating);
+      if (filter.replied !== undefined) query = query.where("replied", "==", filter.replied);
       if (sort !== "newest") query = query.orderBy("rating", sort === "rating_high" ? "desc" : "asc");
       query = query.orderBy("createdAt", "desc").orderBy("id", "desc");
       if (after) {
@@ -109,9 +122,14 @@ export function reviewStore(db: Firestore) {
         visible: review.visible,
         ...(review.hidden ? { hidden: { ...review.hidden, at: Timestamp.fromDate(review.hidden.at) } } : {}),
         ...(review.reply ? { reply: { body: review.reply.body, createdAt: Timestamp.fromDate(review.reply.createdAt), updatedAt: Timestamp.fromDate(review.reply.updatedAt) } } : {}),
+        replied: review.reply !== null,
         ...(review.reports > 0 ? { reports: review.reports } : {}),
         ...(review.lastReportedAt ? { lastReportedAt: Timestamp.fromDate(review.lastReportedAt) } : {}),
       });
+    },
+    /** A user's own review of a module, hidden or not. */
+    async mine(moduleId: string, uid: string): Promise<ReviewRecord | null> {
+      return read(await documentAt(reviews(moduleId), uid).get());
     },
     deleteIn(tx: Transaction, moduleId: string, uid: string): void {
       tx.delete(documentAt(reviews(moduleId), uid));

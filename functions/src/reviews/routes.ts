@@ -10,7 +10,7 @@ import {
   reviewParamsSchema,
   reviewSchema,
 } from "./schemas";
-import { deleteMyReview, listReviews, putMyReview, replyToReview, reportReview } from "./service";
+import { deleteMyReview, listReviews, myReview, putMyReview, replyToReview, reportReview } from "./service";
 
 /** Ratings and reviews (contract §18). */
 export const reviewRoutes = (deps: Deps) => [
@@ -18,7 +18,7 @@ export const reviewRoutes = (deps: Deps) => [
     method: "get",
     path: "/modules/:id/reviews",
     operationId: "listReviews",
-    summary: "A module's rating figures and a page of its reviews, newest or by rating.",
+    summary: "A module's rating figures and a page of its reviews, newest or by rating; or only those of some stars, or (un)answered.",
     tag: "Reviews",
     auth: "none",
     params: reviewModuleParamsSchema,
@@ -26,6 +26,18 @@ export const reviewRoutes = (deps: Deps) => [
     responses: { 200: { description: "The figures and reviews; text is plain text, to be shown escaped.", schema: reviewListSchema } },
     problems: ["module_not_found"],
     handle: async ({ params, query }) => ({ status: 200, body: await listReviews(deps, params.id, query) }),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/modules/:id/reviews/me",
+    operationId: "getMyReview",
+    summary: "The caller's own review of a module, to show and edit (§24).",
+    tag: "Reviews",
+    auth: "user",
+    params: reviewModuleParamsSchema,
+    responses: { 200: { description: "The review.", schema: reviewSchema } },
+    problems: ["module_not_found", "not_found"],
+    handle: async ({ caller, params }) => ({ status: 200, body: await myReview(deps, caller.uid, params.id) }),
   }),
   defineRoute({
     method: "put",

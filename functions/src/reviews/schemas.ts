@@ -25,7 +25,25 @@ export const reviewInputSchema = z.strictObject({
 export const replyInputSchema = z.strictObject({ body: z.string().trim().min(1, "must not be empty").max(2_000) });
 export const reportInputSchema = z.strictObject({ reason: oneLine(z.string().trim().min(1, "must not be empty").max(500)) });
 
-export const reviewListQuerySchema = z.strictObject({ ...pageQuery, sort: z.enum(REVIEW_SORTS).default("newest") });
+export const reviewListQuerySchema = z
+  .strictObject({
+    ...pageQuery,
+    sort: z.enum(REVIEW_SORTS).default("newest"),
+    rating: z
+      .enum(["1", "2", "3", "4", "5"])
+      .transform(Number)
+      .optional()
+      .meta({ description: "Only reviews of this many stars (§24), newest first." }),
+    replied: z
+      .enum(["true", "false"])
+      .transform((value) => value === "true")
+      .optional()
+      .meta({ description: "false: only reviews the publisher has not answered; true: only answered ones (§24), newest first." }),
+  })
+  .refine((query) => query.sort === "newest" || (query.rating === undefined && query.replied === undefined), {
+    message: "With rating or replied, reviews come newest first: leave sort out.",
+    path: ["sort"],
+  });
 
 export const reviewSchema = z
   .object({

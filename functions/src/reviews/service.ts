@@ -121,18 +121,28 @@ export function summaryView(summary: RatingSummary) {
 export async function listReviews(deps: Deps, moduleId: string, query: z.output<typeof reviewListQuerySchema>) {
   const { db, cursors } = deps;
   await listedModule(deps, moduleId);
-  const order = `reviews:${query.sort}`;
+  const filter = { rating: query.rating, replied: query.replied };
+  // A cursor belongs to one order and one filter.
+  const order = `reviews:${query.sort}:${query.rating ?? ""}:${query.replied ?? ""}`;
   const after = query.cursor ? (cursors.decodeKey(order, query.cursor) as ReviewPosition) : undefined;
   if (after && (after.length !== 3 || typeof after[0] !== "number" || typeof after[1] !== "number" || typeof after[2] !== "string")) {
     throw new ApiError("invalid_request", "The cursor is not one this API returned.");
   }
-  const [summary, page] = await Promise.all([ratingStore(db).summary(moduleId), reviewStore(db).page(moduleId, query.sort, query.limit, after)]);
+  const [summary, page] = await Promise.all([ratingStore(db).summary(moduleId), reviewStore(db).page(moduleId, query.sort, query.limit, after, filter)]);
   const last = page.reviews.at(-1);
   return {
     summary: summaryView(summary),
     items: page.reviews.map(reviewView),
     nextCursor: page.more && last ? cursors.encodeKey(order, [last.rating, last.createdAt.getTime(), last.id]) : null,
   };
+}
+
+/** The caller's own review of a listed module (shown to them even when an operator hid it). */
+export async function myReview(deps: Deps, uid: string, moduleId: string) {
+  await listedModule(deps, moduleId);
+  const review = await reviewStore(deps.db).mine(moduleId, uid);
+  if (!review) throw new ApiError("not_found", `You have not reviewed '${moduleId}'.`);
+  return reviewView(review);
 }
 
 /** The owner's reply to a review: PUT writes it (keeping its createdAt), DELETE (body null) removes it. */

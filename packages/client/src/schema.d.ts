@@ -90,6 +90,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/modules/{id}/images/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An image the README of a listed module's latest version (or of the version `v`) shows, as readmeHtml addresses it. */
+        get: operations["getModuleImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/modules/{id}/reviews": {
         parameters: {
             query?: never;
@@ -97,7 +114,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A module's rating figures and a page of its reviews, newest or by rating. */
+        /** A module's rating figures and a page of its reviews, newest or by rating; or only those of some stars, or (un)answered. */
         get: operations["listReviews"];
         put?: never;
         post?: never;
@@ -114,7 +131,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The caller's own review of a module, to show and edit (§24). */
+        get: operations["getMyReview"];
         /** Writes or replaces the caller's review of a module they activated (a verified install). */
         put: operations["putMyReview"];
         post?: never;
@@ -1146,6 +1164,7 @@ export interface components {
             summary: string;
             category: string | null;
             publisherId: string;
+            publisher: components["schemas"]["ModulePublisher"];
             latestVersion: string;
             /** @description Needed to use the module (with price: or a purchase of it); null when it needs none. */
             entitlement: string | null;
@@ -1169,6 +1188,13 @@ export interface components {
                 usable: boolean;
                 activated: boolean;
             };
+        };
+        ModulePublisher: {
+            id: string;
+            /** @description The name its developer registered with (§4). */
+            displayName: string;
+            /** @description The domain an operator verified the publisher controls (§24), or null. */
+            verifiedDomain: string | null;
         };
         ModulePrice: {
             /** @enum {string} */
@@ -1261,6 +1287,7 @@ export interface components {
             category: string | null;
             tags: string[];
             publisherId: string;
+            publisher: components["schemas"]["ModulePublisher"];
             /** @description Needed to use the module (with price: or a purchase of it); null when it needs none. */
             entitlement: string | null;
             /** @description Its price while it is for sale (§20); null when free. */
@@ -1277,9 +1304,16 @@ export interface components {
             rating: components["schemas"]["Rating"];
             /** @description The latest version's icon, or null when its package has none. */
             iconUrl: string | null;
-            /** @description The package's README, rendered from Markdown and sanitized at sign: no scripts, handlers, styles, frames, forms or javascript:/data: URLs; images shown as links; every link rel="noopener nofollow ugc". Null when the package has none. */
+            /** @description What the latest version's module.json links to (§24): http(s) addresses, and its licence; null where it gives none. */
+            resources: {
+                homepage: string | null;
+                repository: string | null;
+                issues: string | null;
+                license: string | null;
+            };
+            /** @description The package's README, rendered from Markdown and sanitized at sign: no scripts, handlers, styles, frames, forms or javascript:/data: URLs; images the package ships shown (served by GET /modules/:id/images/:index), others as links; every link rel="noopener nofollow ugc". Null when the package has none. */
             readmeHtml: string | null;
-            /** @description The package's CHANGELOG, rendered from Markdown and sanitized at sign: no scripts, handlers, styles, frames, forms or javascript:/data: URLs; images shown as links; every link rel="noopener nofollow ugc". Null when the package has none. */
+            /** @description The package's CHANGELOG, rendered from Markdown and sanitized at sign: no scripts, handlers, styles, frames, forms or javascript:/data: URLs; images the package ships shown (served by GET /modules/:id/images/:index), others as links; every link rel="noopener nofollow ugc". Null when the package has none. */
             changelogHtml: string | null;
             /** @description Published versions, highest first; revoked versions are left out. */
             versions: {
@@ -2462,12 +2496,84 @@ export interface operations {
             };
         };
     };
+    getModuleImage: {
+        parameters: {
+            query?: {
+                v?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": string;
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found, version_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listReviews: {
         parameters: {
             query?: {
                 limit?: number;
                 cursor?: string;
                 sort?: "newest" | "rating_high" | "rating_low";
+                rating?: "1" | "2" | "3" | "4" | "5";
+                replied?: "true" | "false";
             };
             header?: never;
             path: {
@@ -2496,6 +2602,82 @@ export interface operations {
                 };
             };
             /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMyReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModuleReview"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found, not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 import { sitePath, type Schemas } from "../api";
 import { formatCount, formatDate, formatPrice } from "../format";
 import { ModuleIcon } from "../ui/ModuleIcon";
+import { PublisherName } from "../ui/PublisherName";
 import { Stars } from "../ui/Stars";
 
 /** A module in a list (§24): what people compare at a glance: rating, installs, last update, price. */
@@ -12,7 +13,9 @@ export function ModuleCard({ module }: { module: Schemas["MarketplaceModule"] })
         <h2>
           <a href={`/modules/${module.id}`}>{module.name}</a>
         </h2>
-        <p class="publisher">by {module.publisherId}</p>
+        <p class="publisher">
+          by <PublisherName publisher={module.publisher} />
+        </p>
         <p class="summary">{module.summary}</p>
         <p class="rating">
           <Stars rating={module.rating} />

@@ -5,6 +5,7 @@ import { useTitle } from "../app";
 import { compatibility, formatCount, formatDate, formatPrice } from "../format";
 import { ErrorMessage, Loading } from "../ui/messages";
 import { ModuleIcon } from "../ui/ModuleIcon";
+import { PublisherName } from "../ui/PublisherName";
 import { Stars } from "../ui/Stars";
 import { Purchase } from "./Purchase";
 import { Reviews } from "./Reviews";
@@ -45,6 +46,9 @@ export function ModulePage() {
         <ModuleIcon url={page.iconUrl ? sitePath(page.iconUrl) : null} name={page.name} size={96} />
         <div>
           <h1>{page.name}</h1>
+          <p class="publisher">
+            by <PublisherName publisher={page.publisher} />
+          </p>
           <p class="summary">{page.summary}</p>
           <p>
             <a href="#reviews">
@@ -52,10 +56,6 @@ export function ModulePage() {
             </a>
           </p>
           <dl class="facts">
-            <div>
-              <dt>Publisher</dt>
-              <dd>{page.publisherId}</dd>
-            </div>
             <div>
               <dt>Version</dt>
               <dd>{page.latestVersion}</dd>
@@ -110,25 +110,67 @@ export function ModulePage() {
         </p>
       )}
       {page.description && <p class="description">{page.description}</p>}
-      <Tabs
-        label={`About ${page.name}`}
-        tabs={[
-          ["overview", "Overview", <>{page.readmeHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: withoutHeader(page.readmeHtml, page) }} /> : <p class="muted">This version has no README.</p>}</>],
-          ["reviews", "Reviews", <Reviews moduleId={page.id} publisherId={page.publisherId} onRating={setRating} />],
-          ["versions", "Versions", <Versions page={page} />],
-          ["changelog", "Changelog", <>{page.changelogHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: page.changelogHtml }} /> : <p class="muted">This version has no changelog.</p>}</>],
-        ]}
-      />
+      <div class="module-body">
+        <Tabs
+          label={`About ${page.name}`}
+          tabs={[
+            ["overview", "Overview", <>{page.readmeHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: readmeForPage(page.readmeHtml, page) }} /> : <p class="muted">This version has no README.</p>}</>],
+            ["reviews", "Reviews", <Reviews moduleId={page.id} publisherName={page.publisher.displayName} onRating={setRating} />],
+            ["versions", "Versions", <Versions page={page} />],
+            ["changelog", "Changelog", <>{page.changelogHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: page.changelogHtml }} /> : <p class="muted">This version has no changelog.</p>}</>],
+          ]}
+        />
+        <Resources page={page} />
+      </div>
     </article>
   );
 }
 
+/** The side column (§24): where the module lives beyond the marketplace, as its module.json says. */
+function Resources({ page }: { page: Schemas["ModulePage"] }) {
+  const { homepage, repository, issues, license } = page.resources;
+  const links = [
+    ["Homepage", homepage],
+    ["Source code", repository],
+    ["Report an issue", issues],
+  ].filter((entry): entry is [string, string] => entry[1] !== null);
+  return (
+    <aside class="resources" aria-label="Resources">
+      <h2>Resources</h2>
+      {links.length === 0 && !license ? (
+        <p class="muted">The publisher lists no links for this module.</p>
+      ) : (
+        <ul>
+          {links.map(([label, url]) => (
+            <li key={label}>
+              <a href={url} rel="noopener nofollow ugc">
+                {label}
+              </a>
+              <span class="muted"> · {new URL(url).host}</span>
+            </li>
+          ))}
+          {license && <li>License: {license}</li>}
+        </ul>
+      )}
+      <h2>Publisher</h2>
+      <p>
+        <PublisherName publisher={page.publisher} />
+      </p>
+    </aside>
+  );
+}
+
 /**
- * The README without what the page's header already shows: a first heading that is the module's
- * name, and a first paragraph that is its summary (the sanitized HTML is parsed, never run).
+ * The README as the page shows it: without what the header already shows (a first heading that is
+ * the module's name, and a first paragraph that is its summary), and with the images the package
+ * ships loaded through the site (the sanitized HTML is parsed, never run).
  */
-function withoutHeader(html: string, page: { name: string; summary: string }): string {
+function readmeForPage(html: string, page: { name: string; summary: string }): string {
   const document = new DOMParser().parseFromString(html, "text/html");
+  for (const image of document.querySelectorAll("img")) {
+    image.setAttribute("src", sitePath(image.getAttribute("src") ?? ""));
+    image.setAttribute("loading", "lazy");
+  }
   const same = (node: Element | null | undefined, text: string) => node?.textContent?.trim().toLowerCase() === text.trim().toLowerCase();
   const first = document.body.firstElementChild;
   if (first?.tagName === "H1" && same(first, page.name)) {
