@@ -22,6 +22,8 @@ import type { Release } from "../functions/src/releases/schemas";
 import { backfillSha512, listReleasesFor, publishRelease } from "../functions/src/releases/service";
 import { setSubscription } from "../functions/src/subscriptions/service";
 import { userStore } from "../functions/src/accounts/user-store";
+import { businessStore } from "../functions/src/accounts/business-store";
+import { verifyPublisher } from "../functions/src/publishers/service";
 import { subscriptionStore } from "../functions/src/accounts/subscription-store";
 import { fixedBlockmap } from "./demo/blockmap";
 import { buildPackage } from "../packages/mpkg/src/archive";
@@ -35,9 +37,18 @@ export const DEMO_USERS = [
 ] as const;
 
 const DEMO_PUBLISHER = "contoso";
+/** The domain an operator verified the demo publisher controls (§24). */
+const DEMO_PUBLISHER_DOMAIN = "contoso.example";
+/**
+ * The demo business's customer at the local stack's Stripe stand-in, so that its owner's "Change
+ * seats" opens the (stand-in's) Billing Portal (§24).
+ */
+const DEMO_STRIPE_CUSTOMER = "cus_demo_acme";
 
 /** Published in this order; contoso.charts needs the 'pro' entitlement. Each package has a README, a CHANGELOG and an icon (§16). */
 const NOTES = {
+  homepage: "https://contoso.example/notes",
+  license: "MIT",
   name: "Sticky Notes",
   summary: "Quick notes on your desktop.",
   description: "Jot down ideas, to-do lists and reminders on colourful notes that stay on your desktop and sync between devices.",
@@ -45,6 +56,10 @@ const NOTES = {
   tags: ["notes", "reminders", "todo", "productivity"],
 };
 const CHARTS = {
+  homepage: "https://contoso.example/charts",
+  repository: "https://git.contoso.example/contoso/charts",
+  issues: "https://git.contoso.example/contoso/charts/issues",
+  license: "Apache-2.0",
   name: "Charts Pro",
   summary: "Bar, line and pie charts for your data.",
   description: "Plot tables and spreadsheets as bar, line, pie and scatter charts, build dashboards, and export graphs as images.",
@@ -52,7 +67,7 @@ const CHARTS = {
   tags: ["charts", "plot", "graphs", "dashboard", "visualization"],
   entitlement: "pro",
 };
-const DEMO_MODULES: ({ id: string; version: string; entitlement?: string; minAppVersion?: string } & typeof NOTES)[] = [
+const DEMO_MODULES: ({ id: string; version: string; entitlement?: string; minAppVersion?: string; repository?: string; issues?: string } & typeof NOTES)[] = [
   { id: "contoso.notes", version: "1.0.0", ...NOTES },
   { id: "contoso.charts", version: "1.0.0", ...CHARTS },
   { id: "contoso.charts", version: "1.1.0", ...CHARTS, minAppVersion: "1.10.0" },
@@ -133,6 +148,11 @@ export async function seedDemoData(deps: Deps): Promise<void> {
       await setSubscription(deps, { business: business.id, ...intended, periodEnd: new Date(now + periodEndInDays * DAY_MS).toISOString() });
     }
   }
+  await deps.db.runTransaction(async (tx) => {
+    const businesses = businessStore(deps.db);
+    const acme = businesses.read(await tx.get(businesses.ref("acme")));
+    if (acme && !acme.stripeCustomerId) businesses.setStripeCustomer(tx, "acme", DEMO_STRIPE_CUSTOMER);
+  });
 
   for (const release of DEMO_RELEASES) {
     const fileName = `Marketplace-Setup-${release.version}-${release.arch}.${INSTALLER_EXTENSION[release.platform]}`;
@@ -162,6 +182,7 @@ async function seedDemoModules(deps: Deps): Promise<void> {
       { name: "README.md", content: demoReadme(manifest) },
       { name: "CHANGELOG.md", content: demoChangelog(manifest.version) },
       { name: "icon.png", content: readFileSync(path.join(__dirname, "demo", `${manifest.id.split(".")[1]}.png`)) },
+      ...(manifest.id === "contoso.charts" ? [{ name: "docs/screenshot.png", content: readFileSync(path.join(__dirname, "demo", "charts-screenshot.png")) }] : []),
     ]);
     const publisher = accountPublisher(developer, systemActor("seed"));
     await signPackage(deps, publisher, bytes);
@@ -169,6 +190,8 @@ async function seedDemoModules(deps: Deps): Promise<void> {
   }
   // Demo modules kept from before version summaries existed get theirs.
   await rebuildVersionSummaries(deps);
+  const [profile] = (await developerStore(deps.db).profiles([DEMO_PUBLISHER])).values();
+  if (profile?.verifiedDomain !== DEMO_PUBLISHER_DOMAIN) await verifyPublisher(deps, { publisherId: DEMO_PUBLISHER, domain: DEMO_PUBLISHER_DOMAIN });
 }
 
 function demoReadme(manifest: (typeof DEMO_MODULES)[number]): string {
@@ -177,6 +200,7 @@ function demoReadme(manifest: (typeof DEMO_MODULES)[number]): string {
     "",
     manifest.summary,
     "",
+    ...(manifest.id === "contoso.charts" ? ["![A bar chart drawn by Charts Pro](docs/screenshot.png)", ""] : []),
     "## Getting started",
     "",
     "1. Install it from the marketplace in the desktop app.",

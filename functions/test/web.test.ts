@@ -13,6 +13,7 @@ import { localServer } from "../src/local";
 import { localSite } from "../src/local-site";
 import { drainDownloadCounters } from "../src/marketplace/download-counter";
 import { HOSTILE_README, pngImage } from "./support/packages";
+import { daysFromNow, putBusiness, putSubscription } from "./support/fixtures";
 import { createDeveloper, createUser, eventually, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
 
 /**
@@ -370,12 +371,12 @@ describe("web pages (§16)", () => {
     await page.check("input[name=rating][value='4']");
     await page.fill("#review-title", "Handy <i>grid</i>");
     await page.fill("#review-body", "<img src=x onerror=alert(1)> Plots fast.");
-    await page.click("button:has-text('Save review')");
+    await page.click("button:has-text('Post review')");
     const review = page.locator("article.review").first();
     await expect_(async () => expect(await review.locator(".review-body").textContent()).toBe("<img src=x onerror=alert(1)> Plots fast."));
     expect(await review.locator("img").count()).toBe(0);
     expect(await review.locator("strong").textContent()).toBe("Handy <i>grid</i>");
-    await expect_(async () => expect(await page.locator(".histogram").textContent()).toContain("4 ★1"));
+    await expect_(async () => expect(await page.locator(".histogram tr", { hasText: "4 ★" }).locator("td").last().textContent()).toBe("1"));
     // §24: the header's rating is current too, and each review shows its stars without a count, as a verified install.
     await expect_(async () => expect(await page.locator(".module-header .stars").getAttribute("aria-label")).toBe("4 out of 5, 1 review"));
     expect(await review.locator(".stars").getAttribute("aria-label")).toBe("4 out of 5");
@@ -386,6 +387,20 @@ describe("web pages (§16)", () => {
     const listed = (await (await api("/modules/acme.plotter/reviews")).json()) as { summary: { count: number; average: number } };
     expect(listed.summary).toMatchObject({ count: 1, average: 4 });
 
+    // §24: back on the page, the user sees their own review to edit (Delete only now), and the stars filter the list.
+    await page.reload();
+    const mine = page.locator("section[aria-labelledby=my-review-heading]");
+    await expect_(async () => expect(await mine.locator("strong").textContent()).toBe("Handy <i>grid</i>"));
+    expect(await mine.locator("button").allTextContents()).toEqual(["Edit your review", "Delete your review"]);
+    await mine.locator("button:has-text('Edit your review')").click();
+    expect(await page.locator("input[name=rating][value='4']").isChecked()).toBe(true);
+    expect(await page.inputValue("#review-title")).toBe("Handy <i>grid</i>");
+    await page.click("button:has-text('Cancel')");
+    await page.selectOption("#reviews-stars", "1");
+    await expect_(async () => expect(await page.locator("section[aria-labelledby=reviews-heading]").textContent()).toContain("No 1-star reviews."));
+    await page.selectOption("#reviews-stars", "4");
+    await expect_(async () => expect(await page.locator("article.review").count()).toBe(1));
+
     // The publisher replies from the portal; the module page shows it, as text.
     const portal = await openPage();
     await portal.page.goto(`${origin}/publisher`);
@@ -394,13 +409,22 @@ describe("web pages (§16)", () => {
     await portal.page.click("button[type=submit]");
     await portal.page.locator("#reviews-panel-heading").waitFor();
     await portal.page.selectOption("#reviews-module", "acme.plotter");
+    // §24: the portal lists unanswered reviews first, with a reply form opened per review.
+    expect(await portal.page.inputValue("#reviews-shown")).toBe("unanswered");
     const reviewed = portal.page.locator("section[aria-labelledby=reviews-panel-heading] article.review").first();
-    await reviewed.locator("textarea").fill("Thanks <b>Rita</b>!");
     await reviewed.locator("button:has-text('Reply')").click();
-    await expect_(async () => expect(await reviewed.locator("button:has-text('Update reply')").count()).toBe(1));
+    await reviewed.locator("textarea").fill("Thanks <b>Rita</b>!");
+    await reviewed.locator("button:has-text('Post reply')").click();
+    await expect_(async () => expect(await reviewed.locator("[role=status]").textContent()).toBe("Reply posted."));
+    expect(await reviewed.locator("button").allTextContents()).toEqual(["Edit reply", "Remove reply"]);
     expect(await seriousViolations(portal.page)).toEqual([]);
+    await portal.page.reload();
+    await portal.page.locator("#reviews-panel-heading").waitFor();
+    await portal.page.selectOption("#reviews-module", "acme.plotter");
+    await expect_(async () => expect(await portal.page.locator("section[aria-labelledby=reviews-panel-heading]").textContent()).toContain("Every review has your reply."));
     await page.reload();
     await expect_(async () => expect(await page.locator(".reply .review-body").textContent()).toBe("Thanks <b>Rita</b>!"));
+    expect(await page.locator(".reply .muted").textContent()).toContain("Dev acme (the publisher) replied");
     done(watch);
     done(portal.watch);
   }, 60_000);
@@ -446,9 +470,18 @@ describe("web pages (§16)", () => {
     await panel.locator("button:has-text('Invite')").click();
     const link = panel.locator("code.wrap");
     await link.waitFor();
-    const invitationPath = new URL((await link.textContent())!).pathname;
+    const firstPath = new URL((await link.textContent())!).pathname;
     await expect_(async () => expect(await panel.locator(".plain-list").textContent()).toContain(newcomer));
     expect(await panel.locator("tbody tr").count()).toBe(1);
+    // §24: a pending invitation says who invited and when; Copy link issues a new link (tokens are kept hashed), and the first stops working.
+    const pending = panel.locator(".plain-list li", { hasText: newcomer });
+    expect(await pending.textContent()).toContain("Invited by Olive Owner on");
+    await pending.locator("button:has-text('Copy link')").click();
+    await expect_(async () => expect(new URL((await link.textContent())!).pathname).not.toBe(firstPath));
+    const invitationPath = new URL((await link.textContent())!).pathname;
+    expect((await api(`/invitations/${firstPath.split("/").at(-1)}`)).status).toBe(404);
+    expect((await api(`/invitations/${invitationPath.split("/").at(-1)}`)).status).toBe(200);
+    expect(await panel.locator(".plain-list li").count()).toBe(1);
     await screenshot(page, "account-owner");
     expect(await seriousViolations(page)).toEqual([]);
 
@@ -503,6 +536,41 @@ describe("web pages (§16)", () => {
     done(watch);
     done(guest.watch);
   }, 90_000);
+
+  it("/account (§24): a member of several businesses switches between them; an owner's plan with a Stripe customer changes seats in the Billing Portal, one without says who manages it", async () => {
+    const owner = await createUser({ displayName: "Sam Switch" });
+    const { db } = await testDeps();
+    const [paid, managed] = [`paid-${owner.uid}`.toLowerCase(), `managed-${owner.uid}`.toLowerCase()];
+    await putBusiness(paid, { name: "Paid Co", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+    await db.collection("businesses").doc(paid).update({ stripeCustomerId: "cus_switch" });
+    await putBusiness(managed, { name: "Managed Co", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+    for (const id of [paid, managed]) await putSubscription(id, { status: "active", seats: 5, currentPeriodEnd: daysFromNow(20), entitlements: ["pro"] });
+    const { page, watch } = await openPage(375);
+    await page.goto(`${origin}/account`);
+    await page.fill("#sign-in-email", owner.email);
+    await page.fill("#sign-in-password", owner.password);
+    await page.click("button[type=submit]");
+    await page.locator("#business-switcher").waitFor();
+    expect(await page.locator("#business-switcher option").allTextContents()).toEqual(expect.arrayContaining(["Paid Co (owner)", "Managed Co (owner)"]));
+    await page.selectOption("#business-switcher", managed);
+    await expect_(async () => expect(await page.locator("section.panel h2").first().textContent()).toBe("Managed Co"));
+    expect(new URL(page.url()).searchParams.get("business")).toBe(managed);
+    expect(await page.locator("section.panel").first().textContent()).toContain("This plan is managed by the marketplace's operators");
+    expect(await page.locator("button:has-text('Change seats')").count()).toBe(0);
+    // The members table is stacked rows at 375 px: its actions are on screen.
+    const action = page.locator("td.actions button").first();
+    const box = (await action.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(375);
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "account-switcher-375");
+    await page.selectOption("#business-switcher", paid);
+    await page.click("button:has-text('Change seats')");
+    await page.waitForURL(`${stripe.url}/portal/**`);
+    // The local Stripe's portal is the one page outside the site, on purpose.
+    watch.outside = watch.outside.filter((url) => !url.startsWith(`${stripe.url}/`));
+    done(watch);
+  }, 60_000);
 
   it("/publisher and /modules/:id (§20): a publisher onboards and prices, a buyer buys and owns it, and the earnings count the sale", async () => {
     const seller = await createDeveloper("fabrikam");

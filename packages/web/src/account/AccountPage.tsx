@@ -59,7 +59,14 @@ function Account({ user }: { user: User }) {
   const [profile, setProfile] = useState<Schemas["UserProfile"] | null>(null);
   const { error, status, run, setError } = useAction();
   const params = new URLSearchParams(location.search);
+  const [chosen, setChosen] = useState<string | null>(params.get("business"));
   const reload = async () => setProfile(await dataOf(api.GET("/users/me")));
+  const choose = (businessId: string) => {
+    setChosen(businessId);
+    const url = new URL(location.href);
+    url.searchParams.set("business", businessId);
+    history.replaceState(null, "", url);
+  };
   useEffect(() => {
     reload().catch(setError);
   }, [api]);
@@ -93,7 +100,19 @@ function Account({ user }: { user: User }) {
       <ErrorMessage error={error} />
       {!profile && !error && <Loading what="your businesses" />}
       {profile && profile.businesses.length === 0 && <p>You are not a member of any business yet.</p>}
-      {profile?.businesses.map((business) => <BusinessPanel key={business.id} api={api} uid={user.uid} businessId={business.id} onChange={reload} />)}
+      {profile && profile.businesses.length > 1 && (
+        <div class="field inline-field business-switcher">
+          <label for="business-switcher">Business</label>
+          <select id="business-switcher" value={shownBusiness(profile, chosen)} onChange={(event) => choose(event.currentTarget.value)}>
+            {profile.businesses.map((business) => (
+              <option value={business.id} key={business.id}>
+                {business.name} ({business.role})
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      {profile && profile.businesses.length > 0 && <BusinessPanel key={shownBusiness(profile, chosen)} api={api} uid={user.uid} businessId={shownBusiness(profile, chosen)} onChange={reload} />}
       <section aria-labelledby="create-heading" class="panel">
         <h2 id="create-heading">Create a business</h2>
         <p class="muted">You become its owner and hold its first seat; invite your team and buy seats from here.</p>
@@ -109,6 +128,10 @@ function Account({ user }: { user: User }) {
     </section>
   );
 }
+
+/** The business the page shows: the one chosen (`?business=`) while the user is in it, else their first. */
+const shownBusiness = (profile: Schemas["UserProfile"], chosen: string | null) =>
+  profile.businesses.find((business) => business.id === chosen)?.id ?? profile.businesses[0].id;
 
 function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; uid: string; businessId: string; onChange: () => Promise<void> }) {
   const [business, setBusiness] = useState<Schemas["Business"] | null>(null);
@@ -186,6 +209,25 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
       return `Invited ${invitation.email}; the link was emailed.`;
     });
   };
+  /** Invites the same email again: a new token (tokens are kept hashed), emailed; the earlier link stops working. */
+  const reissue = (invitation: Schemas["PendingInvitation"]) =>
+    dataOf(api.POST("/businesses/{businessId}/invitations", { params: { path }, body: { email: invitation.email, role: invitation.role === "admin" ? "admin" : "member", seat: invitation.seat } }));
+  const resend = (invitation: Schemas["PendingInvitation"]) =>
+    run(async () => {
+      const sent = await reissue(invitation);
+      await reload();
+      return `Sent ${sent.email} a new link, valid until ${formatDate(sent.expiresAt)}; the earlier one no longer works.`;
+    });
+  const copyLink = (invitation: Schemas["PendingInvitation"]) =>
+    run(async () => {
+      const issued = await reissue(invitation);
+      setInvited(issued);
+      await reload();
+      const copied = issued.acceptUrl ? await navigator.clipboard.writeText(issued.acceptUrl).then(() => true, () => false) : false;
+      return copied
+        ? `Copied a new link for ${issued.email} (also emailed to them); the earlier one no longer works.`
+        : `A new link for ${issued.email} is below (also emailed to them); the earlier one no longer works.`;
+    });
   const revoke = async (invitation: Schemas["PendingInvitation"]) => {
     if (!(await confirm({ title: `Revoke the invitation of ${invitation.email}?`, detail: "Its link stops working; you can invite them again later.", action: "Revoke" }))) return;
     await run(async () => {
@@ -246,7 +288,7 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
           )}
           {business.billingAccount ? (
             <button type="button" class="secondary" onClick={() => void manageBilling()}>
-              {live ? "Change seats or plan" : "Billing history"}
+              {live ? "Change seats" : "Billing history"}
             </button>
           ) : (
             subscription.status !== "none" && <span class="muted">This plan is managed by the marketplace's operators: ask them to change it.</span>
@@ -255,7 +297,7 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
       )}
       {manages && members && (
         <div class="table-scroll" tabIndex={0} role="region" aria-label={`Members of ${business.name}`}>
-          <table>
+          <table class="stacked">
             <thead>
               <tr>
                 <th scope="col">Member</th>
@@ -269,11 +311,11 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
                 const who = member.displayName ?? member.email ?? member.uid;
                 return (
                   <tr key={member.uid}>
-                    <th scope="row">
+                    <th data-label="Member" scope="row">
                       {who}
                       {member.email && member.displayName && <div class="muted">{member.email}</div>}
                     </th>
-                    <td>
+                    <td data-label="Role">
                       <label class="visually-hidden" for={`role-${member.uid}`}>
                         Role of {who}
                       </label>
@@ -294,11 +336,11 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
                         </span>
                       )}
                     </td>
-                    <td>
+                    <td data-label="Seat">
                       {member.seat ? (live && !member.entitled ? "Seat (waiting: over the paid quantity)" : "Seat") : "No seat"}
                       {member.seatAssignedAt && <div class="muted">since {formatDate(member.seatAssignedAt)}</div>}
                     </td>
-                    <td class="actions">
+                    <td data-label="Actions" class="actions">
                       {member.seat ? (
                         <button type="button" class="secondary" onClick={() => void takeSeat(member, who)}>
                           Take the seat back<span class="visually-hidden"> from {who}</span>
@@ -351,14 +393,25 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
           <h3>Pending invitations</h3>
           {invitations && invitations.length === 0 && <p>None.</p>}
           {invitations && invitations.length > 0 && (
-            <ul class="plain-list">
+            <ul class="plain-list invitations">
               {invitations.map((invitation) => (
                 <li key={invitation.id}>
-                  {invitation.email} as {invitation.role}
-                  {invitation.seat ? " with a seat" : ""}, until {formatDate(invitation.expiresAt)}{" "}
-                  <button type="button" class="link-button" onClick={() => void revoke(invitation)}>
-                    Revoke<span class="visually-hidden"> the invitation of {invitation.email}</span>
-                  </button>
+                  <strong>{invitation.email}</strong> as {invitation.role}
+                  {invitation.seat ? " with a seat" : ""}
+                  <div class="muted">
+                    Invited {invitation.invitedBy ? `by ${invitation.invitedBy} ` : ""}on {formatDate(invitation.createdAt)}; the link works until {formatDate(invitation.expiresAt)}.
+                  </div>
+                  <div class="button-row">
+                    <button type="button" class="secondary" onClick={() => void resend(invitation)}>
+                      Resend<span class="visually-hidden"> the invitation of {invitation.email}</span>
+                    </button>
+                    <button type="button" class="secondary" onClick={() => void copyLink(invitation)}>
+                      Copy link<span class="visually-hidden"> for {invitation.email}</span>
+                    </button>
+                    <button type="button" class="danger" onClick={() => void revoke(invitation)}>
+                      Revoke<span class="visually-hidden"> the invitation of {invitation.email}</span>
+                    </button>
+                  </div>
                 </li>
               ))}
             </ul>

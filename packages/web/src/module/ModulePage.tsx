@@ -186,7 +186,7 @@ function Versions({ page }: { page: Schemas["ModulePage"] }) {
     <section aria-labelledby="versions-heading">
         <h2 id="versions-heading" class="visually-hidden">Versions</h2>
         <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="versions-heading">
-          <table>
+          <table class="stacked">
             <thead>
               <tr>
                 <th scope="col">Version</th>
@@ -198,10 +198,10 @@ function Versions({ page }: { page: Schemas["ModulePage"] }) {
             <tbody>
               {page.versions.map((version) => (
                 <tr key={version.version}>
-                  <th scope="row">{version.version}</th>
-                  <td>{formatDate(version.publishedAt)}</td>
-                  <td>{compatibility(version.minAppVersion, version.maxAppVersion)}</td>
-                  <td>{version.yanked ? <span class="badge warn">Yanked</span> : version.version === page.latestVersion ? "Latest" : "Available"}</td>
+                  <th data-label="Version" scope="row">{version.version}</th>
+                  <td data-label="Published">{formatDate(version.publishedAt)}</td>
+                  <td data-label="Runs on app">{compatibility(version.minAppVersion, version.maxAppVersion)}</td>
+                  <td data-label="Status">{version.yanked ? <span class="badge warn">Yanked</span> : version.version === page.latestVersion ? "Latest" : "Available"}</td>
                 </tr>
               ))}
             </tbody>

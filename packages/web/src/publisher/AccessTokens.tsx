@@ -88,7 +88,7 @@ export function AccessTokens({ api }: { api: SignedInApi }) {
       {tokens && tokens.length === 0 && <p>No tokens.</p>}
       {tokens && tokens.length > 0 && (
         <div class="table-scroll" tabIndex={0} role="region" aria-label="Your access tokens">
-          <table>
+          <table class="stacked">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -101,11 +101,11 @@ export function AccessTokens({ api }: { api: SignedInApi }) {
             <tbody>
               {tokens.map((token) => (
                 <tr key={token.id}>
-                  <th scope="row">{token.name}</th>
-                  <td>{formatDate(token.createdAt)}</td>
-                  <td>{formatDate(token.expiresAt)}</td>
-                  <td>{token.lastUsedAt ? formatDate(token.lastUsedAt) : "Never"}</td>
-                  <td>
+                  <th data-label="Name" scope="row">{token.name}</th>
+                  <td data-label="Created">{formatDate(token.createdAt)}</td>
+                  <td data-label="Expires">{formatDate(token.expiresAt)}</td>
+                  <td data-label="Last used">{token.lastUsedAt ? formatDate(token.lastUsedAt) : "Never"}</td>
+                  <td data-label="Action">
                     <button type="button" class="danger" aria-label={`Revoke ${token.name}`} onClick={() => void revoke(token)}>
                       Revoke
                     </button>

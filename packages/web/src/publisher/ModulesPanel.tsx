@@ -46,7 +46,7 @@ export function ModulesPanel({ api, modules, reload }: { api: SignedInApi; modul
             {module.latestVersion && <a href={`/modules/${module.id}`}>Public page</a>}
           </p>
           <div class="table-scroll" tabIndex={0} role="region" aria-label={`Versions of ${module.id}`}>
-            <table>
+            <table class="stacked">
               <thead>
                 <tr>
                   <th scope="col">Version</th>
@@ -59,15 +59,15 @@ export function ModulesPanel({ api, modules, reload }: { api: SignedInApi; modul
               <tbody>
                 {module.versions.map((version) => (
                   <tr key={version.version}>
-                    <th scope="row">{version.version}</th>
-                    <td>
+                    <th data-label="Version" scope="row">{version.version}</th>
+                    <td data-label="State">
                       <VersionState version={version} />
                     </td>
-                    <td>
+                    <td data-label="Review">
                       <Review review={version.review} />
                     </td>
-                    <td>{formatDate(version.signedAt)}</td>
-                    <td>
+                    <td data-label="Signed">{formatDate(version.signedAt)}</td>
+                    <td data-label="Action">
                       <VersionAction module={module} version={version} onYank={yank} onUnyank={unyank} />
                     </td>
                   </tr>

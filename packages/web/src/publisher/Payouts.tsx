@@ -193,7 +193,7 @@ function Earnings({ api }: { api: SignedInApi }) {
       {earnings && earnings.modules.length === 0 && <p class="muted">No sales in these days.</p>}
       {earnings && earnings.modules.length > 0 && (
         <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="earnings-heading">
-          <table>
+          <table class="stacked">
             <thead>
               <tr>
                 <th scope="col">Module</th>
@@ -223,12 +223,12 @@ function FiguresRow({ label, figures, total = false }: { label: string; figures:
   const money = (minor: number) => formatMoney(minor, figures.currency);
   return (
     <tr class={total ? "total-row" : undefined}>
-      <th scope="row">{label}</th>
-      <td>{figures.sales}</td>
-      <td>{money(figures.gross)}</td>
-      <td>{money(figures.fees)}</td>
-      <td>{money(figures.refunds)}</td>
-      <td>{money(figures.net)}</td>
+      <th scope="row" data-label="Module">{label}</th>
+      <td data-label="Sales">{figures.sales}</td>
+      <td data-label="Gross">{money(figures.gross)}</td>
+      <td data-label="Fees">{money(figures.fees)}</td>
+      <td data-label="Refunds">{money(figures.refunds)}</td>
+      <td data-label="Net">{money(figures.net)}</td>
     </tr>
   );
 }

@@ -138,7 +138,7 @@ function ReplyableReview({ api, moduleId, review: initial }: { api: SignedInApi;
           </p>
         </form>
       ) : (
-        <p class="button-row">
+        <div class="button-row">
           <button type="button" class="secondary" onClick={() => setOpen(true)}>
             {review.reply ? "Edit reply" : "Reply"}
           </button>
@@ -148,7 +148,7 @@ function ReplyableReview({ api, moduleId, review: initial }: { api: SignedInApi;
             </button>
           )}
           <StatusMessage>{status}</StatusMessage>
-        </p>
+        </div>
       )}
       <ErrorMessage error={error} />
       {dialog}
