@@ -39,6 +39,7 @@ describe("marketplace", () => {
         rating: null,
         category: "data",
         publisherId: "acme",
+        publisher: { id: "acme", displayName: "Dev acme", verifiedDomain: null },
         latestVersion: "2.0.0",
         entitlement: "pro",
         price: null,
