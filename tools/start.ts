@@ -13,6 +13,7 @@ import { createApp, API_PREFIX } from "../functions/src/app";
 import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer } from "../functions/src/local";
+import { startWebhookDispatcher, type WebhookDispatcher } from "../functions/src/webhooks/dispatch";
 import { localSite } from "../functions/src/local-site";
 import { drainDownloadCounters } from "../functions/src/marketplace/download-counter";
 import { buildSite, HOSTING_DIR } from "./build-site";
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
   let server: Server | undefined;
   let stopFunctions: (() => Promise<void>) | undefined;
   let localStripe: LocalStripe | undefined;
+  let webhooks: WebhookDispatcher | undefined;
   let ready = false;
   let stopping = false;
 
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
     console.log("Stopping…");
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await drainDownloadCounters();
+    await webhooks?.stop();
     await stopFunctions?.();
     await localStripe?.stop();
     // Only data of a stack that came up whole replaces what was kept.
@@ -201,6 +204,8 @@ async function main(): Promise<void> {
     } else if (withApi) {
       const site = localSite(createApp(deps), { hostingDir: hostingDir!, projectId: LOCAL_PROJECT_ID, authEmulatorHost: stack.env.FIREBASE_AUTH_EMULATOR_HOST });
       server = await listen(site, ports.api);
+      // Webhooks (§21) go out from this process, as a deployment's trigger and sweep send them.
+      webhooks = startWebhookDispatcher(deps, { sweepMs: 5_000 });
     }
     ready = true;
     printBanner(options, apiBase, stack.env, (Date.now() - started) / 1000, (env as Record<string, string | undefined>).STRIPE_API_BASE);

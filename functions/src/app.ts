@@ -31,6 +31,7 @@ import { releaseRoutes } from "./releases/routes";
 import { serviceRoutes } from "./system/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
 import { userRoutes } from "./users/routes";
+import { webhookRoutes } from "./webhooks/routes";
 
 export const API_PREFIX = "/api/v1";
 export const API_VERSION = "1.0.0";
@@ -55,6 +56,7 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...authorKeyRoutes(deps),
     ...auditRoutes(deps),
     ...revocationRoutes(deps),
+    ...webhookRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
   ];
   return routes;

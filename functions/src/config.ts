@@ -39,6 +39,13 @@ export const DEFAULTS = {
 
 /** The Stripe webhook secret of local runs (contract §7); production has a Firebase secret. */
 export const LOCAL_STRIPE_WEBHOOK_SECRET = "whsec_marketplace_local";
+/**
+ * The emulated runs' key for webhook secrets (§21): 32 bytes anybody can read here, never used
+ * deployed (a deployed function without WEBHOOK_SECRETS_KEY refuses to create endpoints).
+ */
+export const LOCAL_WEBHOOK_SECRETS_KEY = Buffer.alloc(32, "marketplace-local-webhook-key").toString("base64");
+/** The Standard Webhooks retry schedule after a failure, in seconds: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
 
 /** No request is held open longer than this, whatever is configured. */
 export const MAX_REQUEST_DEADLINE_SECONDS = 30;
@@ -178,7 +185,16 @@ export const params = {
     default: "true",
     description: "Whether invitations write a mail/{id} document for the Firebase Trigger Email extension (true or false).",
   }),
+  webhookAllowedHosts: defineString("WEBHOOK_ALLOWED_HOSTS", {
+    default: "",
+    description: "Hosts, as written in a URL, exempt from the webhooks' public-address rule and allowed http: (§21); none when deployed.",
+  }),
+  webhookRetrySchedule: defineString("WEBHOOK_RETRY_SCHEDULE", {
+    default: DEFAULT_WEBHOOK_RETRY_SCHEDULE.join(","),
+    description: "Seconds to wait before each retry of a failed webhook delivery, comma-separated (§21).",
+  }),
   moduleSigningKeys: defineSecret("MODULE_SIGNING_KEYS"),
+  webhookSecretsKey: defineSecret("WEBHOOK_SECRETS_KEY"),
   stripeWebhookSecret: defineSecret("STRIPE_WEBHOOK_SECRET"),
   stripeSecretKey: defineSecret("STRIPE_SECRET_KEY"),
 };
@@ -237,6 +253,11 @@ export interface Config {
   appUrlScheme: string;
   /** Whether invitations write a mail document for the Trigger Email extension. */
   invitationEmails: boolean;
+  /**
+   * Webhooks (§21): the 32-byte key that encrypts endpoint secrets (empty: endpoints cannot be
+   * made), the hosts exempt from the public-address rule, and the retry schedule in milliseconds.
+   */
+  webhooks: { secretsKey: Buffer | null; allowedHosts: string[]; retryScheduleMs: number[] };
 }
 
 type Env = Record<string, string | undefined>;
@@ -302,7 +323,31 @@ export function loadConfig(env: Env = process.env): Config {
     payments: { feeBasisPoints: feeBasisPoints(env.MARKETPLACE_FEE_PERCENT), currencies: currencies(env.MARKETPLACE_CURRENCIES) },
     appUrlScheme: appUrlScheme(env.APP_URL_SCHEME),
     invitationEmails: booleanSetting(env, "INVITATION_EMAILS", true),
+    webhooks: {
+      secretsKey: webhookSecretsKey(env.WEBHOOK_SECRETS_KEY || (isEmulated(env) ? LOCAL_WEBHOOK_SECRETS_KEY : "")),
+      allowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? (isEmulated(env) ? "127.0.0.1,localhost" : ""))
+        .split(",")
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+      retryScheduleMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    },
   };
+}
+
+function webhookSecretsKey(raw: string): Buffer | null {
+  if (!raw) return null;
+  const key = Buffer.from(raw, "base64");
+  if (key.length !== 32) throw new Error("WEBHOOK_SECRETS_KEY must be 32 random bytes in base64 (openssl rand -base64 32).");
+  return key;
+}
+
+function retrySchedule(raw: string | undefined): number[] {
+  if (!raw?.trim()) return DEFAULT_WEBHOOK_RETRY_SCHEDULE.map((seconds) => seconds * 1000);
+  const seconds = raw.split(",").map((item) => Number(item.trim()));
+  if (seconds.length === 0 || seconds.length > 20 || seconds.some((value) => !(value >= 0 && value <= 7 * 86_400))) {
+    throw new Error(`WEBHOOK_RETRY_SCHEDULE must be 1-20 comma-separated numbers of seconds (0 to a week), got '${raw}'.`);
+  }
+  return seconds.map((value) => Math.round(value * 1000));
 }
 
 /** The Stripe key and API base alone, for the operator CLI's refunds (STRIPE_SECRET_KEY, STRIPE_API_BASE). */

@@ -1,6 +1,7 @@
 import { initializeApp, type App } from "firebase-admin/app";
 import { onRequest } from "firebase-functions/v2/https";
 import { onSchedule } from "firebase-functions/v2/scheduler";
+import { onDocumentCreated } from "firebase-functions/v2/firestore";
 import type { ServerResponse } from "node:http";
 import type { Express } from "express";
 import { assertServable, loadConfig, params } from "./config";
@@ -59,7 +60,7 @@ export const api = onRequest(
     memory: "1GiB",
     timeoutSeconds: 120,
     concurrency: 80,
-    secrets: [params.moduleSigningKeys, params.stripeWebhookSecret, params.stripeSecretKey],
+    secrets: [params.moduleSigningKeys, params.stripeWebhookSecret, params.stripeSecretKey, params.webhookSecretsKey],
     invoker: "public",
   },
   async (req, res) => {
@@ -124,4 +125,32 @@ export const releaseRamps = onSchedule({ schedule: "every 10 minutes", region: R
     actor: systemActor("release-ramps"),
   });
   cloudLogger.info("release ramps ticked", { moves: moves.filter((move) => move.outcome !== "wait") });
+});
+
+/** The dependencies of the webhooks' functions: built once per instance. */
+let webhookDeps: Promise<import("./deps").Deps> | undefined;
+const dispatchDeps = () =>
+  (webhookDeps ??= (async () => {
+    const { buildDeps } = await import("./deps");
+    return buildDeps(adminApp(), loadConfig(), cloudLogger);
+  })());
+
+/**
+ * Webhooks (§21): each event the services record in the outbox is fanned out to its endpoints and
+ * sent at once, from the moment it is committed (webhooks/dispatch.ts).
+ */
+export const webhookEvents = onDocumentCreated(
+  { document: "events/{eventId}", region: REGION, timeoutSeconds: 60, secrets: [params.moduleSigningKeys, params.webhookSecretsKey] },
+  async (event) => {
+    const [{ fanOut, attemptDelivery }, deps] = await Promise.all([import("./webhooks/dispatch"), dispatchDeps()]);
+    const ids = await fanOut(deps, event.params.eventId);
+    await Promise.allSettled(ids.map((id) => attemptDelivery(deps, id)));
+  },
+);
+
+/** Every minute: webhook retries that are due, and events a trigger missed (webhooks/dispatch.ts sweepWebhooks). */
+export const webhookSweep = onSchedule({ schedule: "every 1 minutes", region: REGION, timeoutSeconds: 120, secrets: [params.moduleSigningKeys, params.webhookSecretsKey] }, async () => {
+  const [{ sweepWebhooks }, deps] = await Promise.all([import("./webhooks/dispatch"), dispatchDeps()]);
+  const swept = await sweepWebhooks(deps);
+  if (swept.events + swept.attempts > 0) cloudLogger.info("webhooks swept", swept);
 });

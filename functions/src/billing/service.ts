@@ -1,4 +1,5 @@
 import { businessStore } from "../accounts/business-store";
+import { outboundEvent } from "../core/event-types";
 import { auditLog } from "../core/audit-log";
 import { ApiError, invalidRequest } from "../core/errors";
 import { withinDeadline } from "../core/deadline";
@@ -76,7 +77,21 @@ export async function receiveStripeEvent(deps: Deps, rawBody: Buffer, signatureH
         auditLog(db).record(
           tx,
           { kind: "billing", id: `stripe:${event.id}` },
-          { action: "subscription.stripe", target: businessId, details: { type: event.type, status: mapped.subscription.status, plan: mapped.subscription.plan, entitlements: mapped.subscription.entitlements } },
+          {
+            action: "subscription.stripe",
+            target: businessId,
+            details: { type: event.type, status: mapped.subscription.status, plan: mapped.subscription.plan, entitlements: mapped.subscription.entitlements },
+            emits: [
+              outboundEvent("business.subscription.updated", [{ kind: "business", id: businessId }], {
+                businessId,
+                status: mapped.subscription.status,
+                plan: mapped.subscription.plan,
+                seats: mapped.subscription.seats,
+                currentPeriodEnd: mapped.subscription.currentPeriodEnd.toISOString(),
+                path: `/subscriptions/${businessId}`,
+              }),
+            ],
+          },
           now,
         );
       }

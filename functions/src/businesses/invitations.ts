@@ -1,4 +1,5 @@
 import type { Transaction } from "firebase-admin/firestore";
+import { outboundEvent } from "../core/event-types";
 import type { z } from "zod";
 import { businessStore, type BusinessRecord, type InvitationRecord } from "../accounts/business-store";
 import { auditLog, type Actor } from "../core/audit-log";
@@ -76,7 +77,12 @@ export async function invite(deps: Deps, caller: { uid: string; name: string | n
     auditLog(db).record(
       tx,
       actor,
-      { action: "business.invitation.create", target: businessId, details: { invitationId: record.id, email: record.email, role: record.role, seat: record.seat, replaced: replaced.filter((other) => other.email === input.email).map((other) => other.id) } },
+      {
+        action: "business.invitation.create",
+        target: businessId,
+        details: { invitationId: record.id, email: record.email, role: record.role, seat: record.seat, replaced: replaced.filter((other) => other.email === input.email).map((other) => other.id) },
+        emits: [outboundEvent("business.invitation.created", [{ kind: "business", id: businessId }], { businessId, id: record.id, email: record.email, role: record.role, seat: record.seat, path: `/businesses/${businessId}/invitations` })],
+      },
       now,
     );
   });
@@ -178,7 +184,21 @@ export async function acceptInvitation(deps: Deps, uid: string, actor: Actor, to
       businesses.addMember(tx, record.businessId, uid, invitation.role, now, invitation.seat ? now : null);
       businesses.deleteInvitations(tx, record.businessId, [invitation.id]);
       invitationTokenStore(db).deleteIn(tx, [hash]);
-      auditLog(db).record(tx, actor, { action: "business.invitation.accept", target: record.businessId, details: { invitationId: invitation.id, uid, role: invitation.role, seat: invitation.seat } }, now);
+      const owners = [{ kind: "business" as const, id: record.businessId }];
+      auditLog(db).record(
+        tx,
+        actor,
+        {
+          action: "business.invitation.accept",
+          target: record.businessId,
+          details: { invitationId: invitation.id, uid, role: invitation.role, seat: invitation.seat },
+          emits: [
+            outboundEvent("business.invitation.accepted", owners, { businessId: record.businessId, id: invitation.id, email: invitation.email, uid, path: `/businesses/${record.businessId}/members/${uid}` }),
+            outboundEvent("business.member.joined", owners, { businessId: record.businessId, uid, role: invitation.role, seat: invitation.seat, path: `/businesses/${record.businessId}/members/${uid}` }),
+          ],
+        },
+        now,
+      );
       return { businessId: record.businessId, role: invitation.role, seat: invitation.seat };
     }),
   );

@@ -1,4 +1,5 @@
 import { Timestamp, type Transaction } from "firebase-admin/firestore";
+import { outboundEvent } from "../core/event-types";
 import type { z } from "zod";
 import { drawsOnSubscription, effectiveSubscriptionStatus, heldSeats, subscriptionGrants, type BusinessRole } from "../access/rules";
 import { businessStore, memberOf, seatHolders, type BusinessRecord, type MemberRecord } from "../accounts/business-store";
@@ -193,7 +194,18 @@ export async function changeMember(deps: Deps, callerUid: string, actor: Actor, 
     if (role !== target.role) businesses.setRole(tx, businessId, uid, role);
     if (seat !== target.seat) businesses.setSeat(tx, businessId, target, seatAssignedAt);
     if (role !== target.role || seat !== target.seat) {
-      auditLog(db).record(tx, actor, { action: "business.member.change", target: businessId, details: { uid, role, seat, ...(role !== target.role ? { previousRole: target.role } : {}) } }, now);
+      const previousRole = role !== target.role ? { previousRole: target.role } : {};
+      auditLog(db).record(
+        tx,
+        actor,
+        {
+          action: "business.member.change",
+          target: businessId,
+          details: { uid, role, seat, ...previousRole },
+          emits: [outboundEvent("business.member.updated", [{ kind: "business", id: businessId }], { businessId, uid, role, seat, ...previousRole, path: `/businesses/${businessId}/members/${uid}` })],
+        },
+        now,
+      );
     }
     const updated: MemberRecord = { ...target, role, seat, seatAssignedAt };
     const members = business.members.map((member) => (member.uid === uid ? updated : member));
@@ -216,7 +228,17 @@ export async function removeMemberOf(deps: Deps, callerUid: string, actor: Actor
       if (ownerCount(business) === 1) throw lastOwner();
     }
     businessStore(db).removeMember(tx, businessId, uid);
-    auditLog(db).record(tx, actor, { action: leaving ? "business.member.leave" : "business.member.remove", target: businessId, details: { uid, role: target.role, seat: target.seat } }, now);
+    auditLog(db).record(
+      tx,
+      actor,
+      {
+        action: leaving ? "business.member.leave" : "business.member.remove",
+        target: businessId,
+        details: { uid, role: target.role, seat: target.seat },
+        emits: [outboundEvent("business.member.left", [{ kind: "business", id: businessId }], { businessId, uid, role: target.role, seat: target.seat, path: `/businesses/${businessId}/members` })],
+      },
+      now,
+    );
   });
 }
 
@@ -253,7 +275,10 @@ export async function addMember(deps: OperatorDeps, input: z.input<typeof member
     if (seat && !existing?.seat) assertSeatAvailable(business, subscription);
     const seatAt = seat ? (existing?.seat ? (existing.seatAssignedAt ?? now) : now) : null;
     businessStore(db).addMember(tx, id, user.uid, role, existing?.joinedAt ?? now, seatAt);
-    auditLog(db).record(tx, operatorOf(deps), { action: "business.member.add", target: id, details: { uid: user.uid, role, seat } }, now);
+    const event = existing
+      ? outboundEvent("business.member.updated", [{ kind: "business", id }], { businessId: id, uid: user.uid, role, seat, path: `/businesses/${id}/members/${user.uid}` })
+      : outboundEvent("business.member.joined", [{ kind: "business", id }], { businessId: id, uid: user.uid, role, seat, path: `/businesses/${id}/members/${user.uid}` });
+    auditLog(db).record(tx, operatorOf(deps), { action: "business.member.add", target: id, details: { uid: user.uid, role, seat }, emits: [event] }, now);
     return { seat, changed: true };
   });
   return { businessId: id, uid: user.uid, email: user.email, role, seat: held.seat };
@@ -269,7 +294,8 @@ export async function removeMember(deps: OperatorDeps, input: z.input<typeof rem
     if (!target) throw new ApiError("membership_not_found", `${user.email ?? user.uid} is not a member of '${id}'.`);
     if (target.role === "owner" && ownerCount(business) === 1) throw lastOwner();
     businessStore(db).removeMember(tx, id, user.uid);
-    auditLog(db).record(tx, operatorOf(deps), { action: "business.member.remove", target: id, details: { uid: user.uid } }, clock());
+    const left = outboundEvent("business.member.left", [{ kind: "business", id }], { businessId: id, uid: user.uid, role: target.role, seat: target.seat, path: `/businesses/${id}/members` });
+    auditLog(db).record(tx, operatorOf(deps), { action: "business.member.remove", target: id, details: { uid: user.uid }, emits: [left] }, clock());
   });
   return { businessId: id, uid: user.uid, email: user.email, removed: true };
 }

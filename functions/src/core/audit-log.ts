@@ -2,6 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type Tran
 import { z } from "zod";
 import { withDeadlines, withinDeadline } from "./deadline";
 import { readDocument, timestamp } from "./documents";
+import { eventOutbox, type OutboundEvent } from "./event-outbox";
 import { pageOfQuery, type CursorPosition } from "./pagination";
 
 /**
@@ -36,9 +37,11 @@ export interface AuditEvent {
   /** What it acted on: a module id, `moduleId@version`, a release id, a uid, a SHA-256. */
   target: string;
   details?: Record<string, unknown>;
+  /** What the change tells the webhooks (§21): recorded in the outbox with the entry, in its batch or transaction. */
+  emits?: OutboundEvent[];
 }
 
-export interface AuditRecord extends Required<AuditEvent> {
+export interface AuditRecord extends Required<Omit<AuditEvent, "emits">> {
   id: string;
   at: Date;
   actor: { kind: Actor["kind"]; id: string };
@@ -94,12 +97,14 @@ export function auditLog(db: Firestore) {
     /** Adds an entry to a batch or transaction, to commit with the change it records. */
     record(writer: WriteBatch | Transaction, actor: Actor, event: AuditEvent, at: Date): void {
       (writer as WriteBatch).create(collection.doc(), data(actor, event, at));
+      if (event.emits?.length) eventOutbox(db).record(writer, event.emits, at);
     },
     /** Commits the writes of one change together with its entry, in one batch. */
     async commit(actor: Actor, event: AuditEvent, at: Date, write: (batch: WriteBatch) => void): Promise<void> {
       const batch = db.batch();
       write(batch);
       batch.create(collection.doc(), data(actor, event, at));
+      if (event.emits?.length) eventOutbox(db).record(batch, event.emits, at);
       await withinDeadline(`Firestore (${event.action})`, batch.commit());
     },
     ...withDeadlines("Firestore", {

@@ -8,6 +8,7 @@ import { STATUS_CODES } from "node:http";
 export const PROBLEM_STATUS = {
   invalid_request: 400,
   invalid_signature: 400,
+  invalid_webhook_url: 400,
   unauthenticated: 401,
   invalid_token: 401,
   token_revoked: 401,
@@ -37,6 +38,8 @@ export const PROBLEM_STATUS = {
   entitlement_not_found: 404,
   invitation_not_found: 404,
   payouts_account_not_found: 404,
+  webhook_not_found: 404,
+  message_not_found: 404,
   /** Beyond the contract's table: a known path with a method it does not serve. */
   method_not_allowed: 405,
   email_exists: 409,
@@ -63,6 +66,7 @@ export const PROBLEM_STATUS = {
   payouts_not_ready: 409,
   not_for_sale: 409,
   already_owned: 409,
+  too_many_webhooks: 409,
   /** §1 safe retries: the first request with this Idempotency-Key is still running. */
   request_in_progress: 409,
   release_yanked: 410,

@@ -1,4 +1,5 @@
 import type { Transaction } from "firebase-admin/firestore";
+import { outboundEvent } from "../core/event-types";
 import type { z } from "zod";
 import { businessStore } from "../accounts/business-store";
 import { purchaseStore, type DisputeState, type PurchaseOwner, type PurchaseRecord } from "../accounts/purchase-store";
@@ -276,7 +277,10 @@ async function oneTimePurchase(
   };
   purchaseStore(db).setIn(tx, record);
   rememberCustomer(tx, deps, buyer.owner, customerId, business?.stripeCustomerId ?? null);
-  if (!purchase) auditLog(db).record(tx, actor, { action: "module.purchase.completed", target: purchaseId, details: { moduleId: module.id, owner: buyer.owner, model: "one_time", amount: payment.amount, currency: payment.currency, fee } }, now);
+  if (!purchase) {
+    const completed = outboundEvent("module.purchase.completed", [{ kind: "publisher", id: module.publisherId }], { moduleId: module.id, purchaseId, amount: payment.amount, currency: payment.currency });
+    auditLog(db).record(tx, actor, { action: "module.purchase.completed", target: purchaseId, details: { moduleId: module.id, owner: buyer.owner, model: "one_time", amount: payment.amount, currency: payment.currency, fee }, emits: [completed] }, now);
+  }
   return { outcome: "applied", subject };
 }
 
@@ -336,7 +340,12 @@ async function subscriptionPurchase(
   auditLog(db).record(
     tx,
     actor,
-    { action: purchase ? "module.purchase.updated" : "module.purchase.completed", target: purchaseId, details: { moduleId: module.id, owner: buyer.owner, model: "subscription", status: subscription.status, quantity: record.quantity } },
+    {
+      action: purchase ? "module.purchase.updated" : "module.purchase.completed",
+      target: purchaseId,
+      details: { moduleId: module.id, owner: buyer.owner, model: "subscription", status: subscription.status, quantity: record.quantity },
+      emits: purchase ? [] : [outboundEvent("module.purchase.completed", [{ kind: "publisher", id: module.publisherId }], { moduleId: module.id, purchaseId, amount: record.amount, currency: record.currency })],
+    },
     now,
   );
   return { outcome: "applied", subject };
@@ -377,7 +386,8 @@ function updateFacts(tx: Transaction, deps: Deps, purchase: PurchaseRecord, line
   const changed = { ...purchase, ...facts, updatedAt: now };
   purchaseStore(deps.db).setIn(tx, changed);
   if (actor && facts.refunded && !purchase.refunded) {
-    auditLog(deps.db).record(tx, actor, { action: "module.purchase.refunded", target: purchase.id, details: { moduleId: purchase.moduleId, owner: purchase.owner } }, now);
+    const refunded = outboundEvent("module.purchase.refunded", [{ kind: "publisher", id: purchase.publisherId }], { moduleId: purchase.moduleId, purchaseId: purchase.id, amount: purchase.amount, currency: purchase.currency });
+    auditLog(deps.db).record(tx, actor, { action: "module.purchase.refunded", target: purchase.id, details: { moduleId: purchase.moduleId, owner: purchase.owner }, emits: [refunded] }, now);
   }
   if (actor && facts.dispute !== purchase.dispute) {
     auditLog(deps.db).record(tx, actor, { action: "module.purchase.disputed", target: purchase.id, details: { moduleId: purchase.moduleId, dispute: facts.dispute } }, now);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { outboundEvent } from "../core/event-types";
 import { auditLog, operatorOf } from "../core/audit-log";
 import { MODULE_ID, semverVersion, toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
@@ -54,7 +55,15 @@ async function decide(deps: OperatorDeps, moduleId: string, version: string, sta
       review: { ...record.review, state, ...why, decidedAt: now, decidedBy: { kind: actor.kind, id: actor.id } },
     };
     modules.setVersion(tx, decided);
-    auditLog(db).record(tx, actor, { action: state === "approved" ? "review.approve" : "review.reject", target: `${moduleId}@${version}`, details: why }, now);
+    // A module's id begins with its publisher's (§4).
+    const owners = [{ kind: "publisher" as const, id: moduleId.split(".")[0] }];
+    const path = "/developers/modules";
+    const emits = [
+      state === "approved"
+        ? outboundEvent("module.version.approved", owners, { moduleId, version, path })
+        : outboundEvent("module.version.rejected", owners, { moduleId, version, reason: why.reason ?? "", path }),
+    ];
+    auditLog(db).record(tx, actor, { action: state === "approved" ? "review.approve" : "review.reject", target: `${moduleId}@${version}`, details: why, emits }, now);
     return decided;
   });
 }

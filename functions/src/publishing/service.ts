@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { OPERATORS } from "../core/event-outbox";
+import { outboundEvent } from "../core/event-types";
 import type { WriteBatch } from "firebase-admin/firestore";
 import semver from "semver";
 import {
@@ -119,7 +121,14 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
         modules.setVersion(tx, { ...signed, revocation: previous?.revocation ?? null });
         contentStore(db).write(tx, moduleId, version, content);
         const details = { sha256, size, review: verdict, ...(author ? { authorKeyId: author.authorKeyId } : {}), ...(publisher.provenance ? { provenance: publisher.provenance } : {}) };
-        auditLog(db).record(tx, publisher.actor, { action: "module.sign", target: `${moduleId}@${version}`, details }, signedAt);
+        const owners = [{ kind: "publisher" as const, id: publisher.publisherId }];
+        const path = `/developers/modules`;
+        const emits = [outboundEvent("module.version.signed", owners, { moduleId, version, sha256, review: verdict.state, path })];
+        if (verdict.state === "quarantined") {
+          const findings = verdict.findings.map((finding) => (finding.similarTo ? `similar_name: ${finding.similarTo}` : finding.check));
+          emits.push(outboundEvent("module.version.quarantined", [...owners, OPERATORS], { moduleId, version, findings, path }));
+        }
+        auditLog(db).record(tx, publisher.actor, { action: "module.sign", target: `${moduleId}@${version}`, details, emits }, signedAt);
         return { replacedPath: previous?.storagePath, signed, verdict };
       }));
     },
@@ -179,7 +188,12 @@ export async function publishVersion({ db, clock, config }: Deps, publisher: Pub
     return {
       version: published,
       module: { ...withListing(module, signed.listing), ...latestOf(summary, module.revocation), highestPublishedVersion: version, updatedAt: now },
-      audit: { action: "module.publish", target: `${moduleId}@${version}`, details: { sha256: signed.sha256 } },
+      audit: {
+        action: "module.publish",
+        target: `${moduleId}@${version}`,
+        details: { sha256: signed.sha256 },
+        emits: [outboundEvent("module.version.published", [{ kind: "publisher", id: module.publisherId }], { moduleId, version, sha256: signed.sha256, path: `/modules/${moduleId}` })],
+      },
       // A first publish, or one under a new name, files the name against look-alikes of other publishers.
       alsoWrite: named ? (batch) => nameIndexStore(db).add(batch, { moduleId, publisherId: module.publisherId, name: signed.listing.name }) : undefined,
     };
@@ -203,7 +217,12 @@ export async function setYanked({ db, clock }: Deps, publisher: Publisher, modul
     return {
       version: changed,
       module: { ...module, ...latestOf(summary, module.revocation) },
-      audit: { action: yank ? "module.yank" : "module.unyank", target: `${moduleId}@${version}`, details: yank?.reason ? { reason: yank.reason } : {} },
+      audit: {
+        action: yank ? "module.yank" : "module.unyank",
+        target: `${moduleId}@${version}`,
+        details: yank?.reason ? { reason: yank.reason } : {},
+        emits: [outboundEvent("module.version.yanked", [{ kind: "publisher", id: module.publisherId }], { moduleId, version, yanked: yank !== null, reason: changed.yankReason, path: `/modules/${moduleId}` })],
+      },
     };
   });
   return { moduleId, version, yankedAt: record.yankedAt ? toIso(record.yankedAt) : null };

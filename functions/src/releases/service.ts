@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { outboundEvent } from "../core/event-types";
+import { OPERATORS } from "../core/event-outbox";
 import { Transform, type Readable } from "node:stream";
 import type { Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
@@ -166,7 +168,8 @@ export async function publishRelease(deps: OperatorDeps, input: z.input<typeof p
         ramp: null,
         blockmapPath,
       };
-      const event = { action: "release.publish", target: id, details: { sha256: stored.sha256, size, rollout, replaced: Boolean(existing) } };
+      const published = outboundEvent("release.published", [OPERATORS], { releaseId: id, version: stored.version, platform: stored.platform, arch: stored.arch, channel: stored.channel, path: `/releases/${id}/download` });
+      const event = { action: "release.publish", target: id, details: { sha256: stored.sha256, size, rollout, replaced: Boolean(existing) }, emits: [published] };
       await auditLog(db).commit(operatorOf(deps), event, stored.publishedAt, (batch) => (existing ? releases.replaceIn(batch, stored) : releases.createIn(batch, stored)));
       return stored;
     },
@@ -215,7 +218,9 @@ async function existingRelease(db: Firestore, releaseId: string): Promise<Releas
 export async function setRollout(deps: OperatorDeps, input: z.input<typeof rolloutInput>) {
   const { releaseId, percentage } = parseInput(rolloutInput, input);
   const release = { ...(await existingRelease(deps.db, releaseId)), rolloutPercentage: percentage, haltReason: null };
-  await replaceAudited(deps, release, { action: percentage === 0 ? "release.halt" : "release.rollout", target: releaseId, details: { percentage } });
+  const path = `/releases/${releaseId}/download`;
+  const emits = [percentage === 0 ? outboundEvent("release.halted", [OPERATORS], { releaseId, reason: null, path }) : outboundEvent("release.ramped", [OPERATORS], { releaseId, rollout: percentage, path })];
+  await replaceAudited(deps, release, { action: percentage === 0 ? "release.halt" : "release.rollout", target: releaseId, details: { percentage }, emits });
   return toReleaseView(release);
 }
 
@@ -223,14 +228,14 @@ export async function setRollout(deps: OperatorDeps, input: z.input<typeof rollo
 export async function yankRelease(deps: OperatorDeps, input: z.input<typeof yankInput>) {
   const { releaseId, reason } = parseInput(yankInput, input);
   const release = { ...(await existingRelease(deps.db, releaseId)), yankedAt: deps.clock(), yankReason: reason ?? null };
-  await replaceAudited(deps, release, { action: "release.yank", target: releaseId, details: { reason } });
+  await replaceAudited(deps, release, { action: "release.yank", target: releaseId, details: { reason }, emits: [outboundEvent("release.yanked", [OPERATORS], { releaseId, yanked: true, path: `/releases/${releaseId}/download` })] });
   return { ...toReleaseView(release), yankedAt: toIso(release.yankedAt), yankReason: release.yankReason };
 }
 
 export async function unyankRelease(deps: OperatorDeps, input: z.input<typeof releaseIdInput>) {
   const { releaseId } = parseInput(releaseIdInput, input);
   const release = { ...(await existingRelease(deps.db, releaseId)), yankedAt: null, yankReason: null };
-  await replaceAudited(deps, release, { action: "release.unyank", target: releaseId });
+  await replaceAudited(deps, release, { action: "release.unyank", target: releaseId, emits: [outboundEvent("release.yanked", [OPERATORS], { releaseId, yanked: false, path: `/releases/${releaseId}/download` })] });
   return toReleaseView(release);
 }
 
@@ -325,7 +330,13 @@ export async function tickRamps(deps: OperatorDeps) {
           : { ...release, rolloutPercentage: release.ramp.steps[decision.to], ramp: { ...release.ramp, step: decision.to, stepStartedAt: now, state: decision.done ? "done" : "running" } };
       releases.replaceIn(tx, changed);
       const action = decision.kind === "halt" ? "release.ramp.halt" : "release.ramp.advance";
-      auditLog(db).record(tx, operatorOf(deps), { action, target: id, details: { percentage: changed.rolloutPercentage, ...(decision.kind === "halt" ? { reason: decision.reason } : { step: decision.to }), ...health } }, now);
+      const path = `/releases/${id}/download`;
+      const emits = [
+        decision.kind === "halt"
+          ? outboundEvent("release.halted", [OPERATORS], { releaseId: id, reason: decision.reason, path })
+          : outboundEvent("release.ramped", [OPERATORS], { releaseId: id, rollout: changed.rolloutPercentage, path }),
+      ];
+      auditLog(db).record(tx, operatorOf(deps), { action, target: id, details: { percentage: changed.rolloutPercentage, ...(decision.kind === "halt" ? { reason: decision.reason } : { step: decision.to }), ...health }, emits }, now);
       return { releaseId: id, outcome: decision.kind, percentage: changed.rolloutPercentage, ...(decision.kind === "halt" ? { reason: decision.reason } : {}) };
     });
     if (outcome) moves.push(outcome);

@@ -50,7 +50,7 @@ export const reviewRoutes = (deps: Deps) => [
     body: reviewInputSchema,
     responses: { 200: { description: "The review.", schema: reviewSchema } },
     problems: ["module_not_found", "not_activated"],
-    handle: async ({ caller, params, body }) => ({ status: 200, body: await putMyReview(deps, caller, params.id, body) }),
+    handle: async ({ caller, actor, params, body }) => ({ status: 200, body: await putMyReview(deps, caller, actor, params.id, body) }),
   }),
   defineRoute({
     method: "delete",
@@ -77,8 +77,8 @@ export const reviewRoutes = (deps: Deps) => [
     body: reportInputSchema,
     responses: { 202: { description: "Recorded; the operators decide." } },
     problems: ["not_found"],
-    handle: async ({ caller, params, body }) => {
-      await reportReview(deps, caller.uid, params.id, params.reviewId, body.reason);
+    handle: async ({ caller, actor, params, body }) => {
+      await reportReview(deps, caller.uid, actor, params.id, params.reviewId, body.reason);
       return { status: 202 };
     },
   }),

@@ -1,4 +1,6 @@
 import type { Transaction } from "firebase-admin/firestore";
+import { outboundEvent } from "../core/event-types";
+import { OPERATORS } from "../core/event-outbox";
 import type { z } from "zod";
 import { activationStore } from "../accounts/activation-store";
 import { assertOwnsModule } from "../access/policy";
@@ -67,9 +69,9 @@ async function commitReviewChange<T>(deps: Pick<Deps, "db">, moduleId: string, c
 }
 
 /** PUT /modules/:id/reviews/me: writes or replaces the caller's review (keeping its createdAt). */
-export async function putMyReview(deps: Deps, caller: Caller, moduleId: string, input: z.output<typeof reviewInputSchema>) {
+export async function putMyReview(deps: Deps, caller: Caller, actor: Actor, moduleId: string, input: z.output<typeof reviewInputSchema>) {
   const { db, clock } = deps;
-  await listedModule(deps, moduleId);
+  const module = await listedModule(deps, moduleId);
   const activation = await withinDeadline("Firestore", activationStore(db).get(caller.uid, moduleId));
   if (!activation) throw new ApiError("not_activated", `Only people who activated '${moduleId}' may review it: confirm it in the app first.`);
   const now = clock();
@@ -95,6 +97,9 @@ export async function putMyReview(deps: Deps, caller: Caller, moduleId: string, 
     };
     if (review.visible && old?.rating !== review.rating) ratingStore(db).changeIn(tx, moduleId, { added: review.rating, removed: old?.visible ? old.rating : undefined });
     reviews.setIn(tx, review);
+    const data = { moduleId, reviewId: review.id, rating: review.rating, path: `/modules/${moduleId}/reviews` };
+    const emits = [outboundEvent(old ? "module.review.updated" : "module.review.created", [{ kind: "publisher", id: module.publisherId }], data)];
+    auditLog(db).record(tx, actor, { action: old ? "review.update" : "review.create", target: moduleId, details: { reviewId: review.id, rating: review.rating }, emits }, now);
     return review;
   });
   return reviewView(review);
@@ -165,7 +170,7 @@ export async function replyToReview(deps: Deps, developerId: string, actor: Acto
 }
 
 /** POST /modules/:id/reviews/:reviewId/report: anyone signed in flags a review for operators, once. */
-export async function reportReview(deps: Deps, uid: string, moduleId: string, reviewId: string, reason: string): Promise<void> {
+export async function reportReview(deps: Deps, uid: string, actor: Actor, moduleId: string, reviewId: string, reason: string): Promise<void> {
   const { db, clock } = deps;
   const reviews = reviewStore(db);
   await withinDeadline(
@@ -173,7 +178,10 @@ export async function reportReview(deps: Deps, uid: string, moduleId: string, re
     db.runTransaction(async (tx) => {
       const found = await reviews.byId(moduleId, reviewId, tx);
       if (!found || !found.visible) throw noReview(reviewId);
-      await reviews.reportIn(tx, found, uid, reason, clock());
+      const now = clock();
+      if (!(await reviews.reportIn(tx, found, uid, reason, now))) return;
+      const reported = outboundEvent("module.review.reported", [OPERATORS], { moduleId, reviewId, reports: found.reports + 1, path: `/modules/${moduleId}/reviews` });
+      auditLog(db).record(tx, actor, { action: "review.report", target: moduleId, details: { reviewId, reason }, emits: [reported] }, now);
     }),
   );
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { outboundEvent } from "../core/event-types";
 import { auditLog, operatorOf } from "../core/audit-log";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
 import { MODULE_ID, semverVersion, toIso } from "../core/documents";
@@ -81,7 +82,8 @@ async function changeRevocation(deps: OperatorDeps, moduleId: string, version: s
     const serial = list.write(tx, { serial: revocations.serial, entries }, now);
     catalogChanges(db).record(tx, moduleChange(moduleId));
     const target = version ? `${moduleId}@${version}` : moduleId;
-    auditLog(db).record(tx, operatorOf(deps), { action: revoke ? "module.revoke" : "module.unrevoke", target, details: { reason: revoke?.reason, serial } }, now);
+    const revoked = outboundEvent("module.revoked", [{ kind: "publisher", id: module.publisherId }], { moduleId, version: version ?? null, revoked: revoke !== null, reason: revoke?.reason ?? null, path: "/revocations" });
+    auditLog(db).record(tx, operatorOf(deps), { action: revoke ? "module.revoke" : "module.unrevoke", target, details: { reason: revoke?.reason, serial }, emits: [revoked] }, now);
     return { moduleId, version: version ?? ALL_VERSIONS, revoked: revoke !== null, reason: revoke?.reason ?? null, latestVersion: changed.latestVersion, serial };
   });
   catalogChanges(db).applied(moduleChange(moduleId));

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { outboundEvent } from "../core/event-types";
 import { effectiveSubscriptionStatus } from "../access/rules";
 import { businessStore } from "../accounts/business-store";
 import { auditLog, operatorOf } from "../core/audit-log";
@@ -46,7 +47,17 @@ export async function setSubscription(deps: OperatorDeps, input: z.input<typeof 
   const { stripe } = (await subscriptions.getMany([businessId]))[0] ?? { stripe: null };
   const subscription: SubscriptionRecord = { ...terms, currentPeriodEnd: periodEnd, seats: terms.seats ?? null, entitlements: [...new Set(terms.entitlements)], stripe };
   const details = { status: subscription.status, plan: subscription.plan, seats: subscription.seats, entitlements: subscription.entitlements };
-  await auditLog(db).commit(operatorOf(deps), { action: "subscription.set", target: businessId, details }, clock(), (batch) => subscriptions.setIn(batch, businessId, subscription));
+  const emits = [
+    outboundEvent("business.subscription.updated", [{ kind: "business", id: businessId }], {
+      businessId,
+      status: subscription.status,
+      plan: subscription.plan,
+      seats: subscription.seats,
+      currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
+      path: `/subscriptions/${businessId}`,
+    }),
+  ];
+  await auditLog(db).commit(operatorOf(deps), { action: "subscription.set", target: businessId, details, emits }, clock(), (batch) => subscriptions.setIn(batch, businessId, subscription));
   return {
     businessId,
     ...view(subscription),

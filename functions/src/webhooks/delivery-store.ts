@@ -1,0 +1,118 @@
+import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
+import { z } from "zod";
+import { withDeadlines } from "../core/deadline";
+import { documentAt, readDocument, timestamp } from "../core/documents";
+import { EVENT_LIFETIME_MS } from "../core/event-outbox";
+import { pageOfQuery, type CursorPosition } from "../core/pagination";
+
+/**
+ * `webhookDeliveries/{messageId}.{endpointId}`: one message on its way to one endpoint (contract
+ * §21): the signed body as first sent, its state, every attempt, when the next is due, and the
+ * lease of the instance sending it now. Kept 30 days (a TTL policy on `expireAt`).
+ */
+
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+const attemptFields = z.object({ at: timestamp, statusCode: z.number().nullable(), error: z.string().optional(), durationMs: z.number() });
+
+const deliveryDocument = z.object({
+  endpointId: z.string(),
+  messageId: z.string(),
+  type: z.string(),
+  payload: z.string(),
+  createdAt: timestamp,
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.array(attemptFields),
+  nextAttemptAt: timestamp.nullable(),
+  leaseUntil: timestamp.nullable(),
+});
+
+export interface Attempt {
+  at: Date;
+  statusCode: number | null;
+  error?: string;
+  durationMs: number;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  endpointId: string;
+  messageId: string;
+  type: string;
+  /** The body, exactly as signed and sent on every attempt. */
+  payload: string;
+  createdAt: Date;
+  status: DeliveryStatus;
+  attempts: Attempt[];
+  nextAttemptAt: Date | null;
+  leaseUntil: Date | null;
+}
+
+export const deliveryId = (messageId: string, endpointId: string) => `${messageId}.${endpointId}`;
+
+const ts = (date: Date | null) => (date ? Timestamp.fromDate(date) : null);
+
+export function deliveryStore(db: Firestore) {
+  const collection = db.collection("webhookDeliveries");
+  const read = (snapshot: DocumentSnapshot): DeliveryRecord | null => {
+    const stored = readDocument(deliveryDocument, snapshot);
+    return (
+      stored && {
+        id: snapshot.id,
+        ...stored,
+        createdAt: stored.createdAt.toDate(),
+        attempts: stored.attempts.map((attempt) => ({ ...attempt, at: attempt.at.toDate() })),
+        nextAttemptAt: stored.nextAttemptAt?.toDate() ?? null,
+        leaseUntil: stored.leaseUntil?.toDate() ?? null,
+      }
+    );
+  };
+  return {
+    read,
+    create(tx: Transaction, delivery: Omit<DeliveryRecord, "id">): void {
+      tx.create(documentAt(collection, deliveryId(delivery.messageId, delivery.endpointId)), {
+        ...delivery,
+        createdAt: Timestamp.fromDate(delivery.createdAt),
+        attempts: [],
+        nextAttemptAt: ts(delivery.nextAttemptAt),
+        leaseUntil: null,
+        expireAt: Timestamp.fromMillis(delivery.createdAt.getTime() + EVENT_LIFETIME_MS),
+      });
+    },
+    async getIn(tx: Transaction, id: string): Promise<DeliveryRecord | null> {
+      return read(await tx.get(documentAt(collection, id)));
+    },
+    /** The delivery's state after a claim, an attempt, or a redelivery. */
+    update(tx: Transaction, id: string, change: { status: DeliveryStatus; nextAttemptAt: Date | null; leaseUntil: Date | null; attempts?: Attempt[] }): void {
+      tx.update(documentAt(collection, id), {
+        status: change.status,
+        nextAttemptAt: ts(change.nextAttemptAt),
+        leaseUntil: ts(change.leaseUntil),
+        ...(change.attempts ? { attempts: change.attempts.map((attempt) => ({ ...attempt, at: Timestamp.fromDate(attempt.at) })) } : {}),
+      });
+    },
+    ...withDeadlines("Firestore", {
+      async get(id: string): Promise<DeliveryRecord | null> {
+        return read(await documentAt(collection, id).get());
+      },
+      /** Pending deliveries whose next attempt is due (the sweep), soonest first. */
+      async due(now: Date, limit: number): Promise<DeliveryRecord[]> {
+        const snapshot = await collection.where("status", "==", "pending").where("nextAttemptAt", "<=", Timestamp.fromDate(now)).orderBy("nextAttemptAt").limit(limit).get();
+        return snapshot.docs.map((doc) => read(doc)!);
+      },
+      /** One page of an endpoint's deliveries, newest first. */
+      async page(endpointId: string, status: DeliveryStatus | undefined, page: { limit: number; after?: CursorPosition }) {
+        let query: Query = collection.where("endpointId", "==", endpointId);
+        if (status) query = query.where("status", "==", status);
+        const found = await pageOfQuery(query, "createdAt", page);
+        return { deliveries: found.docs.map((doc) => read(doc)!), more: found.more, last: found.last };
+      },
+      /** An endpoint's failed deliveries created since a time (recover). */
+      async failedSince(endpointId: string, since: Date): Promise<DeliveryRecord[]> {
+        const snapshot = await collection.where("endpointId", "==", endpointId).where("status", "==", "failed").where("createdAt", ">=", Timestamp.fromDate(since)).get();
+        return snapshot.docs.map((doc) => read(doc)!);
+      },
+    }),
+  };
+}

@@ -1,0 +1,233 @@
+import type { Firestore } from "firebase-admin/firestore";
+import { eventOutbox, type RecordedEvent } from "../core/event-outbox";
+import { subscribable } from "../core/event-types";
+import type { Deps } from "../deps";
+import { mailStore } from "../businesses/mail-store";
+import { deliveryStore, type DeliveryRecord } from "./delivery-store";
+import { endpointStore, type EndpointRecord } from "./endpoint-store";
+import { failedTooLong, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, verdictOf, type AttemptVerdict } from "./rules";
+import { decryptSecret } from "./secrets";
+import { sendMessage } from "./sender";
+
+/**
+ * From the outbox to the endpoints (contract §21). `fanOut` turns a recorded event into one
+ * delivery per subscribed endpoint, in one transaction that also marks the event done, so an event
+ * is fanned out once however many instances try. `attemptDelivery` claims a due delivery with a
+ * lease, sends it, and records the attempt and what follows. Three things call them: the instance
+ * that follows the outbox (`startWebhookDispatcher`: the local stack and tests, and any API
+ * instance), the production trigger on each new event, and the sweep every minute, which delivers
+ * whatever is due and not in flight: a change that committed is delivered even when the instance
+ * that made it died right after.
+ */
+
+export type DispatchDeps = Pick<Deps, "db" | "clock" | "config" | "logger">;
+
+const ownerKindOf = (ownerKey: string) => ownerKey.split(":")[0] as "business" | "publisher" | "operator";
+
+/** The message body: `{ type, timestamp, data }`, as every attempt sends it. */
+export const messageBody = (event: RecordedEvent) => JSON.stringify({ type: event.type, timestamp: event.at.toISOString(), data: event.data });
+
+/**
+ * Fans an event out to the endpoints that take it; the ids of the deliveries made (none when it
+ * was done already). The endpoints are read before the transaction, which holds only the event and
+ * its deliveries: an endpoint changed meanwhile gets the event as it was subscribed a moment ago.
+ */
+export async function fanOut({ db, clock }: DispatchDeps, eventId: string): Promise<string[]> {
+  const outbox = eventOutbox(db);
+  const endpoints = endpointStore(db);
+  const deliveries = deliveryStore(db);
+  const recorded = outbox.read(await outbox.ref(eventId).get());
+  if (!recorded || recorded.fannedOut) return [];
+  const candidates = recorded.endpointId ? [await endpoints.get(recorded.endpointId)].filter((found): found is EndpointRecord => found !== null) : await endpoints.ofOwners(recorded.ownerKeys);
+  return db.runTransaction(async (tx) => {
+    const event = outbox.read(await tx.get(outbox.ref(eventId)));
+    if (!event || event.fannedOut) return [];
+    const chosen = candidates.filter(
+      (endpoint) => !endpoint.disabled && (event.endpointId !== null || ((endpoint.events.includes("*") || endpoint.events.includes(event.type)) && subscribable(event.type, ownerKindOf(endpoint.owner)))),
+    );
+    const payload = messageBody(event);
+    const now = clock();
+    for (const endpoint of chosen) {
+      deliveries.create(tx, { endpointId: endpoint.id, messageId: event.id, type: event.type, payload, createdAt: event.at, status: "pending", attempts: [], nextAttemptAt: now, leaseUntil: null });
+    }
+    outbox.markFannedOut(tx, event.id);
+    return chosen.map((endpoint) => `${event.id}.${endpoint.id}`);
+  });
+}
+
+const inFlight = new WeakMap<Firestore, Map<string, number>>();
+
+/**
+ * One attempt of a delivery, if it is due and no other instance holds it: its verdict, or null
+ * when there was nothing to do (not due, held elsewhere, done, or this instance's limit of
+ * attempts in flight to the endpoint reached).
+ */
+export async function attemptDelivery(deps: DispatchDeps, id: string): Promise<AttemptVerdict | null> {
+  const { db, clock, config } = deps;
+  const deliveries = deliveryStore(db);
+  const endpoints = endpointStore(db);
+  const pending = await deliveries.get(id);
+  if (!pending || pending.status !== "pending") return null;
+  // Read apart from the claim, which holds the delivery alone: attempts to one endpoint never queue on it.
+  const endpoint = await endpoints.get(pending.endpointId);
+  const claimed = await db.runTransaction(async (tx) => {
+    const now = clock();
+    const delivery = await deliveries.getIn(tx, id);
+    if (!delivery || delivery.status !== "pending") return null;
+    if ((delivery.nextAttemptAt && delivery.nextAttemptAt > now) || (delivery.leaseUntil && delivery.leaseUntil > now)) return null;
+    if (!endpoint || endpoint.disabled) {
+      // Kept as failed: `recover` sends it again once the endpoint is enabled.
+      deliveries.update(tx, id, { status: "failed", nextAttemptAt: null, leaseUntil: null });
+      return null;
+    }
+    const counts = inFlight.get(db) ?? new Map<string, number>();
+    inFlight.set(db, counts);
+    if ((counts.get(endpoint.id) ?? 0) >= MAX_IN_FLIGHT_PER_ENDPOINT) return null;
+    deliveries.update(tx, id, { status: "pending", nextAttemptAt: delivery.nextAttemptAt, leaseUntil: new Date(now.getTime() + LEASE_MS) });
+    return { delivery };
+  });
+  if (!claimed || !endpoint) return null;
+  const { delivery } = claimed;
+  const counts = inFlight.get(db)!;
+  counts.set(endpoint.id, (counts.get(endpoint.id) ?? 0) + 1);
+  let outcome: Awaited<ReturnType<typeof sendMessage>>;
+  try {
+    const live = endpoint.secrets.filter((secret) => !secret.retiresAt || secret.retiresAt > clock());
+    const secrets = live.map((secret) => decryptSecret(secret.sealed, config.webhooks.secretsKey));
+    outcome = await sendMessage(endpoint.url, { id: delivery.messageId, payload: delivery.payload, secrets }, config.webhooks.allowedHosts, clock);
+  } finally {
+    counts.set(endpoint.id, (counts.get(endpoint.id) ?? 1) - 1);
+  }
+  const verdict = await recordAttempt(deps, delivery, outcome);
+  await recordHealth(deps, endpoint, verdict);
+  return verdict;
+}
+
+/** The attempt on the delivery, and what follows it. */
+async function recordAttempt(deps: DispatchDeps, sent: DeliveryRecord, outcome: Awaited<ReturnType<typeof sendMessage>>): Promise<AttemptVerdict> {
+  const { db, clock, config } = deps;
+  const deliveries = deliveryStore(db);
+  return db.runTransaction(async (tx) => {
+    const now = clock();
+    const delivery = await deliveries.getIn(tx, sent.id);
+    const attempts = [...(delivery ?? sent).attempts, { at: now, statusCode: outcome.statusCode, durationMs: outcome.durationMs, ...(outcome.error ? { error: outcome.error.slice(0, 500) } : {}) }];
+    const verdict = verdictOf(outcome, attempts.length, config.webhooks.retryScheduleMs, now);
+    if (delivery) deliveries.update(tx, sent.id, { status: verdict.status, nextAttemptAt: verdict.status === "pending" ? verdict.nextAttemptAt : null, leaseUntil: null, attempts });
+    return verdict;
+  });
+}
+
+/**
+ * The endpoint's health after an attempt: failing since when, and disabled (with its owner
+ * emailed) after a 410 or 5 days of failures. Written only when it changes, so a healthy
+ * endpoint's deliveries never write to it.
+ */
+async function recordHealth(deps: DispatchDeps, seen: EndpointRecord, verdict: AttemptVerdict): Promise<void> {
+  const failed = verdict.status !== "succeeded";
+  if (!failed && seen.failingSince === null) return;
+  const { db, clock, logger } = deps;
+  const endpoints = endpointStore(db);
+  const endpointId = seen.id;
+  await db.runTransaction(async (tx) => {
+    const now = clock();
+    const endpoint = await endpoints.getIn(tx, endpointId);
+    if (endpoint) {
+      const failingSince = verdict.status === "succeeded" ? null : (endpoint.failingSince ?? now);
+      const disabledReason =
+        verdict.status === "failed" && verdict.disable ? verdict.disable : verdict.status !== "succeeded" && failedTooLong(failingSince, now) ? "Every attempt failed for 5 days." : undefined;
+      if (disabledReason && !endpoint.disabled) {
+        endpoints.setHealth(tx, endpointId, { failingSince, disabledReason });
+        if (endpoint.contactEmail) mailStore(db).queueIn(tx, disabledEmail(endpoint, disabledReason), now);
+        logger.warn("webhook endpoint disabled", { endpointId, reason: disabledReason });
+      } else if ((failingSince?.getTime() ?? null) !== (endpoint.failingSince?.getTime() ?? null)) {
+        endpoints.setHealth(tx, endpointId, { failingSince });
+      }
+    }
+  });
+}
+
+function disabledEmail(endpoint: EndpointRecord, reason: string) {
+  const text = `Your webhook endpoint ${endpoint.url} was disabled: ${reason}\n\nIts messages are kept for 30 days. Fix the receiver, enable the endpoint again, and recover what failed since it began failing.`;
+  return { to: endpoint.contactEmail!, subject: "A webhook endpoint was disabled", text, html: `<p>${escapeHtml(text).replaceAll("\n\n", "</p><p>")}</p>` };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** How long the sweep leaves a new event or a due attempt to the instance that made it. */
+const SWEEP_GRACE_MS = 5_000;
+
+/**
+ * Everything due, on any instance: events not yet fanned out, then deliveries whose attempt is due
+ * and not in flight. The scheduled `webhookSweep` runs it every minute.
+ */
+export async function sweepWebhooks(deps: DispatchDeps): Promise<{ events: number; attempts: number }> {
+  // What became due just now is the listener's and the timers' to send: the sweep takes what they
+  // left, and so does not contend with them for the same documents.
+  const settled = new Date(deps.clock().getTime() - SWEEP_GRACE_MS);
+  const waiting = await eventOutbox(deps.db).waiting(settled, 200);
+  for (const event of waiting) await fanOut(deps, event.id);
+  const due = await deliveryStore(deps.db).due(settled, 200);
+  const results = await Promise.allSettled(due.map((delivery) => attemptDelivery(deps, delivery.id)));
+  for (const result of results) if (result.status === "rejected") deps.logger.warn("webhook attempt could not be recorded", { error: String(result.reason) });
+  return { events: waiting.length, attempts: results.filter((result) => result.status === "fulfilled" && result.value !== null).length };
+}
+
+export interface WebhookDispatcher {
+  stop(): Promise<void>;
+}
+
+/** Retries due sooner than this after a failure are timed on the instance; later ones are the sweep's. */
+const TIMED_RETRY_LIMIT_MS = 15 * 60_000;
+
+/**
+ * Delivery on this instance: a listener on the outbox fans out each new event and attempts its
+ * deliveries at once (well within the contract's 5 s), a failed attempt's retry is timed here when
+ * it is due within 15 minutes, and the sweep runs every `sweepMs` for anything else (another
+ * instance's leftovers, retries of a restarted instance). The local stack and the tests run it; a
+ * deployment runs the same functions from its trigger and its scheduled sweep (index.ts).
+ */
+export function startWebhookDispatcher(deps: DispatchDeps, options: { sweepMs: number }): WebhookDispatcher {
+  const running = new Set<Promise<unknown>>();
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  const track = (work: Promise<unknown>) => {
+    running.add(work);
+    void work.catch((error: Error) => deps.logger.warn("webhook dispatch failed; the sweep tries again", { error: error.message })).finally(() => running.delete(work));
+  };
+  const attempt = (id: string) =>
+    track(
+      attemptDelivery(deps, id).then((verdict) => {
+        if (stopped || verdict?.status !== "pending") return;
+        const wait = verdict.nextAttemptAt.getTime() - deps.clock().getTime();
+        if (wait > TIMED_RETRY_LIMIT_MS) return;
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          if (!stopped) attempt(id);
+        }, Math.max(0, wait));
+        timer.unref();
+        timers.add(timer);
+      }),
+    );
+  const process = (eventId: string) => track(fanOut(deps, eventId).then((ids) => ids.forEach(attempt)));
+  const unsubscribe = eventOutbox(deps.db)
+    .collection.where("fannedOut", "==", false)
+    .onSnapshot(
+      (snapshot) => {
+        for (const change of snapshot.docChanges()) if (change.type === "added") process(change.doc.id);
+      },
+      (error) => deps.logger.warn("webhook outbox listener stopped; the sweep delivers", { error: error.message }),
+    );
+  const sweep = setInterval(() => {
+    if (!stopped) track(sweepWebhooks(deps));
+  }, options.sweepMs);
+  sweep.unref();
+  return {
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      clearInterval(sweep);
+      for (const timer of timers) clearTimeout(timer);
+      await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,244 @@
+import { Readable } from "node:stream";
+import type { Express } from "express";
+import request from "supertest";
+import { Webhook } from "standardwebhooks";
+import { createApp } from "../src/app";
+import { OPERATORS } from "../src/core/event-outbox";
+import type { Deps } from "../src/deps";
+import { publishRelease, setRollout } from "../src/releases/service";
+import { startWebhookDispatcher, type WebhookDispatcher } from "../src/webhooks/dispatch";
+import { createWebhook } from "../src/webhooks/service";
+import { putBusiness } from "./support/fixtures";
+import { startReceiver, type Received } from "./support/webhook-receiver";
+import { bearer, createDeveloper, createUser, eventually, expectProblem, publishModule, resetEmulators, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
+
+/**
+ * Contract §21 through the API and a local receiver that verifies every delivery with the
+ * standardwebhooks library. Retries here wait 0.2 s (WEBHOOK_RETRY_SCHEDULE's stand-in).
+ */
+describe("webhooks (§21)", () => {
+  let deps: Deps;
+  let app: Express;
+  let dispatcher: WebhookDispatcher;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let owner: TestUser;
+  let businessId: string;
+  let developer: TestDeveloper;
+
+  const api = "/api/v1";
+  const body = (received: Received) => JSON.parse(received.body) as { type: string; timestamp: string; data: Record<string, unknown> };
+  /** Every request to a path verified with the endpoint's secret, as a receiver would. */
+  const verified = (secret: string, requests: Received[]) => requests.map((received) => new Webhook(secret).verify(received.body, received.headers as Record<string, string>) as { type: string; data: Record<string, unknown> });
+  const within5s = (check: () => void | Promise<void>) => eventually(async () => check(), 5_000);
+
+  const addBusinessEndpoint = async (path: string, events: string[] = ["*"]) => {
+    const response = await request(app).post(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner)).send({ url: `${receiver.origin}${path}`, events });
+    expect(response.status).toBe(201);
+    return response.body as { id: string; secret: string };
+  };
+
+  beforeAll(async () => {
+    await resetEmulators();
+    const base = await testDeps();
+    deps = { ...base, config: { ...base.config, webhooks: { ...base.config.webhooks, allowedHosts: ["127.0.0.1"], retryScheduleMs: [200, 200, 200] } } };
+    app = createApp(deps);
+    dispatcher = startWebhookDispatcher(deps, { sweepMs: 500 });
+    receiver = await startReceiver();
+    owner = await createUser({ displayName: "Hook Owner" });
+    businessId = `hooks-${owner.uid}`.toLowerCase();
+    await putBusiness(businessId, { name: "Hooks Co", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+    developer = await createDeveloper("hooked");
+  });
+
+  afterAll(async () => {
+    await dispatcher.stop();
+    await receiver.stop();
+  });
+
+  it("lists the event catalog publicly, each type with its owner and the JSON Schema of its data", async () => {
+    const response = await request(app).get(`${api}/webhooks/event-types`);
+    expect(response.status).toBe(200);
+    const items = response.body.items as { type: string; owner: string; schema: { type?: string; properties?: Record<string, unknown> } }[];
+    expect(items).toEqual(expect.arrayContaining([expect.objectContaining({ type: "business.member.joined", owner: "business" }), expect.objectContaining({ type: "module.version.quarantined", owner: "operator" }), expect.objectContaining({ type: "webhook.test", owner: "any" })]));
+    expect(items.find((item) => item.type === "release.halted")!.schema.properties).toEqual(expect.objectContaining({ releaseId: expect.anything(), reason: expect.anything() }));
+  });
+
+  it("a business's endpoint gets its invitations and new members, signed: the secret once, verified by standardwebhooks", async () => {
+    const endpoint = await addBusinessEndpoint("/business", ["business.invitation.created", "business.member.joined", "business.invitation.accepted"]);
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const listed = await request(app).get(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner));
+    expect(listed.body.items).toEqual([expect.objectContaining({ id: endpoint.id, url: `${receiver.origin}/business`, disabled: false })]);
+    expect(JSON.stringify(listed.body)).not.toContain("whsec_");
+
+    const invited = await createUser({ displayName: "New Hire" });
+    const invitation = await request(app).post(`${api}/businesses/${businessId}/invitations`).set(bearer(owner)).send({ email: invited.email, seat: false });
+    expect(invitation.status).toBe(201);
+    await within5s(() => expect(receiver.at("/business")).toHaveLength(1));
+    const [created] = verified(endpoint.secret, receiver.at("/business"));
+    expect(created).toEqual({ type: "business.invitation.created", timestamp: expect.any(String), data: { businessId, id: invitation.body.id, email: invited.email, role: "member", seat: false, path: `/businesses/${businessId}/invitations` } });
+    expect(receiver.at("/business")[0].headers["webhook-id"]).toMatch(/^msg_/);
+
+    // Accepting (the invitee's email verified first) sends "accepted" and "joined".
+    const { auth } = await testDeps();
+    await auth.updateUser(invited.uid, { emailVerified: true });
+    const token = new URL(invitation.body.acceptUrl).pathname.split("/").at(-1);
+    const accepted = await request(app).post(`${api}/invitations/accept`).set(bearer({ ...invited, idToken: await (await import("./support/harness")).signIn(invited.email, invited.password) })).send({ token });
+    expect(accepted.status).toBe(200);
+    await within5s(() => expect(receiver.at("/business")).toHaveLength(3));
+    expect(verified(endpoint.secret, receiver.at("/business")).map((message) => message.type).sort()).toEqual(["business.invitation.accepted", "business.invitation.created", "business.member.joined"]);
+
+    // A change that fails sends nothing: inviting a member again is 409.
+    expectProblem(await request(app).post(`${api}/businesses/${businessId}/invitations`).set(bearer(owner)).send({ email: invited.email }), 409, "already_member");
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.at("/business")).toHaveLength(3);
+  });
+
+  it("a publisher's endpoint gets its own modules' versions and reviews, and another publisher's gets none of them", async () => {
+    const create = (who: TestDeveloper, path: string) => request(app).post(`${api}/developers/webhooks`).set(bearer(who)).send({ url: `${receiver.origin}${path}`, events: ["*"] });
+    const mine = (await create(developer, "/publisher")).body as { secret: string };
+    const other = await createDeveloper("bystander");
+    expect((await create(other, "/bystander")).status).toBe(201);
+    await publishModule(developer, { id: "hooked.charts", version: "1.0.0" });
+    await within5s(() => expect(receiver.at("/publisher")).toHaveLength(2));
+    const messages = verified(mine.secret, receiver.at("/publisher"));
+    expect(messages.map((message) => message.type).sort()).toEqual(["module.version.published", "module.version.signed"]);
+    expect(messages.find((message) => message.type === "module.version.published")!.data).toEqual({ moduleId: "hooked.charts", version: "1.0.0", sha256: expect.any(String), path: "/modules/hooked.charts" });
+
+    const reviewer = await createUser();
+    expect((await request(app).post(`${api}/modules/confirm`).set(bearer(reviewer)).send({ moduleId: "hooked.charts" })).status).toBe(200);
+    expect((await request(app).put(`${api}/modules/hooked.charts/reviews/me`).set(bearer(reviewer)).send({ rating: 5 })).status).toBe(200);
+    await within5s(() => expect(receiver.at("/publisher")).toHaveLength(3));
+    expect(verified(mine.secret, receiver.at("/publisher")).at(-1)).toMatchObject({ type: "module.review.created", data: { moduleId: "hooked.charts", rating: 5 } });
+    expect(receiver.at("/bystander")).toEqual([]);
+
+    // An access token (mpt_) is not enough to manage webhooks; event types of another kind of owner are refused.
+    expectProblem(await request(app).post(`${api}/developers/webhooks`).set(bearer(developer)).send({ url: `${receiver.origin}/x`, events: ["release.published"] }), 400, "invalid_request");
+    expectProblem(await request(app).post(`${api}/developers/webhooks`).set(bearer(developer)).send({ url: `${receiver.origin}/x`, events: ["no.such.type"] }), 400, "invalid_request");
+    expectProblem(await request(app).get(`${api}/developers/webhooks/${(await create(other, "/b2")).body.id}`).set(bearer(developer)), 404, "webhook_not_found");
+  });
+
+  it("the operators' endpoint hears a rollout halted", async () => {
+    const endpoint = await createWebhook(deps, OPERATORS, { kind: "operator", id: "test" }, null, { url: `${receiver.origin}/operators`, events: ["release.halted", "release.published"] });
+    await publishRelease(deps, { version: "3.0.0", platform: "linux", arch: "x64", fileName: "Setup-3.0.0" }, { content: Readable.from([Buffer.from("installer")]), size: 9 });
+    await setRollout(deps, { releaseId: "linux-x64-stable-3.0.0", percentage: 0 });
+    await within5s(() => expect(receiver.at("/operators")).toHaveLength(2));
+    expect(verified(endpoint.secret, receiver.at("/operators")).map((message) => message.type).sort()).toEqual(["release.halted", "release.published"]);
+  });
+
+  it("retries a failing receiver with the same webhook-id, and lists the attempts", async () => {
+    const endpoint = await addBusinessEndpoint("/flaky", ["business.member.updated"]);
+    receiver.answer("/flaky", 500, { status: 503, headers: { "Retry-After": "1" } });
+    const member = await createUser();
+    await request(app).post(`${api}/businesses/${businessId}/invitations`).set(bearer(owner)).send({ email: "x@example.test" });
+    const { db } = deps;
+    await db.collection("businesses").doc(businessId).update({ memberIds: [owner.uid, member.uid] });
+    expect((await request(app).patch(`${api}/businesses/${businessId}/members/${member.uid}`).set(bearer(owner)).send({ role: "admin" })).status).toBe(200);
+    await eventually(async () => expect(receiver.at("/flaky")).toHaveLength(3), 10_000);
+    const ids = receiver.at("/flaky").map((received) => received.headers["webhook-id"]);
+    expect(new Set(ids).size).toBe(1);
+    verified(endpoint.secret, receiver.at("/flaky"));
+    const deliveries = await request(app).get(`${api}/businesses/${businessId}/webhooks/${endpoint.id}/deliveries`).set(bearer(owner));
+    await eventually(async () => {
+      const listed = (await request(app).get(`${api}/businesses/${businessId}/webhooks/${endpoint.id}/deliveries`).set(bearer(owner))).body.items[0];
+      expect(listed).toMatchObject({ id: ids[0], type: "business.member.updated", status: "succeeded", nextAttemptAt: null });
+      expect(listed.attempts.map((attempt: { statusCode: number }) => attempt.statusCode)).toEqual([500, 503, 200]);
+    }, 5_000);
+    expect(deliveries.status).toBe(200);
+    // The 503's Retry-After (1 s) was longer than the schedule's 0.2 s, and was honoured.
+    const [, second, third] = receiver.at("/flaky").map((received) => Number(received.headers["webhook-timestamp"]));
+    expect(third - second).toBeGreaterThanOrEqual(1);
+
+    // Redelivery sends the same message again, with the same webhook-id.
+    expect((await request(app).post(`${api}/businesses/${businessId}/webhooks/${endpoint.id}/deliveries/${ids[0]}/redeliver`).set(bearer(owner))).status).toBe(202);
+    await within5s(() => expect(receiver.at("/flaky")).toHaveLength(4));
+    expect(receiver.at("/flaky")[3].headers["webhook-id"]).toBe(ids[0]);
+    expectProblem(await request(app).post(`${api}/businesses/${businessId}/webhooks/${endpoint.id}/deliveries/msg_nothing/redeliver`).set(bearer(owner)), 404, "message_not_found");
+  });
+
+  it("a 410 disables the endpoint; enabling it again and recovering sends what failed", async () => {
+    const endpoint = await addBusinessEndpoint("/gone", ["webhook.test"]);
+    receiver.answer("/gone", 410);
+    expect((await request(app).post(`${api}/businesses/${businessId}/webhooks/${endpoint.id}/test`).set(bearer(owner))).status).toBe(202);
+    await eventually(async () => expect((await request(app).get(`${api}/businesses/${businessId}/webhooks/${endpoint.id}`).set(bearer(owner))).body).toMatchObject({ disabled: true, disabledReason: "The endpoint answered 410 Gone." }), 5_000);
+    expect(receiver.at("/gone")).toHaveLength(1);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    expect((await request(app).patch(`${api}/businesses/${businessId}/webhooks/${endpoint.id}`).set(bearer(owner)).send({ disabled: false })).body).toMatchObject({ disabled: false, disabledReason: null });
+    expect((await request(app).post(`${api}/businesses/${businessId}/webhooks/${endpoint.id}/recover`).set(bearer(owner)).send({ since })).status).toBe(202);
+    await within5s(() => expect(receiver.at("/gone")).toHaveLength(2));
+    expect(body(receiver.at("/gone")[1]).type).toBe("webhook.test");
+  });
+
+  it("after a rotation both secrets sign for 24 h", async () => {
+    const endpoint = await addBusinessEndpoint("/rotated", ["webhook.test"]);
+    const rotated = await request(app).post(`${api}/businesses/${businessId}/webhooks/${endpoint.id}/rotate-secret`).set(bearer(owner));
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(endpoint.secret);
+    await request(app).post(`${api}/businesses/${businessId}/webhooks/${endpoint.id}/test`).set(bearer(owner));
+    await within5s(() => expect(receiver.at("/rotated")).toHaveLength(1));
+    const [delivered] = receiver.at("/rotated");
+    expect(String(delivered.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    for (const secret of [endpoint.secret, rotated.body.secret]) expect(verified(secret, [delivered])[0].type).toBe("webhook.test");
+    expect(() => verified(`whsec_${Buffer.alloc(32, 7).toString("base64")}`, [delivered])).toThrow();
+  });
+
+  it("refuses private, loopback, link-local and metadata addresses in every spelling, http, credentials and long URLs", async () => {
+    const refused = [
+      "http://example.com/hook",
+      "https://user:secret@example.com/hook",
+      "https://localhost/hook",
+      "https://127.1/hook",
+      "https://2130706433/hook",
+      "https://0x7f.0.0.1/hook",
+      "https://017700000001/hook",
+      "https://[::1]/hook",
+      "https://[::ffff:127.0.0.1]/hook",
+      "https://[::ffff:7f00:1]/hook",
+      "https://[64:ff9b::a9fe:a9fe]/hook",
+      "https://169.254.169.254/latest/meta-data",
+      "https://[fe80::1]/hook",
+      "https://[fc00::1]/hook",
+      "https://10.0.0.1/hook",
+      "https://172.16.5.4/hook",
+      "https://192.168.0.1/hook",
+      "https://100.64.0.1/hook",
+      "https://0.0.0.0/hook",
+      "https://198.18.0.1/hook",
+      "https://240.0.0.1/hook",
+      "https://224.0.0.1/hook",
+      "https://intranet/hook",
+      `https://example.com/${"a".repeat(2_000)}`,
+      "not a url",
+    ];
+    for (const url of refused) {
+      const response = await request(app).post(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner)).send({ url, events: ["*"] });
+      expect([url, response.status, response.body.code]).toEqual([url, 400, url.length > 2_000 || url === "not a url" ? expect.stringMatching(/invalid_webhook_url|invalid_request/) : "invalid_webhook_url"]);
+    }
+    // The exemption is for the host as written: another spelling of 127.0.0.1 is not exempt.
+    expectProblem(await request(app).post(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner)).send({ url: receiver.origin.replace("127.0.0.1", "127.000.000.001"), events: ["*"] }), 400, "invalid_webhook_url");
+  });
+
+  it("30 concurrent changes give exactly 30 messages, each once", async () => {
+    const endpoint = await addBusinessEndpoint("/burst", ["business.invitation.created"]);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => request(app).post(`${api}/businesses/${businessId}/invitations`).set(bearer(owner)).send({ email: `burst${i}@example.test`, seat: false })));
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
+    await eventually(async () => expect(receiver.at("/burst")).toHaveLength(30), 10_000);
+    const messages = verified(endpoint.secret, receiver.at("/burst"));
+    expect(new Set(receiver.at("/burst").map((received) => received.headers["webhook-id"])).size).toBe(30);
+    expect(new Set(messages.map((message) => message.data.email)).size).toBe(30);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.at("/burst")).toHaveLength(30);
+  });
+
+  it("holds at most 20 endpoints per owner, and answers 404 for another owner's", async () => {
+    const shop = await createUser();
+    const shopId = `shop-${shop.uid}`.toLowerCase();
+    await putBusiness(shopId, { name: "Shop", memberIds: [shop.uid], roles: { [shop.uid]: "owner" } });
+    for (let i = 0; i < 20; i += 1) expect((await request(app).post(`${api}/businesses/${shopId}/webhooks`).set(bearer(shop)).send({ url: `${receiver.origin}/shop${i}`, events: ["*"] })).status).toBe(201);
+    expectProblem(await request(app).post(`${api}/businesses/${shopId}/webhooks`).set(bearer(shop)).send({ url: `${receiver.origin}/shop20`, events: ["*"] }), 409, "too_many_webhooks");
+    const theirs = (await request(app).get(`${api}/businesses/${shopId}/webhooks`).set(bearer(shop))).body.items[0].id as string;
+    expectProblem(await request(app).get(`${api}/businesses/${businessId}/webhooks/${theirs}`).set(bearer(owner)), 404, "webhook_not_found");
+    expectProblem(await request(app).delete(`${api}/businesses/${businessId}/webhooks/${theirs}`).set(bearer(owner)), 404, "webhook_not_found");
+    expectProblem(await request(app).get(`${api}/businesses/${shopId}/webhooks`).set(bearer(owner)), 404, "business_not_found");
+    expect((await request(app).delete(`${api}/businesses/${shopId}/webhooks/${theirs}`).set(bearer(shop))).status).toBe(204);
+  });
+});
