@@ -323,14 +323,19 @@ export function loadConfig(env: Env = process.env): Config {
     payments: { feeBasisPoints: feeBasisPoints(env.MARKETPLACE_FEE_PERCENT), currencies: currencies(env.MARKETPLACE_CURRENCIES) },
     appUrlScheme: appUrlScheme(env.APP_URL_SCHEME),
     invitationEmails: booleanSetting(env, "INVITATION_EMAILS", true),
-    webhooks: {
-      secretsKey: webhookSecretsKey(env.WEBHOOK_SECRETS_KEY || (isEmulated(env) ? LOCAL_WEBHOOK_SECRETS_KEY : "")),
-      allowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? (isEmulated(env) ? "127.0.0.1,localhost" : ""))
-        .split(",")
-        .map((host) => host.trim().toLowerCase())
-        .filter(Boolean),
-      retryScheduleMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
-    },
+    webhooks: webhookSettings(env),
+  };
+}
+
+/** The webhooks' settings alone, for the operator CLI (WEBHOOK_SECRETS_KEY, WEBHOOK_ALLOWED_HOSTS, WEBHOOK_RETRY_SCHEDULE). */
+export function webhookSettings(env: Env = process.env): Config["webhooks"] {
+  return {
+    secretsKey: webhookSecretsKey(env.WEBHOOK_SECRETS_KEY || (isEmulated(env) ? LOCAL_WEBHOOK_SECRETS_KEY : "")),
+    allowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? (isEmulated(env) ? "127.0.0.1,localhost" : ""))
+      .split(",")
+      .map((host) => host.trim().toLowerCase())
+      .filter(Boolean),
+    retryScheduleMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
   };
 }
 

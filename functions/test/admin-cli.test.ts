@@ -265,6 +265,24 @@ describe("operator CLI", () => {
     });
   });
 
+  it("webhooks (§21): adds an operators' endpoint with its secret shown once, lists, updates, refuses bad URLs and events, and removes it", async () => {
+    const endpoint = (await json("webhooks", "add", "https://203.0.114.7/ops", "--events", "release.halted,module.review.reported", "--description", "paging")) as { id: string; secret: string };
+    expect(endpoint).toMatchObject({ id: expect.stringMatching(/^wh_/), secret: expect.stringMatching(/^whsec_/), events: ["release.halted", "module.review.reported"], disabled: false });
+    const listed = (await json("webhooks", "list")) as { id: string }[];
+    expect(listed.map((item) => item.id)).toEqual([endpoint.id]);
+    expect(JSON.stringify(listed)).not.toContain("whsec_");
+    expect(await json("webhooks", "update", endpoint.id, "--disable")).toMatchObject({ disabled: true, disabledReason: "Disabled by its owner." });
+    const refused = await admin("webhooks", "add", "https://169.254.169.254/latest", "--events", "release.halted");
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining("not a public address")]);
+    const wrongKind = await admin("webhooks", "add", "https://203.0.114.7/x", "--events", "business.member.joined");
+    expect([wrongKind.code, wrongKind.stderr]).toEqual([2, expect.stringContaining("business.member.joined is not an event of")]);
+    expect((await admin("webhooks", "deliveries", endpoint.id, "--status", "lost")).code).toBe(2);
+    expect(await json("webhooks", "deliveries", endpoint.id)).toEqual([]);
+    expect((await admin("webhooks", "remove", endpoint.id)).code).toBe(0);
+    expect(await json("webhooks", "list")).toEqual([]);
+    expect((await admin("webhooks", "remove", endpoint.id)).code).toBe(1);
+  });
+
   it("says how to get credentials when --project has no Application Default Credentials (exit 1)", async () => {
     const saved = { ...process.env };
     const noCredentials = mkdtempSync(path.join(tmpdir(), "no-adc-"));

@@ -20,7 +20,7 @@ import { sendMessage } from "./sender";
  * that made it died right after.
  */
 
-export type DispatchDeps = Pick<Deps, "db" | "clock" | "config" | "logger">;
+export type DispatchDeps = Pick<Deps, "db" | "clock" | "logger"> & { config: Pick<Deps["config"], "webhooks"> };
 
 const ownerKindOf = (ownerKey: string) => ownerKey.split(":")[0] as "business" | "publisher" | "operator";
 

@@ -6,7 +6,6 @@ import { ownerKey, type EventOwner } from "../core/event-outbox";
 import { EVENT_TYPES, outboundEvent, subscribable } from "../core/event-types";
 import { ApiError, invalidRequest } from "../core/errors";
 import { randomBase62 } from "../core/secret-tokens";
-import type { CursorCodec } from "../core/pagination";
 import { DAY_MS } from "../core/time";
 import type { Deps } from "../deps";
 import { deliveryId, deliveryStore, type DeliveryRecord } from "./delivery-store";
@@ -21,7 +20,7 @@ import { attemptDelivery } from "./dispatch";
  * the API's routes and the operator CLI call these with the owner they stand for.
  */
 
-export type WebhookDeps = Pick<Deps, "db" | "clock" | "config" | "logger"> & { cursors?: CursorCodec };
+export type WebhookDeps = Pick<Deps, "db" | "clock" | "logger"> & { config: Pick<Deps["config"], "webhooks"> };
 
 /** Sends what was just made due from here at once; the sweep is there should this instance stop first. */
 const sendSoon = (deps: WebhookDeps, ids: string[]) => {
@@ -61,7 +60,7 @@ function checkedEvents(owner: EventOwner, events: string[]): string[] {
   }
   const refused = events.filter((type) => !subscribable(type, owner.kind));
   if (refused.length > 0) {
-    const reason = refused.map((type) => ((EVENT_TYPES as string[]).includes(type) ? `${type} is not an event of a ${owner.kind}` : `${type} is not an event type`)).join("; ");
+    const reason = refused.map((type) => ((EVENT_TYPES as string[]).includes(type) ? `${type} is not an event of ${owner.kind === "operator" ? "the operators" : `a ${owner.kind}`}` : `${type} is not an event type`)).join("; ");
     throw invalidRequest(`${reason}: see GET /webhooks/event-types.`, [{ path: "events", message: reason }]);
   }
   return events;
@@ -176,7 +175,7 @@ export async function testWebhook(deps: WebhookDeps, owner: EventOwner, actor: A
   });
 }
 
-export async function listDeliveries(deps: WebhookDeps & { cursors: CursorCodec }, owner: EventOwner, webhookId: string, query: z.output<typeof deliveryListQuerySchema>) {
+export async function listDeliveries(deps: WebhookDeps & Pick<Deps, "cursors">, owner: EventOwner, webhookId: string, query: z.output<typeof deliveryListQuerySchema>) {
   await getWebhook(deps, owner, webhookId);
   const after = query.cursor ? deps.cursors.decode(query.cursor) : undefined;
   const page = await deliveryStore(deps.db).page(webhookId, query.status, { limit: query.limit, after });
