@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
 import type { Express } from "express";
 import { buildSite } from "../../tools/build-site";
 import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
@@ -14,6 +15,8 @@ import { localSite } from "../src/local-site";
 import { drainDownloadCounters } from "../src/marketplace/download-counter";
 import { HOSTILE_README, pngImage } from "./support/packages";
 import { daysFromNow, putBusiness, putSubscription } from "./support/fixtures";
+import { startReceiver } from "./support/webhook-receiver";
+import { startWebhookDispatcher, type WebhookDispatcher } from "../src/webhooks/dispatch";
 import { createDeveloper, createUser, eventually, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
 
 /**
@@ -38,6 +41,9 @@ describe("web pages (§16)", () => {
   let stripe: LocalStripe;
   let browser: Browser;
   let developer: TestDeveloper;
+  let webhooks: WebhookDispatcher;
+  /** What tests started that must stop however they end. */
+  const afterAllStops: (() => Promise<void>)[] = [];
   const icon = pngImage(96, 96);
 
   const api = (pathname: string, token?: string) => fetch(`${origin}/api/v1${pathname}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
@@ -55,6 +61,7 @@ describe("web pages (§16)", () => {
     const billing = { ...deps.config.billing, stripeSecretKey: "sk_test_local", apiBase: { protocol: "http" as const, host: "127.0.0.1", port: Number(new URL(stripe.url).port) } };
     // Stripe's pages return to this site: its own address is the public one.
     site.current = localSite(createApp({ ...deps, config: { ...deps.config, billing, publicBaseUrl: `${origin}/api/v1` } }), { hostingDir: siteDir, projectId, authEmulatorHost: process.env.FIREBASE_AUTH_EMULATOR_HOST });
+    webhooks = startWebhookDispatcher(deps, { sweepMs: 1_000 });
     developer = await createDeveloper("acme");
     await publishModule(developer, { id: "acme.plotter", name: "Plotter", summary: "Plots data on a grid.", version: "1.0.0", category: "data", maxAppVersion: "3.0.0" }, [
       { name: "README.md", content: HOSTILE_README },
@@ -77,6 +84,8 @@ describe("web pages (§16)", () => {
   afterAll(async () => {
     await browser?.close();
     await stripe?.stop();
+    await webhooks?.stop();
+    await Promise.all(afterAllStops.map((stop) => stop()));
     await new Promise((resolve) => server?.close(resolve));
     rmSync(siteDir, { recursive: true, force: true });
   });
@@ -569,6 +578,49 @@ describe("web pages (§16)", () => {
     await page.waitForURL(`${stripe.url}/portal/**`);
     // The local Stripe's portal is the one page outside the site, on purpose.
     watch.outside = watch.outside.filter((url) => !url.startsWith(`${stripe.url}/`));
+    done(watch);
+  }, 60_000);
+
+  it("/account (§21): an owner adds a webhook endpoint, copies its secret once, sends a test and sees it delivered, rotates and deletes it, each asked first", async () => {
+    const receiver = await startReceiver();
+    afterAllStops.push(receiver.stop);
+    const owner = await createUser({ displayName: "Hook Owner" });
+    const businessId = `hooks-${owner.uid}`.toLowerCase();
+    await putBusiness(businessId, { name: "Hooks Co", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+    const { page, watch } = await openPage(375);
+    await page.goto(`${origin}/account`);
+    await page.fill("#sign-in-email", owner.email);
+    await page.fill("#sign-in-password", owner.password);
+    await page.click("button[type=submit]");
+    const panel = page.locator(`section[aria-labelledby=webhooks-${businessId}]`);
+    await panel.waitFor();
+    await expect_(async () => expect(await panel.textContent()).toContain("No endpoints yet."));
+    await panel.locator("input[type=url]").fill(`${receiver.origin}/account-hook`);
+    await panel.locator("input[value='webhook.test']").check();
+    await panel.locator("input[value='business.member.joined']").check();
+    await panel.locator("button:has-text('Add endpoint')").click();
+    const secret = panel.locator(".secret-once code");
+    await secret.waitFor();
+    expect(await secret.textContent()).toMatch(/^whsec_/);
+    expect(await panel.locator(".secret-once button:has-text('Copy')").count()).toBe(1);
+    await panel.locator("button:has-text('Send a test')").click();
+    await expect_(async () => expect(receiver.at("/account-hook")).toHaveLength(1));
+    const delivered = receiver.at("/account-hook")[0];
+    expect(new Webhook((await secret.textContent())!).verify(delivered.body, delivered.headers as Record<string, string>)).toMatchObject({ type: "webhook.test" });
+    await panel.locator("button:has-text('Deliveries')").click();
+    await expect_(async () => expect(await panel.locator(".deliveries li").first().textContent()).toContain("succeeded"));
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "account-webhooks-375");
+    const first = await secret.textContent();
+    await panel.locator(".endpoint > .button-row button:has-text('Rotate secret')").click();
+    expect(await page.locator("dialog.confirm #confirm-title").textContent()).toBe(`Rotate the secret of ${receiver.origin}/account-hook?`);
+    await page.locator("dialog.confirm[open] button.danger").click();
+    await expect_(async () => expect(await panel.locator(".secret-once code").textContent()).not.toBe(first));
+    await panel.locator(".endpoint > .button-row button.danger").click();
+    expect(await page.locator("dialog.confirm[open] #confirm-title").textContent()).toBe(`Delete the endpoint ${receiver.origin}/account-hook?`);
+    await page.locator("dialog.confirm[open] button.danger").click();
+    await expect_(async () => expect(await panel.textContent()).toContain("No endpoints yet."));
     done(watch);
   }, 60_000);
 

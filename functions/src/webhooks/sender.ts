@@ -76,6 +76,8 @@ export async function sendMessage(rawUrl: string, message: SignedMessage, allowe
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
         lookup: pinned,
+        // A connection of its own each time: never a pooled socket to an address checked for another attempt.
+        agent: false,
         timeout: ATTEMPT_TIMEOUT_MS,
         headers: {
           "content-type": "application/json",

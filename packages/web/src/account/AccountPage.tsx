@@ -10,6 +10,8 @@ import { useAction } from "../ui/use-action";
 import { useConfirm } from "../ui/confirm";
 import { CopyButton } from "../ui/CopyButton";
 import { VerifyEmail } from "./VerifyEmail";
+import { WebhooksPanel } from "../webhooks/WebhooksPanel";
+import { businessWebhooks } from "../webhooks/webhook-api";
 
 /** `/account`: any signed-in user's businesses; owners and admins run their team and billing here (§17). */
 export function AccountPage() {
@@ -141,6 +143,7 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
   const { error, status, run, setError } = useAction();
   const { confirm, dialog } = useConfirm();
   const path = { businessId };
+  const webhooks = useMemo(() => businessWebhooks(api, businessId), [api, businessId]);
 
   const reload = async () => {
     const current = await dataOf(api.GET("/businesses/{businessId}", { params: { path } }));
@@ -418,6 +421,7 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
           )}
         </>
       )}
+      {manages && <WebhooksPanel webhooks={webhooks} headingId={`webhooks-${businessId}`} nested />}
       <p>
         {owns && owners <= 1 ? (
           <span class="muted">You are its only owner: to leave, make someone else owner first.</span>

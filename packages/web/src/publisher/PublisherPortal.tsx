@@ -11,6 +11,8 @@ import { ModulesPanel } from "./ModulesPanel";
 import { Payouts } from "./Payouts";
 import { SignIn } from "../ui/SignIn";
 import { AccessTokens } from "./AccessTokens";
+import { WebhooksPanel } from "../webhooks/WebhooksPanel";
+import { publisherWebhooks } from "../webhooks/webhook-api";
 import { ReviewReplies } from "./ReviewReplies";
 
 /** `/publisher`: the publisher portal, for a developer signed in with Firebase Auth. */
@@ -128,6 +130,12 @@ function PortalSections({ api, modules, reloadModules }: { api: SignedInApi; mod
       <ReviewReplies api={api} modules={modules} />
       <AccessTokens api={api} />
       <AuthorKeys api={api} />
+      <PublisherWebhooks api={api} />
     </>
   );
+}
+
+function PublisherWebhooks({ api }: { api: SignedInApi }) {
+  const webhooks = useMemo(() => publisherWebhooks(api), [api]);
+  return <WebhooksPanel webhooks={webhooks} headingId="webhooks-heading" />;
 }
