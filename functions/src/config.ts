@@ -189,6 +189,10 @@ export const params = {
     default: "",
     description: "Hosts, as written in a URL, exempt from the webhooks' public-address rule and allowed http: (§21); none when deployed.",
   }),
+  dnsResolvers: defineString("DNS_RESOLVERS", {
+    default: "",
+    description: "DNS servers (host:port, comma-separated) that resolve webhook hosts; empty: the system's resolver. Tests point it at a local server.",
+  }),
   webhookRetrySchedule: defineString("WEBHOOK_RETRY_SCHEDULE", {
     default: DEFAULT_WEBHOOK_RETRY_SCHEDULE.join(","),
     description: "Seconds to wait before each retry of a failed webhook delivery, comma-separated (§21).",
@@ -257,7 +261,7 @@ export interface Config {
    * Webhooks (§21): the 32-byte key that encrypts endpoint secrets (empty: endpoints cannot be
    * made), the hosts exempt from the public-address rule, and the retry schedule in milliseconds.
    */
-  webhooks: { secretsKey: Buffer | null; allowedHosts: string[]; retryScheduleMs: number[] };
+  webhooks: { secretsKey: Buffer | null; allowedHosts: string[]; retryScheduleMs: number[]; dnsResolvers: string[] };
 }
 
 type Env = Record<string, string | undefined>;
@@ -336,7 +340,17 @@ export function webhookSettings(env: Env = process.env): Config["webhooks"] {
       .map((host) => host.trim().toLowerCase())
       .filter(Boolean),
     retryScheduleMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    dnsResolvers: dnsResolvers(env.DNS_RESOLVERS),
   };
+}
+
+/** `host:port` or `host` DNS servers, comma-separated; none: the system's resolver. */
+function dnsResolvers(raw: string | undefined): string[] {
+  const servers = (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean);
+  for (const server of servers) {
+    if (!/^[0-9a-f.:[\]]+$/i.test(server)) throw new Error(`DNS_RESOLVERS must be addresses (host or host:port), comma-separated, got '${server}'.`);
+  }
+  return servers;
 }
 
 function webhookSecretsKey(raw: string): Buffer | null {

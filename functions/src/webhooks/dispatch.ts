@@ -94,7 +94,7 @@ export async function attemptDelivery(deps: DispatchDeps, id: string): Promise<A
   try {
     const live = endpoint.secrets.filter((secret) => !secret.retiresAt || secret.retiresAt > clock());
     const secrets = live.map((secret) => decryptSecret(secret.sealed, config.webhooks.secretsKey));
-    outcome = await sendMessage(endpoint.url, { id: delivery.messageId, payload: delivery.payload, secrets }, config.webhooks.allowedHosts, clock);
+    outcome = await sendMessage(endpoint.url, { id: delivery.messageId, payload: delivery.payload, secrets }, config.webhooks, clock);
   } finally {
     counts.set(endpoint.id, (counts.get(endpoint.id) ?? 1) - 1);
   }

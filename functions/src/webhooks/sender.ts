@@ -1,4 +1,4 @@
-import { lookup } from "node:dns/promises";
+import { lookup, Resolver } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
@@ -16,17 +16,33 @@ import { checkWebhookUrl, invalidWebhookUrl, isPublicAddress } from "./url-rules
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/** Where webhook hosts are resolved: the system's resolver, or the DNS servers configured (DNS_RESOLVERS). */
+export interface AddressRules {
+  allowedHosts: readonly string[];
+  dnsResolvers: readonly string[];
+}
+
+/** A name's addresses, IPv4 and IPv6, from the configured servers or the system. */
+async function resolveName(hostname: string, servers: readonly string[]): Promise<string[]> {
+  if (servers.length === 0) return (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+  const resolver = new Resolver({ timeout: 2_000, tries: 2 });
+  resolver.setServers([...servers]);
+  const settled = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+  const found = settled.flatMap((result) => (result.status === "fulfilled" ? result.value : []));
+  if (found.length === 0) throw new Error(`${hostname} has no address`);
+  return found;
+}
+
 /** The addresses a URL's host stands for, each public unless the host is exempt; throws `invalid_webhook_url`. */
-export async function publicAddresses(raw: string, allowedHosts: readonly string[]): Promise<{ url: URL; hostname: string; addresses: string[] }> {
-  const { url, hostname, exempt } = checkWebhookUrl(raw, allowedHosts);
+export async function publicAddresses(raw: string, rules: AddressRules): Promise<{ url: URL; hostname: string; addresses: string[] }> {
+  const { url, hostname, exempt } = checkWebhookUrl(raw, rules.allowedHosts);
   let addresses: string[];
   if (ipaddr.isValid(hostname)) {
     addresses = [hostname];
   } else {
-    const found = await lookup(hostname, { all: true, verbatim: true }).catch(() => {
+    addresses = await resolveName(hostname, rules.dnsResolvers).catch(() => {
       throw invalidWebhookUrl(`The URL's host ${hostname} does not resolve.`);
     });
-    addresses = found.map((entry) => entry.address);
   }
   const refused = exempt ? undefined : addresses.find((address) => !isPublicAddress(address));
   if (refused) throw invalidWebhookUrl(`The URL's host ${hostname} resolves to ${refused}, which is not a public address (${ipaddr.parse(refused).range()}).`);
@@ -48,12 +64,12 @@ export interface SignedMessage {
   secrets: string[];
 }
 
-export async function sendMessage(rawUrl: string, message: SignedMessage, allowedHosts: readonly string[], now: () => Date): Promise<AttemptOutcome> {
+export async function sendMessage(rawUrl: string, message: SignedMessage, rules: AddressRules, now: () => Date): Promise<AttemptOutcome> {
   const started = Date.now();
   const took = () => Date.now() - started;
   let target: Awaited<ReturnType<typeof publicAddresses>>;
   try {
-    target = await publicAddresses(rawUrl, allowedHosts);
+    target = await publicAddresses(rawUrl, rules);
   } catch (error) {
     return { statusCode: null, error: (error as Error).message, durationMs: took() };
   }

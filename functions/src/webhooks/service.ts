@@ -82,7 +82,7 @@ async function changeEndpoint<T>(deps: WebhookDeps, owner: EventOwner, webhookId
 export async function createWebhook(deps: WebhookDeps, owner: EventOwner, actor: Actor, contactEmail: string | null, input: z.output<typeof newWebhookSchema>) {
   const { db, config } = deps;
   const events = checkedEvents(owner, input.events);
-  await publicAddresses(input.url, config.webhooks.allowedHosts);
+  await publicAddresses(input.url, config.webhooks);
   const secret = newWebhookSecret();
   const sealed = encryptSecret(secret, config.webhooks.secretsKey);
   const endpoints = endpointStore(db);
@@ -126,7 +126,7 @@ export async function getWebhook(deps: WebhookDeps, owner: EventOwner, webhookId
 
 export async function updateWebhook(deps: WebhookDeps, owner: EventOwner, actor: Actor, contactEmail: string | null, webhookId: string, patch: z.output<typeof webhookPatchSchema>) {
   const events = patch.events && checkedEvents(owner, patch.events);
-  if (patch.url) await publicAddresses(patch.url, deps.config.webhooks.allowedHosts);
+  if (patch.url) await publicAddresses(patch.url, deps.config.webhooks);
   return changeEndpoint(deps, owner, webhookId, (tx, endpoint, now) => {
     const changed: EndpointRecord = {
       ...endpoint,
