@@ -480,17 +480,17 @@ describe("web pages (§16)", () => {
     const link = panel.locator("code.wrap");
     await link.waitFor();
     const firstPath = new URL((await link.textContent())!).pathname;
-    await expect_(async () => expect(await panel.locator(".plain-list").textContent()).toContain(newcomer));
+    await expect_(async () => expect(await panel.locator(".plain-list.invitations").textContent()).toContain(newcomer));
     expect(await panel.locator("tbody tr").count()).toBe(1);
     // §24: a pending invitation says who invited and when; Copy link issues a new link (tokens are kept hashed), and the first stops working.
-    const pending = panel.locator(".plain-list li", { hasText: newcomer });
+    const pending = panel.locator(".plain-list.invitations li", { hasText: newcomer });
     expect(await pending.textContent()).toContain("Invited by Olive Owner on");
     await pending.locator("button:has-text('Copy link')").click();
     await expect_(async () => expect(new URL((await link.textContent())!).pathname).not.toBe(firstPath));
     const invitationPath = new URL((await link.textContent())!).pathname;
     expect((await api(`/invitations/${firstPath.split("/").at(-1)}`)).status).toBe(404);
     expect((await api(`/invitations/${invitationPath.split("/").at(-1)}`)).status).toBe(200);
-    expect(await panel.locator(".plain-list li").count()).toBe(1);
+    expect(await panel.locator(".plain-list.invitations li").count()).toBe(1);
     await screenshot(page, "account-owner");
     expect(await seriousViolations(page)).toEqual([]);
 

@@ -168,6 +168,17 @@ describe("webhooks (§21)", () => {
     expect(body(receiver.at("/gone")[1]).type).toBe("webhook.test");
   });
 
+  it("an endpoint whose every attempt has failed for 5 days is disabled, and whoever made it is emailed", async () => {
+    const endpoint = await addBusinessEndpoint("/dying", ["webhook.test"]);
+    const { db } = deps;
+    await db.collection("webhookEndpoints").doc(endpoint.id).update({ failingSince: new Date(Date.now() - 5 * 86_400_000 - 60_000) });
+    receiver.answer("/dying", 500);
+    expect((await request(app).post(`${api}/businesses/${businessId}/webhooks/${endpoint.id}/test`).set(bearer(owner))).status).toBe(202);
+    await eventually(async () => expect((await request(app).get(`${api}/businesses/${businessId}/webhooks/${endpoint.id}`).set(bearer(owner))).body).toMatchObject({ disabled: true, disabledReason: "Every attempt failed for 5 days." }), 5_000);
+    const mail = await db.collection("mail").where("to", "==", owner.email).get();
+    expect(mail.docs.map((doc) => doc.get("message.subject"))).toContain("A webhook endpoint was disabled");
+  });
+
   it("after a rotation both secrets sign for 24 h", async () => {
     const endpoint = await addBusinessEndpoint("/rotated", ["webhook.test"]);
     const rotated = await request(app).post(`${api}/businesses/${businessId}/webhooks/${endpoint.id}/rotate-secret`).set(bearer(owner));
