@@ -10,7 +10,7 @@ import { randomBase62, tokenHash } from "../core/secret-tokens";
 import { DAY_MS } from "../core/time";
 import type { Deps } from "../deps";
 import { invitationTokenStore } from "./invitation-token-store";
-import { mailStore } from "./mail-store";
+import { escapeHtml, mailStore } from "./mail-store";
 import { INVITATION_TOKEN, type newInvitationSchema } from "./schemas";
 import { assertSeatAvailable, inBusinessTransaction, readBusiness, requireAdmin } from "./service";
 
@@ -227,7 +227,6 @@ export function emailHint(email: string): string {
   return `${email.slice(0, Math.min(1, at))}***${email.slice(at)}`;
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 function invitationEmail(businessName: string, invitation: InvitationRecord, acceptUrl: string) {
   const who = invitation.invitedByName ?? "A member";

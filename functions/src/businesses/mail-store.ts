@@ -8,6 +8,9 @@ import { randomBase62 } from "../core/secret-tokens";
  * `message: { subject, text, html }`), which sends each new document through the SMTP server it
  * is configured with and records the delivery on the document.
  */
+/** Text made safe to place in an email's HTML part. */
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
 export interface MailMessage {
   to: string;
   subject: string;

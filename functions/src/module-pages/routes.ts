@@ -4,6 +4,9 @@ import type { Deps } from "../deps";
 import { moduleIconQuerySchema, moduleIconSchema, moduleImageParamsSchema, moduleImageSchema, modulePageParamsSchema, modulePageSchema } from "./schemas";
 import { modulePages } from "./service";
 
+/** A publisher's file served as it is: nothing in it may run, and its type is not guessed. */
+const PACKAGE_MEDIA_HEADERS = { "Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff" };
+
 export const modulePageRoutes = (deps: Deps) => {
   const pages = modulePages(deps);
   return [
@@ -37,7 +40,7 @@ export const modulePageRoutes = (deps: Deps) => {
       cache: "public",
       handle: async ({ params, query }) => {
         const png = await pages.icon(params.id, query.v);
-        return { status: 200, media: { data: png, type: "image/png" }, headers: { "Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff" } };
+        return { status: 200, media: { data: png, type: "image/png" }, headers: PACKAGE_MEDIA_HEADERS };
       },
     }),
     defineRoute({
@@ -54,7 +57,7 @@ export const modulePageRoutes = (deps: Deps) => {
       cache: "public",
       handle: async ({ params, query }) => {
         const image = await pages.image(params.id, params.index, query.v);
-        return { status: 200, media: { data: image.bytes, type: image.type }, headers: { "Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff" } };
+        return { status: 200, media: { data: image.bytes, type: image.type }, headers: PACKAGE_MEDIA_HEADERS };
       },
     }),
   ];

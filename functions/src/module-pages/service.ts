@@ -49,8 +49,7 @@ export function modulePages(deps: Deps) {
     /** The n-th image the README of a listed module's latest version (or of one of its listed versions) shows. */
     async image(moduleId: string, index: number, version: string | undefined): Promise<PackageImage> {
       const { page } = await known(moduleId);
-      const chosen = version ?? page.latestVersion;
-      if (!page.versions.some((entry) => entry.version === chosen)) throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${chosen}'.`);
+      const chosen = listedVersion(page, version);
       const image = await contentStore(db).image(moduleId, chosen, index);
       if (!image) throw new ApiError("module_not_found", `The README of ${moduleId}@${chosen} shows no image ${index}.`);
       return image;
@@ -59,13 +58,19 @@ export function modulePages(deps: Deps) {
     /** The PNG icon of a listed module's latest version, or of one of its listed versions. */
     async icon(moduleId: string, version: string | undefined): Promise<Buffer> {
       const { page, withIcon } = await known(moduleId);
-      const chosen = version ?? page.latestVersion;
-      if (!page.versions.some((entry) => entry.version === chosen)) throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${chosen}'.`);
+      const chosen = listedVersion(page, version);
       const icon = withIcon.has(chosen) ? await contentStore(db).icon(moduleId, chosen) : null;
       if (!icon) throw new ApiError("module_not_found", `${moduleId}@${chosen} has no icon.`);
       return icon;
     },
   };
+}
+
+/** The version asked for (by default the latest) when the page lists it; else 404 `version_not_found`. */
+function listedVersion(page: ModulePage, version: string | undefined): string {
+  const chosen = version ?? page.latestVersion;
+  if (!page.versions.some((entry) => entry.version === chosen)) throw new ApiError("version_not_found", `Module '${page.id}' has no published version '${chosen}'.`);
+  return chosen;
 }
 
 async function readModulePage({ db, config }: Deps, moduleId: string): Promise<KnownModule | null> {

@@ -2,7 +2,7 @@ import type { Firestore } from "firebase-admin/firestore";
 import { eventOutbox, type RecordedEvent } from "../core/event-outbox";
 import { subscribable } from "../core/event-types";
 import type { Deps } from "../deps";
-import { mailStore } from "../businesses/mail-store";
+import { escapeHtml, mailStore } from "../businesses/mail-store";
 import { deliveryStore, type DeliveryRecord } from "./delivery-store";
 import { endpointStore, type EndpointRecord } from "./endpoint-store";
 import { failedTooLong, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, verdictOf, type AttemptVerdict } from "./rules";
@@ -151,7 +151,6 @@ function disabledEmail(endpoint: EndpointRecord, reason: string) {
   return { to: endpoint.contactEmail!, subject: "A webhook endpoint was disabled", text, html: `<p>${escapeHtml(text).replaceAll("\n\n", "</p><p>")}</p>` };
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /** How long the sweep leaves a new event or a due attempt to the instance that made it. */
 const SWEEP_GRACE_MS = 5_000;
