@@ -119,13 +119,16 @@ describe("POST /developers/modules/sign", () => {
   });
 
   it("queues package uploads beyond MAX_CONCURRENT_SIGNS instead of refusing them", async () => {
-    const app = await testApp({ config: { maxConcurrentSigns: 2 } });
+    const unhandled: unknown[] = [];
+    const logger = { info() {}, warn() {}, error: (_message: string, fields?: Record<string, unknown>) => unhandled.push(fields) };
+    const app = await testApp({ config: { maxConcurrentSigns: 2 }, logger });
     const responses = await Promise.all(
       ["1.0.0", "1.0.1", "1.0.2", "1.0.3", "1.0.4", "1.0.5"].map(async (version) =>
         request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
           .send(await modulePackage({ version }, [{ name: "blob.bin", content: randomBytes(512 * 1024) }])),
       ),
     );
+    expect(unhandled).toEqual([]);
     expect(responses.map((response) => response.status)).toEqual(Array(6).fill(201));
   });
 });

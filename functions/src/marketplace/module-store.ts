@@ -388,8 +388,13 @@ export function moduleStore(db: Firestore) {
     async versions(moduleId: string): Promise<VersionRecord[]> {
       return (await moduleRef(moduleId).collection("versions").get()).docs.map((doc) => readVersion(doc)!);
     },
+    /**
+     * A module the transaction has read as missing. `set`, not `create`: should a concurrent
+     * transaction create it first, the read's validation aborts this one and the SDK retries it,
+     * whereas `create`'s precondition fails with ALREADY_EXISTS, which is never retried.
+     */
     createModule(writer: Transaction, module: ModuleRecord): void {
-      writer.create(moduleRef(module.id), moduleData(module));
+      writer.set(moduleRef(module.id), moduleData(module));
     },
     setPolicy(writer: Transaction, moduleId: string, policy: PublishPolicy): void {
       writer.update(moduleRef(moduleId), { policy: { ...policy } });
