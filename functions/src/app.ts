@@ -32,6 +32,10 @@ import { serviceRoutes } from "./system/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
 import { userRoutes } from "./users/routes";
 import { webhookRoutes } from "./webhooks/routes";
+import { domainRoutes } from "./domains/routes";
+import { scimProtocol } from "./scim/protocol";
+import { scimRoutes } from "./scim/routes";
+import { ssoRoutes } from "./sso/routes";
 
 export const API_PREFIX = "/api/v1";
 export const API_VERSION = "1.0.0";
@@ -57,6 +61,9 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...auditRoutes(deps),
     ...revocationRoutes(deps),
     ...webhookRoutes(deps),
+    ...scimRoutes(deps),
+    ...domainRoutes(deps),
+    ...ssoRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
   ];
   return routes;
@@ -108,6 +115,7 @@ export function createApp(deps: Deps): Express {
       dispatch,
     ]),
   );
+  app.use(`${API_PREFIX}/scim/v2`, scimProtocol(deps));
   app.use(API_PREFIX, unknownRoute);
   app.use(unknownRoute);
   app.use(problemErrorHandler(logger));

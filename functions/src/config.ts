@@ -191,7 +191,7 @@ export const params = {
   }),
   dnsResolvers: defineString("DNS_RESOLVERS", {
     default: "",
-    description: "DNS servers (host:port, comma-separated) that resolve webhook hosts; empty: the system's resolver. Tests point it at a local server.",
+    description: "DNS servers (host:port, comma-separated) that resolve webhook hosts and domain verification records; empty: the system's resolver. Tests point it at a local server.",
   }),
   webhookRetrySchedule: defineString("WEBHOOK_RETRY_SCHEDULE", {
     default: DEFAULT_WEBHOOK_RETRY_SCHEDULE.join(","),
@@ -262,6 +262,8 @@ export interface Config {
    * made), the hosts exempt from the public-address rule, and the retry schedule in milliseconds.
    */
   webhooks: { secretsKey: Buffer | null; allowedHosts: string[]; retryScheduleMs: number[]; dnsResolvers: string[] };
+  /** DNS servers for §22's domain verification records (the same DNS_RESOLVERS as webhook hosts); none: the system's. */
+  dnsResolvers: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -328,6 +330,7 @@ export function loadConfig(env: Env = process.env): Config {
     appUrlScheme: appUrlScheme(env.APP_URL_SCHEME),
     invitationEmails: booleanSetting(env, "INVITATION_EMAILS", true),
     webhooks: webhookSettings(env),
+    dnsResolvers: dnsResolvers(env.DNS_RESOLVERS),
   };
 }
 

@@ -68,7 +68,7 @@ describe("businesses, members and seats (§17)", () => {
     expectProblem(await request(app).get(`${api}/businesses/${id}/members`).set(bearer(stranger)), 404, "business_not_found");
     expectProblem(await request(app).get(`${api}/businesses/nope`).set(bearer(owner)), 404, "business_not_found");
     const me = await request(app).get(`${api}/users/me`).set(bearer(owner));
-    expect(me.body.businesses).toEqual([{ id, name: "Acme", role: "owner", seat: true, entitled: false }]);
+    expect(me.body.businesses).toEqual([{ id, name: "Acme", role: "owner", seat: true, entitled: false, ssoRequired: false }]);
     expect(await auditActions(id)).toEqual(["business.create"]);
   });
 
@@ -215,7 +215,7 @@ describe("businesses, members and seats (§17)", () => {
       [late.uid, true, false],
     ]);
     expect(await entitlementKeysOf(app, late)).toEqual([]);
-    expect((await request(app).get(`${api}/users/me`).set(bearer(late))).body.businesses).toEqual([{ id, name: "Acme", role: "member", seat: true, entitled: false }]);
+    expect((await request(app).get(`${api}/users/me`).set(bearer(late))).body.businesses).toEqual([{ id, name: "Acme", role: "member", seat: true, entitled: false, ssoRequired: false }]);
     // Someone frees a seat: the held one draws again.
     expect((await request(app).delete(`${api}/businesses/${id}/members/${early.uid}`).set(bearer(early))).status).toBe(204);
     expect(await entitlementKeysOf(app, late)).toEqual(["pro"]);

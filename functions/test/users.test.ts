@@ -57,8 +57,8 @@ describe("GET /users/me", () => {
     expect(response.body.businesses).toEqual(
       expect.arrayContaining([
         // Members written without seat records (by a tool that predates §17) hold a seat.
-        { id: "acme", name: "Acme", role: "admin", seat: true, entitled: true },
-        { id: "globex", name: "Globex", role: "member", seat: true, entitled: false },
+        { id: "acme", name: "Acme", role: "admin", seat: true, entitled: true, ssoRequired: false },
+        { id: "globex", name: "Globex", role: "member", seat: true, entitled: false, ssoRequired: false },
       ]),
     );
     expect(response.body.businesses).toHaveLength(2);
@@ -85,7 +85,7 @@ describe("GET /users/me", () => {
 
     const afterGrace = await request(await at(threeDays + 1000)).get("/api/v1/users/me").set(bearer(user));
     expect(afterGrace.body.entitlements).toEqual([]);
-    expect(withinGrace.body.businesses).toEqual([{ id: "acme", name: "Acme", role: "member", seat: true, entitled: true }]);
-    expect(afterGrace.body.businesses).toEqual([{ id: "acme", name: "Acme", role: "member", seat: true, entitled: false }]);
+    expect(withinGrace.body.businesses).toEqual([{ id: "acme", name: "Acme", role: "member", seat: true, entitled: true, ssoRequired: false }]);
+    expect(afterGrace.body.businesses).toEqual([{ id: "acme", name: "Acme", role: "member", seat: true, entitled: false, ssoRequired: false }]);
   });
 });

@@ -12,6 +12,15 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export const BUSINESS_ROLES = ["owner", "admin", "member"] as const;
 export type BusinessRole = (typeof BUSINESS_ROLES)[number];
 
+/**
+ * Whether a business's single sign-on keeps a member out of a request (§22): it enforces a
+ * provider and the request's ID token did not come through it. Owners are exempt, so a broken
+ * provider can be fixed.
+ */
+export function ssoBlocks(sso: { providerId: string | null; enforce: boolean } | null, role: BusinessRole, signInProvider: string | null | undefined): boolean {
+  return Boolean(sso?.enforce && sso.providerId && role !== "owner" && signInProvider !== sso.providerId);
+}
+
 /** How long a lapsed subscription keeps working after its period ends. */
 export const GRACE_PERIOD_MS = 3 * DAY_MS;
 

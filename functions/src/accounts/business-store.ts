@@ -11,7 +11,47 @@ import { documentAt, readDocument, timestamp } from "../core/documents";
  * holds a few thousand members before the document nears Firestore's 1 MiB.
  */
 
-const memberEntry = z.object({ joinedAt: timestamp.optional(), seatAssignedAt: timestamp.optional() });
+export const MEMBER_SOURCES = ["owner", "invitation", "scim", "sso"] as const;
+export type MemberSource = (typeof MEMBER_SOURCES)[number];
+
+/** What an identity provider said of a member through SCIM (§22); `active` is the member's not being suspended. */
+const scimProfile = z.object({
+  userName: z.string(),
+  externalId: z.string().nullable(),
+  displayName: z.string().nullable(),
+  name: z.record(z.string(), z.string()),
+  emails: z.array(z.object({ value: z.string(), type: z.string().optional(), primary: z.boolean().optional() })),
+  created: timestamp,
+  lastModified: timestamp,
+});
+export type ScimProfile = Omit<z.output<typeof scimProfile>, "created" | "lastModified"> & { created: Date; lastModified: Date };
+
+const memberEntry = z.object({
+  joinedAt: timestamp.optional(),
+  seatAssignedAt: timestamp.optional(),
+  source: z.enum(MEMBER_SOURCES).optional(),
+  /** Suspended by SCIM (`active: false`): kept here, but out of `memberIds`, so nothing reaches them. */
+  suspended: z.boolean().optional(),
+  /** The Firebase Auth user was created for this business by SCIM, which disables it on suspension. */
+  managed: z.boolean().optional(),
+  scim: scimProfile.optional(),
+});
+
+const scimGroupEntry = z.object({
+  displayName: z.string(),
+  externalId: z.string().nullable(),
+  memberIds: z.array(z.string()),
+  created: timestamp,
+  lastModified: timestamp,
+});
+
+const domainEntry = z.object({ txtValue: z.string(), createdAt: timestamp, verifiedAt: timestamp.nullable() });
+
+export const ssoSettings = z.object({ providerId: z.string().nullable(), enforce: z.boolean(), jit: z.boolean() });
+export type SsoSettings = z.output<typeof ssoSettings>;
+
+export const scimSettings = z.object({ roleGroups: z.object({ admin: z.array(z.string()).optional() }), seatGroups: z.array(z.string()).nullable() });
+export type ScimSettings = z.output<typeof scimSettings>;
 
 export const INVITED_ROLES = ["admin", "member"] as const;
 export type InvitedRole = (typeof INVITED_ROLES)[number];
@@ -38,6 +78,10 @@ const businessDocument = z.object({
   /** When each invitation of the last 24 hours was sent (the 50-a-day limit). */
   invitationsSent: z.array(timestamp).optional(),
   stripeCustomerId: z.string().optional(),
+  sso: ssoSettings.optional(),
+  domains: z.record(z.string(), domainEntry).optional(),
+  scimSettings: scimSettings.optional(),
+  scimGroups: z.record(z.string(), scimGroupEntry).optional(),
 });
 
 export interface MemberRecord {
@@ -48,6 +92,29 @@ export interface MemberRecord {
   seat: boolean;
   /** Since when the member holds a seat; null without a seat, and for a seat held since before seats were recorded. */
   seatAssignedAt: Date | null;
+  source: MemberSource;
+  /** Suspended by SCIM: not in `memberIds`, no seat, nothing of the business reaches them. */
+  suspended: boolean;
+  /** A Firebase Auth user SCIM created for this business. */
+  managed: boolean;
+  /** Set when SCIM created or linked the member: only these are SCIM Users. */
+  scim: ScimProfile | null;
+}
+
+export interface ScimGroupRecord {
+  id: string;
+  displayName: string;
+  externalId: string | null;
+  memberIds: string[];
+  created: Date;
+  lastModified: Date;
+}
+
+export interface DomainRecord {
+  domain: string;
+  txtValue: string;
+  createdAt: Date;
+  verifiedAt: Date | null;
 }
 
 export interface InvitationRecord {
@@ -72,7 +139,26 @@ export interface BusinessRecord {
   invitations: InvitationRecord[];
   invitationsSent: Date[];
   stripeCustomerId: string | null;
+  sso: SsoSettings | null;
+  domains: DomainRecord[];
+  scimSettings: ScimSettings | null;
+  scimGroups: ScimGroupRecord[];
 }
+
+/** A member's entry in `members`, whole: an update of the entry replaces all of it. */
+const memberEntryOf = (member: MemberRecord) => ({
+  ...(member.joinedAt ? { joinedAt: Timestamp.fromDate(member.joinedAt) } : {}),
+  // A seat held since before seats were recorded keeps being one: it is written as held from the epoch.
+  ...(member.seat ? { seatAssignedAt: Timestamp.fromDate(member.seatAssignedAt ?? new Date(0)) } : {}),
+  source: member.source,
+  ...(member.suspended ? { suspended: true } : {}),
+  ...(member.managed ? { managed: true } : {}),
+  ...(member.scim ? { scim: { ...member.scim, created: Timestamp.fromDate(member.scim.created), lastModified: Timestamp.fromDate(member.scim.lastModified) } } : {}),
+});
+
+/** Members suspended by SCIM: entries without a place in `memberIds`. */
+const suspendedIds = (members: Record<string, z.output<typeof memberEntry>> | undefined) =>
+  Object.entries(members ?? {}).flatMap(([uid, entry]) => (entry.suspended ? [uid] : []));
 
 /**
  * The members holding a seat (§17). A seat held since before seats were recorded counts as the
@@ -98,10 +184,21 @@ export function businessStore(db: Firestore) {
       // A member id without an entry in `members` was added by a writer that predates seats (an
       // operator tool, the console, a support script): such a member holds a seat, as every
       // member drew on the subscription before seats were counted.
-      members: [...new Set(stored.memberIds)].map((uid) => {
+      members: [...new Set([...stored.memberIds, ...suspendedIds(stored.members)])].map((uid) => {
         const entry = stored.members?.[uid];
         const seatAssignedAt = entry?.seatAssignedAt?.toDate() ?? null;
-        return { uid, role: roles[uid] ?? "member", joinedAt: entry?.joinedAt?.toDate() ?? null, seat: entry ? seatAssignedAt !== null : true, seatAssignedAt };
+        const role = roles[uid] ?? "member";
+        return {
+          uid,
+          role,
+          joinedAt: entry?.joinedAt?.toDate() ?? null,
+          seat: entry ? seatAssignedAt !== null : true,
+          seatAssignedAt,
+          source: entry?.source ?? (role === "owner" ? "owner" : "invitation"),
+          suspended: entry?.suspended === true,
+          managed: entry?.managed === true,
+          scim: entry?.scim ? { ...entry.scim, created: entry.scim.created.toDate(), lastModified: entry.scim.lastModified.toDate() } : null,
+        };
       }),
       invitations: Object.entries(stored.invitations ?? {}).map(([id, entry]) => ({
         id,
@@ -111,6 +208,15 @@ export function businessStore(db: Firestore) {
       })),
       invitationsSent: (stored.invitationsSent ?? []).map((at) => at.toDate()),
       stripeCustomerId: stored.stripeCustomerId ?? null,
+      sso: stored.sso ?? null,
+      domains: Object.entries(stored.domains ?? {}).map(([domain, entry]) => ({
+        domain,
+        txtValue: entry.txtValue,
+        createdAt: entry.createdAt.toDate(),
+        verifiedAt: entry.verifiedAt?.toDate() ?? null,
+      })),
+      scimSettings: stored.scimSettings ?? null,
+      scimGroups: Object.entries(stored.scimGroups ?? {}).map(([id, entry]) => ({ id, ...entry, created: entry.created.toDate(), lastModified: entry.lastModified.toDate() })),
     };
   };
   const memberField = (uid: string) => new FieldPath("members", uid);
@@ -137,10 +243,10 @@ export function businessStore(db: Firestore) {
     /** A new business with its first owner, who holds a seat. */
     createOwnedIn(tx: Transaction, businessId: string, name: string, owner: string, at: Date): void {
       const joined = Timestamp.fromDate(at);
-      tx.create(ref(businessId), { name, memberIds: [owner], roles: { [owner]: "owner" }, members: { [owner]: { joinedAt: joined, seatAssignedAt: joined } } });
+      tx.create(ref(businessId), { name, memberIds: [owner], roles: { [owner]: "owner" }, members: { [owner]: { joinedAt: joined, seatAssignedAt: joined, source: "owner" } } });
     },
     /** Adds a member (or changes a member's role), with a seat from `seatAt` when given. */
-    addMember(tx: Transaction, businessId: string, uid: string, role: BusinessRole, joinedAt: Date, seatAt: Date | null): void {
+    addMember(tx: Transaction, businessId: string, uid: string, role: BusinessRole, joinedAt: Date, seatAt: Date | null, source?: MemberSource): void {
       tx.update(
         ref(businessId),
         "memberIds",
@@ -148,18 +254,54 @@ export function businessStore(db: Firestore) {
         new FieldPath("roles", uid),
         role,
         memberField(uid),
-        { joinedAt: Timestamp.fromDate(joinedAt), ...(seatAt ? { seatAssignedAt: Timestamp.fromDate(seatAt) } : {}) },
+        { joinedAt: Timestamp.fromDate(joinedAt), ...(seatAt ? { seatAssignedAt: Timestamp.fromDate(seatAt) } : {}), ...(source ? { source } : {}) },
       );
+    },
+    /**
+     * Writes a member whole (SCIM and SSO): role, seat, source, suspension and SCIM profile. A
+     * suspended member leaves `memberIds`, so every read that finds members (access, the business's
+     * routes, `GET /users/me`) passes them by.
+     */
+    putMember(tx: Transaction, businessId: string, member: MemberRecord): void {
+      tx.update(
+        ref(businessId),
+        "memberIds",
+        member.suspended ? FieldValue.arrayRemove(member.uid) : FieldValue.arrayUnion(member.uid),
+        new FieldPath("roles", member.uid),
+        member.role,
+        memberField(member.uid),
+        memberEntryOf(member),
+      );
+    },
+    putScimGroup(tx: Transaction, businessId: string, group: ScimGroupRecord): void {
+      const { id, created, lastModified, ...rest } = group;
+      tx.update(ref(businessId), new FieldPath("scimGroups", id), { ...rest, created: Timestamp.fromDate(created), lastModified: Timestamp.fromDate(lastModified) });
+    },
+    deleteScimGroup(tx: Transaction, businessId: string, groupId: string): void {
+      tx.update(ref(businessId), new FieldPath("scimGroups", groupId), FieldValue.delete());
+    },
+    setScimSettings(tx: Transaction, businessId: string, settings: ScimSettings): void {
+      tx.update(ref(businessId), "scimSettings", settings);
+    },
+    setSso(tx: Transaction, businessId: string, settings: SsoSettings): void {
+      tx.update(ref(businessId), "sso", settings);
+    },
+    putDomain(tx: Transaction, businessId: string, domain: DomainRecord): void {
+      tx.update(ref(businessId), new FieldPath("domains", domain.domain), {
+        txtValue: domain.txtValue,
+        createdAt: Timestamp.fromDate(domain.createdAt),
+        verifiedAt: domain.verifiedAt ? Timestamp.fromDate(domain.verifiedAt) : null,
+      });
+    },
+    deleteDomain(tx: Transaction, businessId: string, domain: string): void {
+      tx.update(ref(businessId), new FieldPath("domains", domain), FieldValue.delete());
     },
     setRole(tx: Transaction, businessId: string, uid: string, role: BusinessRole): void {
       tx.update(ref(businessId), new FieldPath("roles", uid), role);
     },
-    /** Gives a member a seat from `at`, or takes it (null), keeping when they joined. */
+    /** Gives a member a seat from `at`, or takes it (null), keeping the rest of their entry. */
     setSeat(tx: Transaction, businessId: string, member: MemberRecord, at: Date | null): void {
-      tx.update(ref(businessId), memberField(member.uid), {
-        ...(member.joinedAt ? { joinedAt: Timestamp.fromDate(member.joinedAt) } : {}),
-        ...(at ? { seatAssignedAt: Timestamp.fromDate(at) } : {}),
-      });
+      tx.update(ref(businessId), memberField(member.uid), memberEntryOf({ ...member, seat: at !== null, seatAssignedAt: at }));
     },
     removeMember(tx: Transaction, businessId: string, uid: string): void {
       tx.update(ref(businessId), "memberIds", FieldValue.arrayRemove(uid), new FieldPath("roles", uid), FieldValue.delete(), memberField(uid), FieldValue.delete());

@@ -1,5 +1,5 @@
 import type { Firestore } from "firebase-admin/firestore";
-import { drawsOnSubscription, effectiveEntitlements, entitlementKeys, type BusinessRole, type EntitlementGrant } from "../access/rules";
+import { drawsOnSubscription, effectiveEntitlements, entitlementKeys, ssoBlocks, type BusinessRole, type EntitlementGrant } from "../access/rules";
 import { activationStore, type ActivationRecord } from "./activation-store";
 import { businessStore, memberOf, seatHolders } from "./business-store";
 import { purchaseStore, type PurchaseRecord } from "./purchase-store";
@@ -18,8 +18,19 @@ export interface Membership {
   subscription: SubscriptionRecord | null;
   /** Whether the member holds a seat (§17). */
   seat: boolean;
-  /** Whether the subscription's entitlements reach this member: it counts no seats, or the member's seat is not held back. */
+  /**
+   * Whether the subscription's entitlements reach this member: it counts no seats, the member's
+   * seat is not held back, and the business's SSO does not require another sign-in (§22).
+   */
   drawsOnSubscription: boolean;
+  /** The business enforces single sign-on and this request did not come through it (§22). */
+  ssoRequired: boolean;
+}
+
+/** Whose access: the user, and how their ID token signed in (null: not through any provider, as for an operator's view). */
+export interface AccessSubject {
+  uid: string;
+  signInProvider?: string | null;
 }
 
 /** What a user may use, with where it comes from. */
@@ -36,9 +47,13 @@ export interface UserAccess {
  * Loads a user's document, own purchases and businesses (in parallel), then their businesses'
  * subscriptions and purchases (in parallel), and computes the effective entitlements.
  */
-export async function loadUserAccess(db: Firestore, uid: string, now: Date): Promise<UserAccess> {
+export async function loadUserAccess(db: Firestore, subject: AccessSubject, now: Date): Promise<UserAccess> {
+  const { uid } = subject;
   const purchases = purchaseStore(db);
-  const [user, businesses, ownPurchases] = await Promise.all([userStore(db).get(uid), businessStore(db).forMember(uid), purchases.ofOwners([{ kind: "user", id: uid }])]);
+  const [user, found, ownPurchases] = await Promise.all([userStore(db).get(uid), businessStore(db).forMember(uid), purchases.ofOwners([{ kind: "user", id: uid }])]);
+  const blocked = new Set(found.filter((business) => ssoBlocks(business.sso, business.roles[uid] ?? "member", subject.signInProvider)).map((business) => business.id));
+  // A business that requires its SSO gives nothing to a request that did not come through it.
+  const businesses = found.filter((business) => !blocked.has(business.id));
   const [subscriptions, businessPurchases] =
     businesses.length > 0
       ? await Promise.all([
@@ -58,8 +73,12 @@ export async function loadUserAccess(db: Firestore, uid: string, now: Date): Pro
       subscription,
       seat: Boolean(memberOf(business, uid)?.seat),
       drawsOnSubscription: drawsOnSubscription(uid, seatHolders(business), subscription?.seats ?? null),
+      ssoRequired: false,
     };
   });
+  for (const business of found.filter(({ id }) => blocked.has(id))) {
+    memberships.push({ businessId: business.id, name: business.name, role: business.roles[uid] ?? "member", subscription: null, seat: Boolean(memberOf(business, uid)?.seat), drawsOnSubscription: false, ssoRequired: true });
+  }
   const grants = effectiveEntitlements(
     {
       direct: user?.entitlements ?? [],
@@ -88,7 +107,7 @@ export interface CallerData {
  * A caller's access and activations. Two round trips: the user document, the business query and
  * the activations in parallel, then the subscriptions in one batched read.
  */
-export async function loadCallerData(db: Firestore, uid: string, now: Date): Promise<CallerData> {
-  const [access, activations] = await Promise.all([loadUserAccess(db, uid, now), activationStore(db).list(uid)]);
+export async function loadCallerData(db: Firestore, subject: AccessSubject, now: Date): Promise<CallerData> {
+  const [access, activations] = await Promise.all([loadUserAccess(db, subject, now), activationStore(db).list(subject.uid)]);
   return { access, activations };
 }

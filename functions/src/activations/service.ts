@@ -27,7 +27,7 @@ export async function confirmActivation(
 ): Promise<ActivationView> {
   const now = clock();
   // A write: the caller's access and the module are read afresh.
-  const access = await loadUserAccess(db, caller.uid, now);
+  const access = await loadUserAccess(db, caller, now);
   const { module, version } = await usableVersion(storeLookup(db), access.keys, input.moduleId, input.version, input.appVersion);
   const activations = activationStore(db);
   const { moduleId, deviceId } = input;

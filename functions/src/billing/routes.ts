@@ -52,6 +52,6 @@ export const billingRoutes = (deps: Deps) => [
     params: businessParamsSchema,
     responses: { 200: { description: "The portal page.", schema: billingRedirectSchema } },
     problems: ["business_not_found", "not_business_admin", "no_billing_account", "billing_not_configured", "billing_unavailable"],
-    handle: async ({ caller, params }) => ({ status: 200, body: await openBillingPortal(deps, caller.uid, params.businessId) }),
+    handle: async ({ caller, params }) => ({ status: 200, body: await openBillingPortal(deps, caller, params.businessId) }),
   }),
 ];

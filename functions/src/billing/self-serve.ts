@@ -6,7 +6,7 @@ import { callStripe, stripeClient } from "../core/stripe";
 import type { Logger } from "../core/logger";
 import type { Deps } from "../deps";
 import { siteUrl } from "../businesses/invitations";
-import { readBusiness, requireOwner } from "../businesses/service";
+import { readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
 
 /**
  * Self-serve billing (§17) through the `stripe` library: a Checkout Session that buys a plan's
@@ -35,10 +35,10 @@ async function priceOf(stripe: Stripe, logger: Logger, plans: ReadonlyMap<string
 }
 
 /** POST /businesses/:id/billing/checkout: a Checkout Session for `seats` of `plan`, for owners. */
-export async function startCheckout(deps: Deps, caller: { uid: string; email: string | null }, businessId: string, input: { plan: string; seats: number }) {
+export async function startCheckout(deps: Deps, caller: MemberCaller & { email: string | null }, businessId: string, input: { plan: string; seats: number }) {
   const { config, logger, clock } = deps;
   const { business: stored, subscription } = await readBusiness(deps, null, businessId);
-  const business = requireOwner(stored, caller.uid, businessId, "buy seats");
+  const business = requireOwner(stored, caller, businessId, "buy seats");
   if (subscription && grantsEntitlements(effectiveSubscriptionStatus(subscription, clock()))) {
     throw new ApiError("subscription_exists", "This business has a live subscription: change its seats or plan through the billing portal.");
   }
@@ -66,10 +66,10 @@ export async function startCheckout(deps: Deps, caller: { uid: string; email: st
 }
 
 /** POST /businesses/:id/billing/portal: the Billing Portal of the business's Stripe customer, for owners. */
-export async function openBillingPortal(deps: Deps, uid: string, businessId: string) {
+export async function openBillingPortal(deps: Deps, caller: MemberCaller, businessId: string) {
   const { config, logger } = deps;
   const { business: stored } = await readBusiness(deps, null, businessId);
-  const business = requireOwner(stored, uid, businessId, "manage billing");
+  const business = requireOwner(stored, caller, businessId, "manage billing");
   if (!business.stripeCustomerId) throw new ApiError("no_billing_account", "This business has no billing account yet: buy seats first.");
   const stripe = await stripeClient(config.billing, config.deadlines.callMs);
   const customer = business.stripeCustomerId;

@@ -12,7 +12,7 @@ import type { Deps } from "../deps";
 import { invitationTokenStore } from "./invitation-token-store";
 import { escapeHtml, mailStore } from "./mail-store";
 import { INVITATION_TOKEN, type newInvitationSchema } from "./schemas";
-import { assertSeatAvailable, inBusinessTransaction, readBusiness, requireAdmin } from "./service";
+import { assertSeatAvailable, inBusinessTransaction, readBusiness, requireAdmin, type MemberCaller } from "./service";
 
 /**
  * Invitations by email (§17): a single-use token (`inv_` + 43 base62 characters, 256 bits) that
@@ -31,7 +31,7 @@ const pending = (business: BusinessRecord, now: Date) => business.invitations.fi
 export const siteUrl = (publicBaseUrl: string) => publicBaseUrl.replace(/\/api\/v1$/, "");
 
 /** POST /businesses/:id/invitations. */
-export async function invite(deps: Deps, caller: { uid: string; name: string | null; email: string | null }, actor: Actor, businessId: string, input: z.output<typeof newInvitationSchema>) {
+export async function invite(deps: Deps, caller: MemberCaller & { name: string | null; email: string | null }, actor: Actor, businessId: string, input: z.output<typeof newInvitationSchema>) {
   const { db, auth, clock, config } = deps;
   const now = clock();
   const existingUser = await withinDeadline("Auth", auth.getUserByEmail(input.email)).catch((error: { code?: string }) => {
@@ -52,7 +52,7 @@ export async function invite(deps: Deps, caller: { uid: string; name: string | n
   };
   const acceptUrl = `${siteUrl(config.publicBaseUrl)}/invitations/${token}`;
   await inBusinessTransaction(deps, businessId, (tx, state) => {
-    const business = requireAdmin(state.business, caller.uid, businessId, "invite people");
+    const business = requireAdmin(state.business, caller, businessId, "invite people");
     if (existingUser && business.memberIds.includes(existingUser.uid)) {
       throw new ApiError("already_member", `${input.email} is already a member of this business.`);
     }
@@ -90,9 +90,9 @@ export async function invite(deps: Deps, caller: { uid: string; name: string | n
 }
 
 /** GET /businesses/:id/invitations: the pending ones, newest first, never their tokens. */
-export async function listInvitations(deps: Deps, uid: string, businessId: string) {
+export async function listInvitations(deps: Deps, caller: MemberCaller, businessId: string) {
   const { business: stored } = await readBusiness(deps, null, businessId);
-  const business = requireAdmin(stored, uid, businessId, "see its invitations");
+  const business = requireAdmin(stored, caller, businessId, "see its invitations");
   const now = deps.clock();
   return {
     items: pending(business, now)
@@ -110,10 +110,10 @@ export async function listInvitations(deps: Deps, uid: string, businessId: strin
 }
 
 /** DELETE /businesses/:id/invitations/:invitationId. */
-export async function revokeInvitation(deps: Deps, uid: string, actor: Actor, businessId: string, invitationId: string): Promise<void> {
+export async function revokeInvitation(deps: Deps, caller: MemberCaller, actor: Actor, businessId: string, invitationId: string): Promise<void> {
   const { db, clock } = deps;
   await inBusinessTransaction(deps, businessId, (tx, state) => {
-    const business = requireAdmin(state.business, uid, businessId, "revoke invitations");
+    const business = requireAdmin(state.business, caller, businessId, "revoke invitations");
     const invitation = pending(business, clock()).find((candidate) => candidate.id === invitationId);
     if (!invitation) throw notFound();
     businessStore(db).deleteInvitations(tx, businessId, [invitation.id]);
@@ -181,7 +181,7 @@ export async function acceptInvitation(deps: Deps, uid: string, actor: Actor, to
       if (business!.memberIds.includes(uid)) throw new ApiError("already_member", "You are already a member of this business.");
       if (invitation.seat) assertSeatAvailable(business!, subscription);
       const businesses = businessStore(db);
-      businesses.addMember(tx, record.businessId, uid, invitation.role, now, invitation.seat ? now : null);
+      businesses.addMember(tx, record.businessId, uid, invitation.role, now, invitation.seat ? now : null, "invitation");
       businesses.deleteInvitations(tx, record.businessId, [invitation.id]);
       invitationTokenStore(db).deleteIn(tx, [hash]);
       const owners = [{ kind: "business" as const, id: record.businessId }];

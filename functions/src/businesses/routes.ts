@@ -46,7 +46,7 @@ export const businessRoutes = (deps: Deps) => [
     params: businessParamsSchema,
     responses: { 200: { description: "The business.", schema: businessSchema } },
     problems: ["business_not_found"],
-    handle: async ({ caller, params }) => ({ status: 200, body: await getBusiness(deps, caller.uid, params.businessId) }),
+    handle: async ({ caller, params }) => ({ status: 200, body: await getBusiness(deps, caller, params.businessId) }),
   }),
   defineRoute({
     method: "get",
@@ -59,7 +59,7 @@ export const businessRoutes = (deps: Deps) => [
     query: memberListQuerySchema,
     responses: { 200: { description: "A page of members.", schema: memberListSchema } },
     problems: ["business_not_found", "not_business_admin"],
-    handle: async ({ caller, params, query }) => ({ status: 200, body: await listMembers(deps, caller.uid, params.businessId, query) }),
+    handle: async ({ caller, params, query }) => ({ status: 200, body: await listMembers(deps, caller, params.businessId, query) }),
   }),
   defineRoute({
     method: "patch",
@@ -72,7 +72,7 @@ export const businessRoutes = (deps: Deps) => [
     body: memberChangeSchema,
     responses: { 200: { description: "The member, changed.", schema: memberSchema } },
     problems: ["business_not_found", "not_business_admin", "membership_not_found", "last_owner", "no_seat_available"],
-    handle: async ({ caller, actor, params, body }) => ({ status: 200, body: await changeMember(deps, caller.uid, actor, params.businessId, params.uid, body) }),
+    handle: async ({ caller, actor, params, body }) => ({ status: 200, body: await changeMember(deps, caller, actor, params.businessId, params.uid, body) }),
   }),
   defineRoute({
     method: "delete",
@@ -85,7 +85,7 @@ export const businessRoutes = (deps: Deps) => [
     responses: { 204: { description: "Removed." } },
     problems: ["business_not_found", "not_business_admin", "membership_not_found", "last_owner"],
     handle: async ({ caller, actor, params }) => {
-      await removeMemberOf(deps, caller.uid, actor, params.businessId, params.uid);
+      await removeMemberOf(deps, caller, actor, params.businessId, params.uid);
       return { status: 204 };
     },
   }),
@@ -114,7 +114,7 @@ export const businessRoutes = (deps: Deps) => [
     params: businessParamsSchema,
     responses: { 200: { description: "Pending invitations.", schema: invitationListSchema } },
     problems: ["business_not_found", "not_business_admin"],
-    handle: async ({ caller, params }) => ({ status: 200, body: await listInvitations(deps, caller.uid, params.businessId) }),
+    handle: async ({ caller, params }) => ({ status: 200, body: await listInvitations(deps, caller, params.businessId) }),
   }),
   defineRoute({
     method: "delete",
@@ -127,7 +127,7 @@ export const businessRoutes = (deps: Deps) => [
     responses: { 204: { description: "Revoked: its token no longer works." } },
     problems: ["business_not_found", "not_business_admin", "invitation_not_found"],
     handle: async ({ caller, actor, params }) => {
-      await revokeInvitation(deps, caller.uid, actor, params.businessId, params.invitationId);
+      await revokeInvitation(deps, caller, actor, params.businessId, params.invitationId);
       return { status: 204 };
     },
   }),

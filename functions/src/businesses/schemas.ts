@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BUSINESS_ROLES } from "../access/rules";
-import { INVITED_ROLES } from "../accounts/business-store";
+import { INVITED_ROLES, MEMBER_SOURCES } from "../accounts/business-store";
 import { pageQuery } from "../core/pagination";
 import { documentId, emailAddress, isoDateTime, oneLine } from "../core/schemas";
 import { subscriptionStatusSchema } from "../subscriptions/schemas";
@@ -44,6 +44,9 @@ export const memberSchema = z
     }),
     joinedAt: isoDateTime.nullable().meta({ description: "Null for members added before joins were recorded." }),
     seatAssignedAt: isoDateTime.nullable(),
+    source: z.enum(MEMBER_SOURCES).meta({ description: "How the member came: the business's creation, an invitation, SCIM provisioning or single sign-on (§22)." }),
+    suspended: z.boolean().meta({ description: "Suspended by the business's identity provider (SCIM `active: false`): no seat, nothing of the business reaches them." }),
+    scimManaged: z.boolean().meta({ description: "The identity provider manages this member through SCIM (created or linked by it)." }),
   })
   .meta({ id: "Member" });
 

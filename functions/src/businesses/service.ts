@@ -1,12 +1,13 @@
 import { Timestamp, type Transaction } from "firebase-admin/firestore";
 import { outboundEvent } from "../core/event-types";
 import type { z } from "zod";
-import { drawsOnSubscription, effectiveSubscriptionStatus, heldSeats, subscriptionGrants, type BusinessRole } from "../access/rules";
+import { drawsOnSubscription, effectiveSubscriptionStatus, heldSeats, ssoBlocks, subscriptionGrants, type BusinessRole } from "../access/rules";
 import { businessStore, memberOf, seatHolders, type BusinessRecord, type MemberRecord } from "../accounts/business-store";
 import { findUser } from "../accounts/identity";
 import { subscriptionStore, type SubscriptionRecord } from "../accounts/subscription-store";
 import { instanceQueue } from "../core/concurrency";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
+import type { Caller } from "../core/auth";
 import { withinDeadline } from "../core/deadline";
 import { isAlreadyExists, toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
@@ -29,20 +30,31 @@ export const noBusiness = (businessId: string) => new ApiError("business_not_fou
 const notAdmin = (what: string) => new ApiError("not_business_admin", `Only an owner or admin of this business may ${what}.`);
 const notOwner = (what: string) => new ApiError("not_business_admin", `Only an owner of this business may ${what}.`);
 
-/** The business as a member sees it; anyone else learns nothing, not even that it exists. */
-export function requireMember(business: BusinessRecord | null, uid: string, businessId: string): BusinessRecord & { callerRole: BusinessRole } {
-  if (!business || !business.memberIds.includes(uid)) throw noBusiness(businessId);
-  return { ...business, callerRole: business.roles[uid] ?? "member" };
+/** Who asks for a business: the user, and how their ID token signed in (§22's SSO). */
+export type MemberCaller = Pick<Caller, "uid" | "signInProvider">;
+
+/**
+ * The business as a member sees it; anyone else (a suspended member too) learns nothing, not even
+ * that it exists. A business that enforces SSO answers its members only through its provider.
+ */
+export function requireMember(business: BusinessRecord | null, caller: MemberCaller, businessId: string): BusinessRecord & { callerRole: BusinessRole } {
+  if (!business || !business.memberIds.includes(caller.uid)) throw noBusiness(businessId);
+  const callerRole = business.roles[caller.uid] ?? "member";
+  if (ssoBlocks(business.sso, callerRole, caller.signInProvider)) throw ssoRequired(business);
+  return { ...business, callerRole };
 }
 
-export function requireAdmin(business: BusinessRecord | null, uid: string, businessId: string, what: string) {
-  const member = requireMember(business, uid, businessId);
+export const ssoRequired = (business: Pick<BusinessRecord, "name" | "sso">) =>
+  new ApiError("sso_required", `${business.name} requires signing in through its single sign-on (${business.sso?.providerId}); sign in that way and retry.`);
+
+export function requireAdmin(business: BusinessRecord | null, caller: MemberCaller, businessId: string, what: string) {
+  const member = requireMember(business, caller, businessId);
   if (member.callerRole === "member") throw notAdmin(what);
   return member;
 }
 
-export function requireOwner(business: BusinessRecord | null, uid: string, businessId: string, what: string) {
-  const member = requireMember(business, uid, businessId);
+export function requireOwner(business: BusinessRecord | null, caller: MemberCaller, businessId: string, what: string) {
+  const member = requireMember(business, caller, businessId);
   if (member.callerRole !== "owner") throw notOwner(what);
   return member;
 }
@@ -112,9 +124,10 @@ export async function createOwnedBusiness(deps: Deps, uid: string, actor: Actor,
 }
 
 /** GET /businesses/:id: the business as the calling member sees it. */
-export async function getBusiness(deps: Deps, uid: string, businessId: string) {
+export async function getBusiness(deps: Deps, caller: MemberCaller, businessId: string) {
   const { business: stored, subscription } = await readBusiness(deps, null, businessId);
-  const business = requireMember(stored, uid, businessId);
+  const business = requireMember(stored, caller, businessId);
+  const uid = caller.uid;
   return {
     id: business.id,
     name: business.name,
@@ -126,7 +139,7 @@ export async function getBusiness(deps: Deps, uid: string, businessId: string) {
 }
 
 /** The members in the order of the list: by when they joined, then uid. */
-const memberOrder = (a: MemberRecord, b: MemberRecord) => (a.joinedAt?.getTime() ?? 0) - (b.joinedAt?.getTime() ?? 0) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+const memberOrder = (a: Pick<MemberRecord, "uid" | "joinedAt">, b: Pick<MemberRecord, "uid" | "joinedAt">) => (a.joinedAt?.getTime() ?? 0) - (b.joinedAt?.getTime() ?? 0) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
 
 /** Member views, with each member's email and name as Firebase Auth knows them now. */
 async function memberViews(deps: Pick<Deps, "auth" | "clock">, business: BusinessRecord, subscription: SubscriptionRecord | null, members: MemberRecord[]) {
@@ -142,18 +155,21 @@ async function memberViews(deps: Pick<Deps, "auth" | "clock">, business: Busines
     entitled: isEntitled(business, subscription, member.uid, now),
     joinedAt: member.joinedAt ? toIso(member.joinedAt) : null,
     seatAssignedAt: member.seatAssignedAt ? toIso(member.seatAssignedAt) : null,
+    source: member.source,
+    suspended: member.suspended,
+    scimManaged: member.scim !== null,
   }));
 }
 
 /** GET /businesses/:id/members: a page of members, for owners and admins. */
-export async function listMembers(deps: Deps, uid: string, businessId: string, query: z.output<typeof memberListQuerySchema>) {
+export async function listMembers(deps: Deps, caller: MemberCaller, businessId: string, query: z.output<typeof memberListQuerySchema>) {
   const { business: stored, subscription } = await readBusiness(deps, null, businessId);
-  const business = requireAdmin(stored, uid, businessId, "list its members");
+  const business = requireAdmin(stored, caller, businessId, "list its members");
   const ordered = [...business.members].sort(memberOrder);
   let start = 0;
   if (query.cursor) {
     const after = deps.cursors.decode(query.cursor);
-    const afterMember: MemberRecord = { uid: after.id, role: "member", joinedAt: after.at.toMillis() === 0 ? null : after.at.toDate(), seat: false, seatAssignedAt: null };
+    const afterMember = { uid: after.id, joinedAt: after.at.toMillis() === 0 ? null : after.at.toDate() };
     start = ordered.findIndex((member) => memberOrder(member, afterMember) > 0);
     if (start === -1) start = ordered.length;
   }
@@ -178,14 +194,15 @@ const lastOwner = () => new ApiError("last_owner", "A business keeps at least on
 const noMembership = (uid: string) => new ApiError("membership_not_found", `No member '${uid}' in this business.`);
 
 /** PATCH /businesses/:id/members/:uid: a new role, a seat given or taken. */
-export async function changeMember(deps: Deps, callerUid: string, actor: Actor, businessId: string, uid: string, change: z.output<typeof memberChangeSchema>) {
+export async function changeMember(deps: Deps, caller: MemberCaller, actor: Actor, businessId: string, uid: string, change: z.output<typeof memberChangeSchema>) {
   const { db, clock } = deps;
   const businesses = businessStore(db);
   const now = clock();
   const { business, subscription, member } = await inBusinessTransaction(deps, businessId, (tx, state) => {
-    const business = requireAdmin(state.business, callerUid, businessId, "change its members");
+    const business = requireAdmin(state.business, caller, businessId, "change its members");
     const target = memberOf(business, uid);
     if (!target) throw noMembership(uid);
+    if (target.suspended) throw new ApiError("invalid_request", `Member '${uid}' is suspended by the business's identity provider (SCIM); restore them there.`);
     const role = change.role ?? target.role;
     assertRoleChange(business, target, role);
     const seat = change.seat ?? target.seat;
@@ -215,12 +232,12 @@ export async function changeMember(deps: Deps, callerUid: string, actor: Actor, 
 }
 
 /** DELETE /businesses/:id/members/:uid: an owner or admin removes someone, or a member leaves. */
-export async function removeMemberOf(deps: Deps, callerUid: string, actor: Actor, businessId: string, uid: string): Promise<void> {
+export async function removeMemberOf(deps: Deps, caller: MemberCaller, actor: Actor, businessId: string, uid: string): Promise<void> {
   const { db, clock } = deps;
   const now = clock();
   await inBusinessTransaction(deps, businessId, (tx, state) => {
-    const leaving = callerUid === uid;
-    const business = leaving ? requireMember(state.business, callerUid, businessId) : requireAdmin(state.business, callerUid, businessId, "remove members");
+    const leaving = caller.uid === uid;
+    const business = leaving ? requireMember(state.business, caller, businessId) : requireAdmin(state.business, caller, businessId, "remove members");
     const target = memberOf(business, uid);
     if (!target) throw noMembership(uid);
     if (target.role === "owner") {
@@ -274,7 +291,9 @@ export async function addMember(deps: OperatorDeps, input: z.input<typeof member
     if (existing && existing.role === "owner" && role !== "owner" && ownerCount(business) === 1) throw lastOwner();
     if (seat && !existing?.seat) assertSeatAvailable(business, subscription);
     const seatAt = seat ? (existing?.seat ? (existing.seatAssignedAt ?? now) : now) : null;
-    businessStore(db).addMember(tx, id, user.uid, role, existing?.joinedAt ?? now, seatAt);
+    // An operator's add restores a suspended member too, keeping what SCIM knows of them.
+    if (existing) businessStore(db).putMember(tx, id, { ...existing, role, seat, seatAssignedAt: seatAt, suspended: false });
+    else businessStore(db).addMember(tx, id, user.uid, role, now, seatAt);
     const event = existing
       ? outboundEvent("business.member.updated", [{ kind: "business", id }], { businessId: id, uid: user.uid, role, seat, path: `/businesses/${id}/members/${user.uid}` })
       : outboundEvent("business.member.joined", [{ kind: "business", id }], { businessId: id, uid: user.uid, role, seat, path: `/businesses/${id}/members/${user.uid}` });

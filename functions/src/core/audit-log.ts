@@ -12,11 +12,11 @@ import { pageOfQuery, type CursorPosition } from "./pagination";
  * collection (rules deny all); operators read it with `audit list`, owners their modules' entries.
  */
 
-export const ACTOR_KINDS = ["user", "developer", "token", "operator", "billing", "system"] as const;
+export const ACTOR_KINDS = ["user", "developer", "token", "operator", "billing", "scim", "system"] as const;
 
 /**
  * Who acted: a signed-in user (uid), a developer on the developer endpoints (uid), an access or
- * OIDC token (its id), an operator, billing (the event), the system.
+ * OIDC token (its id), an operator, billing (the event), a business's SCIM token (its id, §22), the system.
  */
 export interface Actor {
   kind: (typeof ACTOR_KINDS)[number];

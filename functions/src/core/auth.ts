@@ -27,6 +27,10 @@ export interface Caller {
   accessTokenId?: string;
   /** The OIDC publish token the caller came with (trusted publishing, §15): its id, modules and CI run. */
   publishToken?: PublishTokenGrant;
+  /** How an ID token's user signed in (`firebase.sign_in_provider`: password, saml.…, oidc.…), for §22's SSO. */
+  signInProvider?: string | null;
+  /** Whether the ID token says the email is verified. */
+  emailVerified?: boolean;
 }
 
 export interface PublishTokenGrant {
@@ -116,6 +120,8 @@ export async function idTokenCaller(idToken: string, tokens: TokenVerifier, stre
     uid: token.uid,
     email: typeof token.email === "string" ? token.email : null,
     name: typeof token.name === "string" ? token.name : null,
+    signInProvider: typeof token.firebase?.sign_in_provider === "string" ? token.firebase.sign_in_provider : null,
+    emailVerified: token.email_verified === true,
   };
 }
 

@@ -24,6 +24,7 @@ export const PROBLEM_STATUS = {
   not_activated: 403,
   invitation_email_mismatch: 403,
   email_not_verified: 403,
+  sso_required: 403,
   not_found: 404,
   module_not_found: 404,
   version_not_found: 404,
@@ -40,6 +41,9 @@ export const PROBLEM_STATUS = {
   payouts_account_not_found: 404,
   webhook_not_found: 404,
   message_not_found: 404,
+  /** Beyond the contract's table: §22's domains and SCIM tokens by an unknown name or id. */
+  domain_not_found: 404,
+  scim_token_not_found: 404,
   /** Beyond the contract's table: a known path with a method it does not serve. */
   method_not_allowed: 405,
   email_exists: 409,
@@ -67,6 +71,11 @@ export const PROBLEM_STATUS = {
   not_for_sale: 409,
   already_owned: 409,
   too_many_webhooks: 409,
+  domain_not_verified: 409,
+  domain_taken: 409,
+  /** Beyond the contract's table: a business has the most SCIM tokens (20) or domains (20) it may. */
+  too_many_scim_tokens: 409,
+  too_many_domains: 409,
   /** §1 safe retries: the first request with this Idempotency-Key is still running. */
   request_in_progress: 409,
   release_yanked: 410,

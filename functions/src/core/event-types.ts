@@ -10,13 +10,21 @@ import type { EventOwner, OutboundEvent } from "./event-outbox";
 type OwnerKind = EventOwner["kind"] | "any";
 
 const path = z.string().meta({ description: "The resource's path under /api/v1, where there is one." });
-const member = z.object({ businessId: z.string(), uid: z.string(), role: z.string().optional(), seat: z.boolean().optional(), path });
+const member = z.object({
+  businessId: z.string(),
+  uid: z.string(),
+  role: z.string().optional(),
+  seat: z.boolean().optional(),
+  source: z.string().optional().meta({ description: "How the member came (§22): owner, invitation, scim or sso." }),
+  suspended: z.boolean().optional().meta({ description: "Suspended, or restored (false), by the identity provider through SCIM (§22)." }),
+  path,
+});
 const version = z.object({ moduleId: z.string(), version: z.string(), path });
 
 const CATALOG = {
-  "business.member.joined": { owners: ["business"], description: "Someone joined the business (an accepted invitation, or an operator's add).", data: member },
+  "business.member.joined": { owners: ["business"], description: "Someone joined the business (an accepted invitation, an operator's add, SCIM provisioning or single sign-on).", data: member },
   "business.member.left": { owners: ["business"], description: "A member left or was removed.", data: member },
-  "business.member.updated": { owners: ["business"], description: "A member's role or seat changed.", data: member.extend({ previousRole: z.string().optional() }) },
+  "business.member.updated": { owners: ["business"], description: "A member's role or seat changed, or SCIM suspended or restored them.", data: member.extend({ previousRole: z.string().optional() }) },
   "business.invitation.created": {
     owners: ["business"],
     description: "Someone was invited (again).",

@@ -1,4 +1,4 @@
-import { loadCallerData, loadUserAccess } from "../accounts/caller-data";
+import { loadCallerData, loadUserAccess, type AccessSubject } from "../accounts/caller-data";
 import { catalogCache, MODULES_TOPIC } from "../core/catalog-changes";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
@@ -17,8 +17,8 @@ import { downloadStore } from "./download-store";
 import { checkModuleUpdates, downloadModule, listModules, rememberingLookup, withAccess } from "./service";
 
 export const moduleRoutes = (deps: Deps) => {
-  const callerData = (uid: string) => loadCallerData(deps.db, uid, deps.clock());
-  const callerAccess = (uid: string) => loadUserAccess(deps.db, uid, deps.clock());
+  const callerData = (caller: AccessSubject) => loadCallerData(deps.db, caller, deps.clock());
+  const callerAccess = (caller: AccessSubject) => loadUserAccess(deps.db, caller, deps.clock());
   const lookup = rememberingLookup(deps.db, deps.config.memoryCacheMs);
   const store = downloadStore(deps.db, deps.config.downloadShards);
   const downloads = groupCommitCounter(
@@ -44,7 +44,7 @@ export const moduleRoutes = (deps: Deps) => {
       cache: "public-anonymous",
       handle: async ({ query, caller }) => {
         const page = await pages.get(JSON.stringify(query), MODULES_TOPIC, () => listModules(deps, search(), query));
-        return { status: 200, body: caller ? withAccess(page, await callerData(caller.uid)) : page };
+        return { status: 200, body: caller ? withAccess(page, await callerData(caller)) : page };
       },
     }),
     defineRoute({
@@ -61,7 +61,7 @@ export const moduleRoutes = (deps: Deps) => {
       problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version", "module_revoked"],
       handle: async ({ params, query, caller }) => ({
         status: 200,
-        body: await downloadModule(deps, { lookup, downloads, access: await callerAccess(caller.uid) }, params.id, query),
+        body: await downloadModule(deps, { lookup, downloads, access: await callerAccess(caller) }, params.id, query),
       }),
     }),
     defineRoute({
@@ -76,7 +76,7 @@ export const moduleRoutes = (deps: Deps) => {
       // A question, not a change.
       idempotencyKey: false,
       responses: { 200: { description: "One item per module to update; others are left out.", schema: moduleUpdatesSchema } },
-      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps, await callerAccess(caller.uid), body) }),
+      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps, await callerAccess(caller), body) }),
     }),
   ];
 };

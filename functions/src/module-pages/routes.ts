@@ -23,7 +23,7 @@ export const modulePageRoutes = (deps: Deps) => {
       cache: "public-anonymous",
       handle: async ({ params, caller }) => ({
         status: 200,
-        body: await pages.page(params.id, caller ? await loadCallerData(deps.db, caller.uid, deps.clock()) : null),
+        body: await pages.page(params.id, caller ? await loadCallerData(deps.db, caller, deps.clock()) : null),
       }),
     }),
     defineRoute({

@@ -33,7 +33,7 @@ export async function startModuleCheckout(deps: Deps, caller: { uid: string; ema
   let customer: string | null;
   if (input.businessId !== undefined) {
     const { business } = await readBusiness(deps, null, input.businessId);
-    const member = requireAdmin(business, caller.uid, input.businessId, "buy modules for it");
+    const member = requireAdmin(business, caller, input.businessId, "buy modules for it");
     if (!price.perSeat) throw invalidRequest(`Module '${moduleId}' is sold to people, not per seat to businesses.`, [{ path: "businessId", message: "This module is not sold per seat." }]);
     if (input.seats === undefined) throw invalidRequest("How many seats? A business buys a module per seat.", [{ path: "seats", message: "Required with businessId." }]);
     owner = { kind: "business", id: input.businessId };

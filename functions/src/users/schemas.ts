@@ -34,6 +34,7 @@ export const userProfileSchema = z
         role: z.enum(BUSINESS_ROLES),
         seat: z.boolean().meta({ description: "Whether the user holds a seat of this business (§17)." }),
         entitled: z.boolean().meta({ description: "Whether the business's subscription grants this user its entitlements now." }),
+        ssoRequired: z.boolean().meta({ description: "The business enforces single sign-on and this request did not come through its provider: none of its entitlements are here (§22)." }),
       }),
     ),
     purchases: z.array(purchaseSummarySchema).meta({ description: "The user's module purchases, and those of their businesses that reach them (§20)." }),

@@ -22,6 +22,7 @@ export function getProfile(caller: Caller, { access, activations }: CallerData, 
       role: membership.role,
       seat: membership.seat,
       entitled: subscriptionGrants(membership.subscription, membership.drawsOnSubscription, now),
+      ssoRequired: membership.ssoRequired,
     })),
     purchases: access.purchases.map((purchase) => ({
       id: purchase.id,
@@ -52,17 +53,18 @@ function deviceView(device: DeviceActivationRecord) {
 export async function describeUser({ db, auth, clock }: OperatorDeps, input: { user: string }) {
   const user = await findUser(auth, parseInput(z.object({ user: z.string().min(1) }), input).user);
   const now = clock();
-  const [access, activations] = await Promise.all([loadUserAccess(db, user.uid, now), activationStore(db).list(user.uid)]);
+  const [access, activations] = await Promise.all([loadUserAccess(db, { uid: user.uid }, now), activationStore(db).list(user.uid)]);
   return {
     uid: user.uid,
     email: user.email,
     displayName: access.user?.displayName ?? user.displayName,
     entitlements: access.grants,
-    businesses: access.memberships.map(({ businessId, name, role, subscription, seat, drawsOnSubscription }) => ({
+    businesses: access.memberships.map(({ businessId, name, role, subscription, seat, drawsOnSubscription, ssoRequired }) => ({
       id: businessId,
       name,
       role,
       seat,
+      ssoRequired,
       entitled: subscriptionGrants(subscription, drawsOnSubscription, now),
       subscription: subscription
         ? { status: effectiveSubscriptionStatus(subscription, now), plan: subscription.plan, currentPeriodEnd: toIso(subscription.currentPeriodEnd) }

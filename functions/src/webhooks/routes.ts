@@ -31,7 +31,7 @@ import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks,
 export const webhookRoutes = (deps: Deps) => {
   const businessOwner = async (caller: Caller, businessId: string): Promise<EventOwner> => {
     const { business } = await readBusiness(deps, null, businessId);
-    requireAdmin(business, caller.uid, businessId, "manage its webhooks");
+    requireAdmin(business, caller, businessId, "manage its webhooks");
     return { kind: "business", id: businessId };
   };
   const scopes = [

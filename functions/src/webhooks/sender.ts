@@ -1,9 +1,9 @@
-import { lookup, Resolver } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import { Webhook } from "standardwebhooks";
+import { resolveAddresses } from "../core/dns";
 import { checkWebhookUrl, invalidWebhookUrl, isPublicAddress } from "./url-rules";
 
 /**
@@ -22,17 +22,6 @@ export interface AddressRules {
   dnsResolvers: readonly string[];
 }
 
-/** A name's addresses, IPv4 and IPv6, from the configured servers or the system. */
-async function resolveName(hostname: string, servers: readonly string[]): Promise<string[]> {
-  if (servers.length === 0) return (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
-  const resolver = new Resolver({ timeout: 2_000, tries: 2 });
-  resolver.setServers([...servers]);
-  const settled = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
-  const found = settled.flatMap((result) => (result.status === "fulfilled" ? result.value : []));
-  if (found.length === 0) throw new Error(`${hostname} has no address`);
-  return found;
-}
-
 /** The addresses a URL's host stands for, each public unless the host is exempt; throws `invalid_webhook_url`. */
 export async function publicAddresses(raw: string, rules: AddressRules): Promise<{ url: URL; hostname: string; addresses: string[] }> {
   const { url, hostname, exempt } = checkWebhookUrl(raw, rules.allowedHosts);
@@ -40,7 +29,7 @@ export async function publicAddresses(raw: string, rules: AddressRules): Promise
   if (ipaddr.isValid(hostname)) {
     addresses = [hostname];
   } else {
-    addresses = await resolveName(hostname, rules.dnsResolvers).catch(() => {
+    addresses = await resolveAddresses(hostname, rules.dnsResolvers).catch(() => {
       throw invalidWebhookUrl(`The URL's host ${hostname} does not resolve.`);
     });
   }

@@ -125,6 +125,22 @@ export async function signIn(email: string, password: string): Promise<string> {
   return body.idToken;
 }
 
+/**
+ * Signs in through a SAML or OIDC provider on the Auth emulator (accounts:signInWithIdp takes any
+ * `saml.*` or `oidc.*` id with no configuration): the ID token's `firebase.sign_in_provider` is it.
+ */
+export async function signInThroughProvider(providerId: string, email: string): Promise<TestUser> {
+  const claims = JSON.stringify({ sub: `idp-${email}`, email, email_verified: true });
+  const response = await fetch(`http://${authHost}/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp?key=test-api-key`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ postBody: `id_token=${encodeURIComponent(claims)}&providerId=${providerId}`, requestUri: "http://localhost", returnSecureToken: true, returnIdpCredential: true }),
+  });
+  const body = (await response.json()) as { idToken?: string; localId?: string };
+  if (!body.idToken || !body.localId) throw new Error(`Sign-in through ${providerId} failed: ${JSON.stringify(body)}`);
+  return { uid: body.localId, email, password: "", idToken: body.idToken };
+}
+
 export const bearer = (user: { idToken: string }) => ({ Authorization: `Bearer ${user.idToken}` });
 
 /** Asserts an RFC 9457 problem response with the contract's code. */

@@ -1,0 +1,82 @@
+import { businessStore, memberOf, type BusinessRecord, type MemberRecord, type SsoSettings } from "../accounts/business-store";
+import type { SubscriptionRecord } from "../accounts/subscription-store";
+import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
+import { auditLog, type Actor } from "../core/audit-log";
+import type { Caller } from "../core/auth";
+import { outboundEvent } from "../core/event-types";
+import type { Deps } from "../deps";
+import { verifiedDomainStore } from "../domains/verified-domain-store";
+import { seatForNewcomer } from "../scim/rules";
+import { SSO_PROVIDER_ID } from "./schemas";
+
+/**
+ * Single sign-on (§22): a business names the SAML or OIDC provider its people sign in through.
+ * Enforcement is decided where access is (access/rules.ts `ssoBlocks`, used by the business's
+ * routes and by every entitlement read); this is the setting, and just-in-time membership.
+ */
+
+const NO_SSO: SsoSettings = { providerId: null, enforce: false, jit: false };
+
+/** GET /businesses/:id/sso (owners). */
+export async function getSso(deps: Deps, caller: MemberCaller, businessId: string): Promise<SsoSettings> {
+  const { business } = await readBusiness(deps, null, businessId);
+  return requireOwner(business, caller, businessId, "see its single sign-on").sso ?? NO_SSO;
+}
+
+/** PUT /businesses/:id/sso (owners): the setting, stored whole. */
+export async function putSso(deps: Deps, caller: MemberCaller, actor: Actor, businessId: string, settings: SsoSettings): Promise<SsoSettings> {
+  const now = deps.clock();
+  return inBusinessTransaction(deps, businessId, (tx, { business }) => {
+    const previous = requireOwner(business, caller, businessId, "change its single sign-on").sso ?? NO_SSO;
+    businessStore(deps.db).setSso(tx, businessId, settings);
+    auditLog(deps.db).record(tx, actor, { action: "business.sso.update", target: businessId, details: { ...settings, previous } }, now);
+    return settings;
+  });
+}
+
+/** Whether a caller's sign-in may make them a member just in time: through a SAML or OIDC provider, with a verified email. */
+const mayJoinJustInTime = (caller: Caller): caller is Caller & { email: string; signInProvider: string } =>
+  Boolean(caller.email && caller.emailVerified && caller.signInProvider && SSO_PROVIDER_ID.test(caller.signInProvider));
+
+const joinsThrough = (business: BusinessRecord | null, caller: { uid: string; signInProvider: string }, domain: string) =>
+  business !== null &&
+  business.sso?.jit === true &&
+  business.sso.providerId === caller.signInProvider &&
+  business.domains.some((candidate) => candidate.domain === domain && candidate.verifiedAt !== null) &&
+  memberOf(business, caller.uid) === undefined;
+
+/**
+ * Just-in-time membership (§22), at `GET /users/me`: a caller signed in through a business's
+ * provider, whose verified email is in a domain the business verified, joins it as a member, with
+ * a seat when one is free. Costs two reads for such callers only; a member (or a suspended one,
+ * who stays out) is left as they are.
+ */
+export async function joinThroughSso(deps: Deps, caller: Caller): Promise<void> {
+  if (!mayJoinJustInTime(caller)) return;
+  const domain = caller.email.slice(caller.email.lastIndexOf("@") + 1).toLowerCase();
+  const holder = await verifiedDomainStore(deps.db).get(domain);
+  if (!holder) return;
+  const { business } = await readBusiness(deps, null, holder.businessId);
+  if (!joinsThrough(business, caller, domain)) return;
+  const now = deps.clock();
+  await inBusinessTransaction(deps, holder.businessId, (tx, state) => {
+    if (!joinsThrough(state.business, caller, domain)) return;
+    const member = newcomer(state.business!, state.subscription, caller.uid, now);
+    businessStore(deps.db).putMember(tx, holder.businessId, member);
+    const actor = { kind: "user" as const, id: caller.uid };
+    const joined = outboundEvent("business.member.joined", [{ kind: "business", id: holder.businessId }], {
+      businessId: holder.businessId,
+      uid: caller.uid,
+      role: member.role,
+      seat: member.seat,
+      source: "sso",
+      path: `/businesses/${holder.businessId}/members/${caller.uid}`,
+    });
+    auditLog(deps.db).record(tx, actor, { action: "business.member.join", target: holder.businessId, details: { uid: caller.uid, source: "sso", provider: caller.signInProvider, seat: member.seat }, emits: [joined] }, now);
+  });
+}
+
+function newcomer(business: BusinessRecord, subscription: SubscriptionRecord | null, uid: string, now: Date): MemberRecord {
+  const seat = seatForNewcomer(business, subscription, [], now);
+  return { uid, role: "member", joinedAt: now, seat, seatAssignedAt: seat ? now : null, source: "sso", suspended: false, managed: false, scim: null };
+}
