@@ -16,6 +16,7 @@ import { drainDownloadCounters } from "../src/marketplace/download-counter";
 import { HOSTILE_README, pngImage } from "./support/packages";
 import { daysFromNow, putBusiness, putSubscription } from "./support/fixtures";
 import { startReceiver } from "./support/webhook-receiver";
+import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../src/webhooks/dispatch";
 import { createDeveloper, createUser, eventually, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
 
@@ -44,6 +45,7 @@ describe("web pages (§16)", () => {
   let webhooks: WebhookDispatcher;
   /** What tests started that must stop however they end. */
   const afterAllStops: (() => Promise<void>)[] = [];
+  let dns: LocalDns;
   const icon = pngImage(96, 96);
 
   const api = (pathname: string, token?: string) => fetch(`${origin}/api/v1${pathname}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
@@ -60,7 +62,9 @@ describe("web pages (§16)", () => {
     stripe = await startLocalStripe({ prices: [], webhook: { url: `${origin}/api/v1/billing/stripe/webhook`, secret: LOCAL_STRIPE_WEBHOOK_SECRET } });
     const billing = { ...deps.config.billing, stripeSecretKey: "sk_test_local", apiBase: { protocol: "http" as const, host: "127.0.0.1", port: Number(new URL(stripe.url).port) } };
     // Stripe's pages return to this site: its own address is the public one.
-    site.current = localSite(createApp({ ...deps, config: { ...deps.config, billing, publicBaseUrl: `${origin}/api/v1` } }), { hostingDir: siteDir, projectId, authEmulatorHost: process.env.FIREBASE_AUTH_EMULATOR_HOST });
+    dns = await startLocalDns();
+    afterAllStops.push(() => dns.stop());
+    site.current = localSite(createApp({ ...deps, config: { ...deps.config, billing, publicBaseUrl: `${origin}/api/v1`, dnsResolvers: [dns.address] } }), { hostingDir: siteDir, projectId, authEmulatorHost: process.env.FIREBASE_AUTH_EMULATOR_HOST });
     webhooks = startWebhookDispatcher(deps, { sweepMs: 1_000 });
     developer = await createDeveloper("acme");
     await publishModule(developer, { id: "acme.plotter", name: "Plotter", summary: "Plots data on a grid.", version: "1.0.0", category: "data", maxAppVersion: "3.0.0" }, [
@@ -477,7 +481,7 @@ describe("web pages (§16)", () => {
     const businessId = ((await (await api("/users/me", owner.idToken)).json()) as { businesses: { id: string }[] }).businesses[0].id;
     await panel.locator("input[type=email]").fill(newcomer);
     await panel.locator("button:has-text('Invite')").click();
-    const link = panel.locator("code.wrap");
+    const link = panel.locator("code.wrap", { hasText: "/invitations/" });
     await link.waitFor();
     const firstPath = new URL((await link.textContent())!).pathname;
     await expect_(async () => expect(await panel.locator(".plain-list.invitations").textContent()).toContain(newcomer));
@@ -621,6 +625,59 @@ describe("web pages (§16)", () => {
     expect(await page.locator("dialog.confirm[open] #confirm-title").textContent()).toBe(`Delete the endpoint ${receiver.origin}/account-hook?`);
     await page.locator("dialog.confirm[open] button.danger").click();
     await expect_(async () => expect(await panel.textContent()).toContain("No endpoints yet."));
+    done(watch);
+  }, 60_000);
+
+  it("/account (§22): an owner verifies a domain by its TXT record, sets single sign-on, makes a SCIM token shown once, sees SCIM's suspended member, and revokes the token", async () => {
+    const owner = await createUser({ displayName: "Idp Owner" });
+    const businessId = `idp-${owner.uid}`.toLowerCase();
+    await putBusiness(businessId, { name: "Idp Co", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+    const { page, watch } = await openPage(375);
+    await page.goto(`${origin}/account`);
+    await page.fill("#sign-in-email", owner.email);
+    await page.fill("#sign-in-password", owner.password);
+    await page.click("button[type=submit]");
+    const panel = page.locator(`section[aria-labelledby=enterprise-${businessId}]`);
+    await panel.waitFor();
+
+    await panel.locator(`#domain-${businessId}`).fill("web-idp.test");
+    await panel.locator("button:has-text('Add domain')").click();
+    const txtValue = panel.locator(".domains code").nth(1);
+    await txtValue.waitFor();
+    await panel.locator("button:has-text('Verify')").click();
+    await expect_(async () => expect(await panel.locator("[role=alert]").textContent()).toContain("No TXT record"));
+    dns.set("_marketplace-verification.web-idp.test", "TXT", [(await txtValue.textContent())!]);
+    await panel.locator("button:has-text('Verify')").click();
+    await expect_(async () => expect(await panel.locator(".domains").textContent()).toContain("Verified"));
+
+    await panel.locator(`#sso-provider-${businessId}`).fill("saml.webidp");
+    await panel.locator(`#sso-jit-${businessId}`).check();
+    await panel.locator("button:has-text('Save single sign-on')").click();
+    await expect_(async () => expect(await panel.textContent()).toContain("Single sign-on through saml.webidp saved."));
+
+    await panel.locator(`#scim-token-${businessId}`).fill("Okta");
+    await panel.locator("button:has-text('Create token')").click();
+    const token = panel.locator(".secret-once code");
+    await token.waitFor();
+    const scimToken = (await token.textContent())!;
+    expect(scimToken).toMatch(/^scim_/);
+    const scim = (pathname: string, init: RequestInit = {}) =>
+      fetch(`${origin}/api/v1/scim/v2${pathname}`, { ...init, headers: { Authorization: `Bearer ${scimToken}`, "Content-Type": "application/scim+json" } });
+    const created = (await (await scim("/Users", { method: "POST", body: JSON.stringify({ userName: "ida@web-idp.test", displayName: "Ida" }) })).json()) as { id: string };
+    expect((await scim(`/Users/${created.id}`, { method: "PATCH", body: JSON.stringify({ Operations: [{ op: "replace", value: { active: false } }] }) })).status).toBe(200);
+    await page.reload();
+    const row = page.locator("tr", { hasText: "Ida" });
+    await row.waitFor();
+    expect(await row.locator(".badge").allTextContents()).toEqual(["SCIM", "Suspended"]);
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "account-enterprise-375");
+
+    await panel.locator(".scim-tokens button:has-text('Revoke')").click();
+    expect(await page.locator("dialog.confirm[open] #confirm-title").textContent()).toBe("Revoke the SCIM token Okta?");
+    await page.locator("dialog.confirm[open] button.danger").click();
+    await expect_(async () => expect(await panel.locator(".scim-tokens").count()).toBe(0));
+    expect((await scim("/Users")).status).toBe(401);
     done(watch);
   }, 60_000);
 

@@ -11,6 +11,7 @@ import { useConfirm } from "../ui/confirm";
 import { CopyButton } from "../ui/CopyButton";
 import { VerifyEmail } from "./VerifyEmail";
 import { WebhooksPanel } from "../webhooks/WebhooksPanel";
+import { EnterprisePanel } from "./EnterprisePanel";
 import { businessWebhooks } from "../webhooks/webhook-api";
 
 /** `/account`: any signed-in user's businesses; owners and admins run their team and billing here (§17). */
@@ -317,6 +318,9 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
                     <th data-label="Member" scope="row">
                       {who}
                       {member.email && member.displayName && <div class="muted">{member.email}</div>}
+                      {(member.source === "scim" || member.scimManaged) && <span class="badge">SCIM</span>}
+                      {member.source === "sso" && <span class="badge">Single sign-on</span>}
+                      {member.suspended && <span class="badge warn">Suspended</span>}
                     </th>
                     <td data-label="Role">
                       <label class="visually-hidden" for={`role-${member.uid}`}>
@@ -344,7 +348,9 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
                       {member.seatAssignedAt && <div class="muted">since {formatDate(member.seatAssignedAt)}</div>}
                     </td>
                     <td data-label="Actions" class="actions">
-                      {member.seat ? (
+                      {member.suspended ? (
+                        <span class="muted">Suspended by your identity provider: restore them there.</span>
+                      ) : member.seat ? (
                         <button type="button" class="secondary" onClick={() => void takeSeat(member, who)}>
                           Take the seat back<span class="visually-hidden"> from {who}</span>
                         </button>
@@ -422,6 +428,7 @@ function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; u
         </>
       )}
       {manages && <WebhooksPanel webhooks={webhooks} headingId={`webhooks-${businessId}`} nested />}
+      {owns && <EnterprisePanel api={api} businessId={businessId} businessName={business.name} />}
       <p>
         {owns && owners <= 1 ? (
           <span class="muted">You are its only owner: to leave, make someone else owner first.</span>
