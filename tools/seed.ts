@@ -24,6 +24,8 @@ import { setSubscription } from "../functions/src/subscriptions/service";
 import { userStore } from "../functions/src/accounts/user-store";
 import { businessStore } from "../functions/src/accounts/business-store";
 import { verifyPublisher } from "../functions/src/publishers/service";
+import { verifyDomainForBusiness } from "../functions/src/domains/service";
+import { setSsoForBusiness } from "../functions/src/sso/service";
 import { subscriptionStore } from "../functions/src/accounts/subscription-store";
 import { fixedBlockmap } from "./demo/blockmap";
 import { buildPackage } from "../packages/mpkg/src/archive";
@@ -44,6 +46,13 @@ const DEMO_PUBLISHER_DOMAIN = "contoso.example";
  * seats" opens the (stand-in's) Billing Portal (§24).
  */
 const DEMO_STRIPE_CUSTOMER = "cus_demo_acme";
+/**
+ * The demo business's identity provider (§22): a domain an operator verified and a SAML provider
+ * id with just-in-time membership, so that anyone signing in through `saml.acme` with an
+ * `@acme.example` email on the Auth emulator joins Acme Corp.
+ */
+const DEMO_BUSINESS_DOMAIN = "acme.example";
+const DEMO_SSO_PROVIDER = "saml.acme";
 
 /** Published in this order; contoso.charts needs the 'pro' entitlement. Each package has a README, a CHANGELOG and an icon (§16). */
 const NOTES = {
@@ -153,6 +162,8 @@ export async function seedDemoData(deps: Deps): Promise<void> {
     const acme = businesses.read(await tx.get(businesses.ref("acme")));
     if (acme && !acme.stripeCustomerId) businesses.setStripeCustomer(tx, "acme", DEMO_STRIPE_CUSTOMER);
   });
+  await verifyDomainForBusiness(deps, { id: "acme", domain: DEMO_BUSINESS_DOMAIN });
+  await setSsoForBusiness(deps, { id: "acme", providerId: DEMO_SSO_PROVIDER, enforce: false, jit: true });
 
   for (const release of DEMO_RELEASES) {
     const fileName = `Marketplace-Setup-${release.version}-${release.arch}.${INSTALLER_EXTENSION[release.platform]}`;

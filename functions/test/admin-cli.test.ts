@@ -283,6 +283,17 @@ describe("operator CLI", () => {
     expect((await admin("webhooks", "remove", endpoint.id)).code).toBe(1);
   });
 
+  it("business verify-domain and sso (§22): a domain held by one business, single sign-on with JIT, shown by business show", async () => {
+    expect((await admin("business", "create", "--id", "idp-co", "--name", "Idp Co")).code).toBe(0);
+    expect((await admin("business", "create", "--id", "rival", "--name", "Rival")).code).toBe(0);
+    expect(await json("business", "verify-domain", "--id", "idp-co", "--domain", "Idp.Example")).toMatchObject({ businessId: "idp-co", domain: "idp.example", verifiedAt: expect.any(String) });
+    const taken = await admin("business", "verify-domain", "--id", "rival", "--domain", "idp.example");
+    expect([taken.code, taken.stderr]).toEqual([1, expect.stringContaining("Another business has verified idp.example")]);
+    expect(await json("business", "sso", "--id", "idp-co", "--provider", "saml.idp", "--jit")).toEqual({ businessId: "idp-co", providerId: "saml.idp", enforce: false, jit: true });
+    expect((await admin("business", "sso", "--id", "idp-co", "--provider", "google.com")).code).toBe(2);
+    expect(await json("business", "show", "--id", "idp-co")).toMatchObject({ verifiedDomains: ["idp.example"], sso: { providerId: "saml.idp", enforce: false, jit: true } });
+  });
+
   it("says how to get credentials when --project has no Application Default Credentials (exit 1)", async () => {
     const saved = { ...process.env };
     const noCredentials = mkdtempSync(path.join(tmpdir(), "no-adc-"));

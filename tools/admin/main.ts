@@ -32,6 +32,8 @@ import { cursorCodec } from "../../functions/src/core/pagination";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "../../functions/src/webhooks/delivery-store";
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, recover, redeliver, updateWebhook } from "../../functions/src/webhooks/service";
 import { unverifyPublisher, verifyPublisher } from "../../functions/src/publishers/service";
+import { verifyDomainForBusiness } from "../../functions/src/domains/service";
+import { setSsoForBusiness } from "../../functions/src/sso/service";
 import type { Logger } from "../../functions/src/core/logger";
 import { printResult, uploadProgress } from "./output";
 import { emulatorHostEnv, HOST, LOCAL_PORTS, LOCAL_PROJECT_ID, LOCAL_STRIPE_PORT } from "../local-stack/addresses";
@@ -341,6 +343,20 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .description("a business: plan, seats paid, used and held back, pending invitations, and one row per member with role, seat and entitlement")
     .requiredOption("--id <businessId>")
     .action(action((ctx, options: { id: string }) => describeBusiness(ctx, options)));
+  business
+    .command("verify-domain")
+    .description("record a domain as verified for a business on the operator's word, without a DNS lookup (§22); refused when another business holds it")
+    .requiredOption("--id <businessId>")
+    .requiredOption("--domain <domain>")
+    .action(action((ctx, options: { id: string; domain: string }) => verifyDomainForBusiness(ctx, options)));
+  business
+    .command("sso")
+    .description("set a business's single sign-on (§22): the SAML or OIDC provider id of Firebase Authentication, enforcement, just-in-time membership")
+    .requiredOption("--id <businessId>")
+    .option("--provider <providerId>", "saml.… or oidc.…; leave out to turn single sign-on off")
+    .option("--enforce", "members reach the business only when signed in through the provider (owners excepted)")
+    .option("--jit", "people of the business's verified domains join when they sign in through the provider")
+    .action(action((ctx, options: { id: string; provider?: string; enforce?: boolean; jit?: boolean }) => setSsoForBusiness(ctx, { id: options.id, providerId: options.provider ?? null, enforce: options.enforce, jit: options.jit })));
   business
     .command("remove-member")
     .requiredOption("--id <businessId>")

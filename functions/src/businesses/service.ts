@@ -343,6 +343,10 @@ export async function describeBusiness(deps: OperatorDeps, input: z.input<typeof
       seat: member.seat,
       entitled: isEntitled(business, subscription, member.uid, now),
       seatAssignedAt: member.seatAssignedAt ? toIso(member.seatAssignedAt) : null,
+      source: member.source,
+      suspended: member.suspended,
     })),
+    verifiedDomains: business.domains.filter((domain) => domain.verifiedAt !== null).map((domain) => domain.domain),
+    sso: business.sso,
   };
 }

@@ -1,12 +1,15 @@
 import type { BusinessRecord, DomainRecord } from "../accounts/business-store";
 import { businessStore } from "../accounts/business-store";
 import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
-import { auditLog, type Actor } from "../core/audit-log";
+import { auditLog, operatorOf, type Actor } from "../core/audit-log";
 import { resolveTxtRecords } from "../core/dns";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { randomBase62 } from "../core/secret-tokens";
-import type { Deps } from "../deps";
+import { parseInput } from "../core/validation";
+import type { Deps, OperatorDeps } from "../deps";
+import { z } from "zod";
+import { documentId, domainName } from "../core/schemas";
 import { verifiedDomainStore } from "./verified-domain-store";
 
 /**
@@ -27,6 +30,8 @@ const domainView = (domain: DomainRecord) => ({
   txtValue: domain.txtValue,
   verifiedAt: domain.verifiedAt ? toIso(domain.verifiedAt) : null,
 });
+
+const operatorDomainInput = z.object({ id: documentId, domain: domainName });
 
 const domainNotFound = (domain: string) => new ApiError("domain_not_found", `This business has no domain '${domain}'; add it first (POST /businesses/:id/domains).`);
 
@@ -109,5 +114,28 @@ export async function removeDomain(deps: Deps, caller: MemberCaller, actor: Acto
     businessStore(deps.db).deleteDomain(tx, businessId, domain);
     if (holder?.businessId === businessId) domains.delete(tx, domain);
     auditLog(deps.db).record(tx, actor, { action: "business.domain.remove", target: businessId, details: { domain } }, now);
+  });
+}
+
+/**
+ * Operators (the CLI, the seed): a business's domain recorded as verified on the operator's word,
+ * without a DNS lookup (as for a domain verified by other means); `domain_taken` when another
+ * business holds it.
+ */
+export async function verifyDomainForBusiness(deps: OperatorDeps, input: z.input<typeof operatorDomainInput>) {
+  const { id: businessId, domain } = parseInput(operatorDomainInput, input);
+  const now = deps.clock();
+  return inBusinessTransaction(deps, businessId, async (tx, { business }) => {
+    const domains = verifiedDomainStore(deps.db);
+    const holder = await domains.getIn(tx, domain);
+    if (!business) throw new ApiError("business_not_found", `No business '${businessId}'.`);
+    if (holder && holder.businessId !== businessId) throw domainTaken(domain);
+    const existing = business.domains.find((candidate) => candidate.domain === domain);
+    if (existing?.verifiedAt && holder) return { businessId, ...domainView(existing) };
+    const record: DomainRecord = { domain, txtValue: existing?.txtValue ?? `${TXT_VALUE_PREFIX}${randomBase62(32)}`, createdAt: existing?.createdAt ?? now, verifiedAt: existing?.verifiedAt ?? now };
+    businessStore(deps.db).putDomain(tx, businessId, record);
+    domains.put(tx, { domain, businessId, verifiedAt: record.verifiedAt! });
+    auditLog(deps.db).record(tx, operatorOf(deps), { action: "business.domain.verify", target: businessId, details: { domain, by: "operator" } }, now);
+    return { businessId, ...domainView(record) };
   });
 }

@@ -103,6 +103,7 @@ function scimErrors(deps: Deps): ErrorRequestHandler {
       if (error.status === 401) res.set("WWW-Authenticate", 'Bearer realm="scim"');
       return send(res, error.status, scimErrorBody(error.status, error.message, error.scimType));
     }
+    if (error instanceof URIError) return send(res, 400, scimErrorBody(400, "The request URL is malformed (not valid percent-encoding).", "invalidValue"));
     const status = (error as { status?: number; type?: string }).status;
     if (status === 413) return send(res, 413, scimErrorBody(413, "The body is too large.", null));
     if (status === 400 || (error as { type?: string }).type === "entity.parse.failed") return send(res, 400, scimErrorBody(400, "The body is not valid JSON.", "invalidSyntax"));

@@ -1,13 +1,18 @@
 import { businessStore, memberOf, type BusinessRecord, type MemberRecord, type SsoSettings } from "../accounts/business-store";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
 import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
-import { auditLog, type Actor } from "../core/audit-log";
+import { isDeepStrictEqual } from "node:util";
+import { z } from "zod";
+import { auditLog, operatorOf, type Actor } from "../core/audit-log";
 import type { Caller } from "../core/auth";
 import { outboundEvent } from "../core/event-types";
-import type { Deps } from "../deps";
+import { ApiError } from "../core/errors";
+import { documentId } from "../core/schemas";
+import { parseInput } from "../core/validation";
+import type { Deps, OperatorDeps } from "../deps";
 import { verifiedDomainStore } from "../domains/verified-domain-store";
 import { seatForNewcomer } from "../scim/rules";
-import { SSO_PROVIDER_ID } from "./schemas";
+import { SSO_PROVIDER_ID, ssoSettingsSchema } from "./schemas";
 
 /**
  * Single sign-on (§22): a business names the SAML or OIDC provider its people sign in through.
@@ -79,4 +84,18 @@ export async function joinThroughSso(deps: Deps, caller: Caller): Promise<void> 
 function newcomer(business: BusinessRecord, subscription: SubscriptionRecord | null, uid: string, now: Date): MemberRecord {
   const seat = seatForNewcomer(business, subscription, [], now);
   return { uid, role: "member", joinedAt: now, seat, seatAssignedAt: seat ? now : null, source: "sso", suspended: false, managed: false, scim: null };
+}
+
+/** Operators (the CLI, the seed): a business's single sign-on, as its owners would set it. */
+export async function setSsoForBusiness(deps: OperatorDeps, input: { id: string; providerId: string | null; enforce?: boolean; jit?: boolean }) {
+  const { id: businessId } = parseInput(z.object({ id: documentId }), { id: input.id });
+  const settings = parseInput(ssoSettingsSchema, { providerId: input.providerId, enforce: input.enforce ?? false, jit: input.jit ?? false });
+  const now = deps.clock();
+  return inBusinessTransaction(deps, businessId, (tx, { business }) => {
+    if (!business) throw new ApiError("business_not_found", `No business '${businessId}'.`);
+    if (isDeepStrictEqual(business.sso, settings)) return { businessId, ...settings };
+    businessStore(deps.db).setSso(tx, businessId, settings);
+    auditLog(deps.db).record(tx, operatorOf(deps), { action: "business.sso.update", target: businessId, details: { ...settings, previous: business.sso ?? NO_SSO } }, now);
+    return { businessId, ...settings };
+  });
 }
