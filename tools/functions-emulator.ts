@@ -130,9 +130,11 @@ export async function startFunctionsEmulator(options: {
   };
 
   const apiBase = functionsApiBase(options.projectId, options.port);
-  const deadline = Date.now() + 90_000;
+  // The first request loads lib/ in a new worker: on a machine busy with the other test files
+  // (a browser, npm start) that has taken over a minute.
+  const deadline = Date.now() + 150_000;
   while (Date.now() < deadline && firebase.exitCode === null) {
-    const health = await fetch(`${apiBase}/health`).catch(() => null);
+    const health = await fetch(`${apiBase}/health`, { signal: AbortSignal.timeout(20_000) }).catch(() => null);
     if (health?.status === 200) return { apiBase, exited, stop };
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

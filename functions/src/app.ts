@@ -1,5 +1,5 @@
 import corsMiddleware from "cors";
-import express, { type Express, type RequestHandler } from "express";
+import express, { Router, type Express, type RequestHandler } from "express";
 import { activationRoutes } from "./activations/routes";
 import { billingRoutes } from "./billing/routes";
 import { paymentRoutes } from "./payments/routes";
@@ -112,10 +112,11 @@ export function createApp(deps: Deps): Express {
       requestDeadlines(config.deadlines),
       ...(cors ? [cors] : []),
       perIpRateLimit(config.rateLimit.perIpPerMinute, { limit: config.reportsPerIpPerMinute, picks: (req) => req.method === "POST" && req.path === `${API_PREFIX}/updates/reports` }),
+      // SCIM (§22) answers everything under its prefix in its own form, malformed paths included.
+      Router().use(`${API_PREFIX}/scim/v2`, scimProtocol(deps)),
       dispatch,
     ]),
   );
-  app.use(`${API_PREFIX}/scim/v2`, scimProtocol(deps));
   app.use(API_PREFIX, unknownRoute);
   app.use(unknownRoute);
   app.use(problemErrorHandler(logger));

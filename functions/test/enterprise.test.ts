@@ -203,6 +203,56 @@ describe("SCIM Users (§22)", () => {
     expect((await memberList(app, owner, businessId)).find((member) => member.uid === ann.id)).toEqual(expect.objectContaining({ suspended: false, seat: false }));
   });
 
+  it("keeps a suspended member out of invitations until the identity provider restores them", async () => {
+    const { app, owner, businessId, auth } = await setup();
+    const ann = await provision(app, auth, "ann@acme.test");
+    await request(app).patch(`${scim}/Users/${ann.id}`).set(auth).send({ Operations: [{ op: "replace", value: { active: false } }] });
+    expectProblem(await request(app).post(`${api}/businesses/${businessId}/invitations`).set(bearer(owner)).send({ email: "ann@acme.test" }), 409, "already_member");
+    expectProblem(await request(app).patch(`${api}/businesses/${businessId}/members/${ann.id}`).set(bearer(owner)).send({ seat: true }), 400, "invalid_request");
+    expect((await memberList(app, owner, businessId)).find((member) => member.uid === ann.id)).toEqual(expect.objectContaining({ suspended: true, seat: false }));
+  });
+
+  it("answers hostile requests with SCIM 4xx errors, never a 5xx", async () => {
+    const { app, auth } = await setup();
+    const answers = await Promise.all([
+      request(app).get(`${scim}/Users/%E0%A4%A`).set(auth),
+      request(app).get(`${scim}/Users`).query("filter=a&filter=b").set(auth),
+      request(app).get(`${scim}/Users`).query({ count: "lots" }).set(auth),
+      request(app).get(`${scim}/Users`).query({ filter: "(".repeat(500) }).set(auth),
+      request(app).get(`${scim}/Users`).query({ filter: `userName eq "${"x".repeat(5000)}"` }).set(auth),
+      request(app).post(`${scim}/Users`).set(auth).send([{ userName: "a@acme.test" }]),
+      request(app).post(`${scim}/Users`).set(auth).set("Content-Type", "application/scim+json").send("null"),
+      request(app).post(`${scim}/Users`).set(auth).send({ userName: "a@acme.test", emails: "nope" }),
+      request(app).post(`${scim}/Users`).set(auth).send({ userName: "a@acme.test", name: { givenName: "x".repeat(10_000) } }),
+      request(app).post(`${scim}/Users`).set(auth).send({ userName: `${"a".repeat(65)}@acme.test` }),
+      request(app).post(`${scim}/Groups`).set(auth).send({ displayName: "", members: [] }),
+      request(app).post(`${scim}/Groups`).set(auth).send({ displayName: "G", members: [{ value: "../x" }] }),
+      request(app).patch(`${scim}/Users/x`).set(auth).send({ Operations: "replace" }),
+      request(app).post(`${scim}/.search`).set(auth).send({}),
+      request(app).post(`${scim}/Bulk`).set(auth).send({}),
+      request(app).put(`${scim}/Users`).set(auth).send({}),
+    ]);
+    for (const answer of answers) {
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.status).toBeLessThan(500);
+      expect(answer.body.schemas).toEqual([SCIM_ERROR]);
+    }
+    const ann = await provision(app, auth, "ann@acme.test");
+    const patches = await Promise.all([
+      request(app).patch(`${scim}/Users/${ann.id}`).set(auth).send({ Operations: [{ op: "replace", path: "emails[type eq", value: "x" }] }),
+      request(app).patch(`${scim}/Users/${ann.id}`).set(auth).send({ Operations: [{ op: "add", path: "name.givenName.deeper", value: "x" }] }),
+      request(app).patch(`${scim}/Users/${ann.id}`).set(auth).send({ Operations: [{ op: "remove" }] }),
+      request(app).patch(`${scim}/Users/${ann.id}`).set(auth).send({ Operations: [{ op: "replace", value: { active: "maybe" } }] }),
+      request(app).patch(`${scim}/Users/${ann.id}`).set(auth).send({ Operations: [{ op: "replace", path: "emails", value: [{ value: "not an email" }] }] }),
+    ]);
+    for (const answer of patches) {
+      expect(answer.status).toBe(400);
+      expect(answer.body.schemas).toEqual([SCIM_ERROR]);
+    }
+    const unchanged = await request(app).get(`${scim}/Users/${ann.id}`).set(auth);
+    expect(unchanged.body.meta.version).toBe(ann.meta.version);
+  });
+
   it("takes PATCH with paths, filtered paths and Entra's string booleans; PUT replaces; If-Match guards", async () => {
     const { app, auth } = await setup();
     const ann = await provision(app, auth, "ann@acme.test");
@@ -346,6 +396,13 @@ describe("SCIM Groups (§22)", () => {
     const user = await request(app).get(`${scim}/Users/${cat.id}`).set(auth);
     expect(user.body.groups.map((group: { display: string }) => group.display).sort()).toEqual(["IT Admins", "Licensed"]);
 
+    // PUT replaces the members whole; a display name may change, not to another group's.
+    const put = await request(app).put(`${scim}/Groups/${licensed.body.id}`).set(auth).send({ schemas: [GROUP], displayName: "Licensed users", members: [{ value: ann.id }] });
+    expect(put.status).toBe(200);
+    expect(put.body.members.map((entry: { value: string }) => entry.value)).toEqual([ann.id]);
+    expectScimError(await request(app).patch(`${scim}/Groups/${licensed.body.id}`).set(auth).send({ Operations: [{ op: "replace", path: "displayName", value: "IT ADMINS" }] }), 409, "uniqueness");
+    // The settings name "Licensed", so with the group renamed nobody is in a seat group.
+    expect((await memberList(app, owner, businessId)).filter((member) => member.seat).map((member) => member.uid)).toEqual([owner.uid]);
     expectScimError(await request(app).post(`${scim}/Groups`).set(auth).send({ displayName: "Ghosts", members: [{ value: "nobody" }] }), 400, "invalidValue");
     expect((await request(app).delete(`${scim}/Groups/${itAdmins.body.id}`).set(auth)).status).toBe(204);
     expect((await memberList(app, owner, businessId)).find((member) => member.uid === cat.id)?.role).toBe("member");

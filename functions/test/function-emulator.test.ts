@@ -79,5 +79,5 @@ describe("the deployable function in the Functions emulator", () => {
     expect({ status: delivered.status, body: await delivered.json() }).toEqual({ status: 200, body: expect.objectContaining({ outcome: "applied" }) });
     const forged = await fetch(`${base}/billing/stripe/webhook`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload.replace("smoke-co", "other-co") });
     expect(forged.status).toBe(400);
-  }, 180_000);
+  }, 300_000);
 });

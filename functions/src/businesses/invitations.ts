@@ -1,7 +1,7 @@
 import type { Transaction } from "firebase-admin/firestore";
 import { outboundEvent } from "../core/event-types";
 import type { z } from "zod";
-import { businessStore, type BusinessRecord, type InvitationRecord } from "../accounts/business-store";
+import { businessStore, memberOf, type BusinessRecord, type InvitationRecord } from "../accounts/business-store";
 import { auditLog, type Actor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
@@ -55,6 +55,9 @@ export async function invite(deps: Deps, caller: MemberCaller & { name: string |
     const business = requireAdmin(state.business, caller, businessId, "invite people");
     if (existingUser && business.memberIds.includes(existingUser.uid)) {
       throw new ApiError("already_member", `${input.email} is already a member of this business.`);
+    }
+    if (existingUser && memberOf(business, existingUser.uid)?.suspended) {
+      throw new ApiError("already_member", `${input.email} is a member suspended by the business's identity provider (SCIM): restore them there.`);
     }
     const sentToday = business.invitationsSent.filter((at) => at.getTime() > now.getTime() - DAY_MS);
     if (sentToday.length >= INVITATIONS_PER_DAY) {
@@ -179,6 +182,7 @@ export async function acceptInvitation(deps: Deps, uid: string, actor: Actor, to
       }
       if (!user.emailVerified) throw new ApiError("email_not_verified", `Verify ${user.email} first: an invitation is accepted only by a verified email address.`);
       if (business!.memberIds.includes(uid)) throw new ApiError("already_member", "You are already a member of this business.");
+      if (memberOf(business!, uid)?.suspended) throw new ApiError("already_member", "You are a member suspended by the business's identity provider; ask its IT administrators.");
       if (invitation.seat) assertSeatAvailable(business!, subscription);
       const businesses = businessStore(db);
       businesses.addMember(tx, record.businessId, uid, invitation.role, now, invitation.seat ? now : null, "invitation");
