@@ -340,6 +340,22 @@ describe("SCIM Users (§22)", () => {
     expect(actions.map((entry) => entry.action).sort()).toEqual(["scim.user.create", "scim.user.create", "scim.user.delete"]);
   });
 
+  it("refuses a user with invalidValue once the business document is full, writing nothing", async () => {
+    const { app, businessId, auth } = await setup();
+    const { db } = await testDeps();
+    // Suspended SCIM members with long profiles fill the document past its 900 KiB limit (below Firestore's 1 MiB).
+    const filler = (index: number) => ({
+      joinedAt: new Date(0),
+      source: "scim",
+      suspended: true,
+      scim: { userName: `filler${index}@acme.test`, externalId: null, displayName: "x".repeat(8_000), name: {}, emails: [], created: new Date(0), lastModified: new Date(0) },
+    });
+    await db.collection("businesses").doc(businessId).update({ members: { ...Object.fromEntries(Array.from({ length: 113 }, (_, index) => [`filler${index}`, filler(index)])) } });
+    const before = (await db.collection("businesses").doc(businessId).get()).updateTime;
+    expectScimError(await request(app).post(`${scim}/Users`).set(auth).send(oktaUser("late@acme.test", { displayName: "y".repeat(150) })), 400, "invalidValue");
+    expect((await db.collection("businesses").doc(businessId).get()).updateTime).toEqual(before);
+  });
+
   it("gives seats up to the paid quantity under parallel provisioning, and one winner for a duplicate userName", async () => {
     const { app, owner, businessId, auth } = await setup({ seats: 4 });
     const responses = await Promise.all(Array.from({ length: 8 }, (_, index) => request(app).post(`${scim}/Users`).set(auth).send(oktaUser(`p${index}@acme.test`, { externalId: `p${index}` }))));

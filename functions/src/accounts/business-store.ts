@@ -167,6 +167,14 @@ const suspendedIds = (members: Record<string, z.output<typeof memberEntry>> | un
 export const seatHolders = (business: Pick<BusinessRecord, "members">): SeatHolder[] =>
   business.members.flatMap((member) => (member.seat ? [{ uid: member.uid, assignedAt: member.seatAssignedAt ?? new Date(0) }] : []));
 
+/**
+ * About how many bytes the business document takes (its JSON, which counts a little more than
+ * Firestore does): a change that would take it past `MAX_BUSINESS_DOCUMENT_BYTES` is refused
+ * before Firestore's 1 MiB limit would fail it.
+ */
+export const approximateDocumentBytes = (business: BusinessRecord) => Buffer.byteLength(JSON.stringify(business));
+export const MAX_BUSINESS_DOCUMENT_BYTES = 900 * 1024;
+
 export const memberOf = (business: Pick<BusinessRecord, "members">, uid: string): MemberRecord | undefined => business.members.find((member) => member.uid === uid);
 
 export function businessStore(db: Firestore) {

@@ -1,7 +1,7 @@
 import type { Transaction } from "firebase-admin/firestore";
 import type { UserRecord } from "firebase-admin/auth";
 import { ScimError as PatchError, scimPatch, type ScimPatchOperation } from "scim-patch";
-import { businessStore, memberOf, type BusinessRecord, type MemberRecord, type ScimGroupRecord, type ScimProfile } from "../accounts/business-store";
+import { approximateDocumentBytes, businessStore, MAX_BUSINESS_DOCUMENT_BYTES, memberOf, type BusinessRecord, type MemberRecord, type ScimGroupRecord, type ScimProfile } from "../accounts/business-store";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
 import { inBusinessTransaction, readBusiness } from "../businesses/service";
 import { auditLog, type AuditEvent } from "../core/audit-log";
@@ -40,9 +40,9 @@ type Query = { attributes?: string | string[]; excludedAttributes?: string | str
 type Projected = { resource: Record<string, unknown>; version: string; location: string };
 export type ScimDeps = Deps;
 
-/** The most SCIM groups one business may have, and members all its groups may list together: the business document stays far below Firestore's 1 MiB. */
+/** The most SCIM groups one business may have, and members all its groups may list together; the document's size is checked at every change too. */
 export const MAX_GROUPS = 300;
-export const MAX_GROUP_MEMBERSHIPS = 20_000;
+export const MAX_GROUP_MEMBERSHIPS = 10_000;
 
 const answer = (resource: ScimResource, query: Query): Projected => ({ resource: project(resource, query), version: String(resource.meta.version), location: String(resource.meta.location) });
 
@@ -90,6 +90,9 @@ function settle(tx: Transaction, deps: Deps, businessId: string, business: Busin
   const interim = withMembers(business, changed);
   const reconciled = reconcileDirectory(interim, subscription, now);
   const all = new Map([...changed, ...reconciled].map((member) => [member.uid, member]));
+  if (approximateDocumentBytes(withMembers(interim, reconciled)) > MAX_BUSINESS_DOCUMENT_BYTES) {
+    throw invalidValue("This business's directory is full: its members, SCIM profiles and groups would pass the most one business holds (about 1,500 SCIM users). Remove users or groups first, or ask the operators.");
+  }
   for (const member of all.values()) businessStore(deps.db).putMember(tx, businessId, member);
   return [...all.values()];
 }
