@@ -61,7 +61,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
 }
 
 /** DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE. */
-const BACKEND_UNAVAILABLE = new Set([4, 8, 10, 14]);
+export const BACKEND_UNAVAILABLE = new Set([4, 8, 10, 14]);
 
 function toApiError(error: unknown, req: Request, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;

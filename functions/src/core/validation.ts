@@ -23,7 +23,7 @@ export function refuseControlCharacters(value: unknown, part: RequestPart): void
 }
 
 // eslint-disable-next-line no-control-regex -- finding them is the point
-const ANY_CONTROL = /[\u0000-\u001f\u007f]/;
+export const ANY_CONTROL = /[\u0000-\u001f\u007f]/;
 // eslint-disable-next-line no-control-regex -- finding them is the point
 const BODY_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 

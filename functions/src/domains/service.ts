@@ -38,8 +38,11 @@ const domainNotFound = (domain: string) => new ApiError("domain_not_found", `Thi
 /** The domains a business has verified. */
 export const verifiedDomainsOf = (business: Pick<BusinessRecord, "domains">) => business.domains.filter((domain) => domain.verifiedAt !== null).map((domain) => domain.domain);
 
+/** An email's domain, lowercased. */
+export const domainOfEmail = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
+
 /** Whether an email is in one of the domains (its domain exactly). */
-export const emailInDomains = (email: string, domains: readonly string[]) => domains.includes(email.slice(email.lastIndexOf("@") + 1).toLowerCase());
+export const emailInDomains = (email: string, domains: readonly string[]) => domains.includes(domainOfEmail(email));
 
 /** POST /businesses/:id/domains: a pending domain and the TXT record that verifies it; asked again, the same record. */
 export async function addDomain(deps: Deps, caller: MemberCaller, actor: Actor, businessId: string, domain: string) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { documentId, emailAddress, isoDateTime } from "../core/schemas";
+import { ANY_CONTROL } from "../core/validation";
 
 /**
  * SCIM 2.0 bodies (RFC 7643, 7644) as identity providers send them: unknown attributes and
@@ -14,9 +15,7 @@ export const SCIM_PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 export const SCIM_SEARCH = "urn:ietf:params:scim:api:messages:2.0:SearchRequest";
 export const SCIM_ERROR = "urn:ietf:params:scim:api:messages:2.0:Error";
 
-// eslint-disable-next-line no-control-regex -- finding them is the point
-const CONTROL = /[\u0000-\u001f\u007f]/;
-const text = (max: number) => z.string().max(max).refine((value) => !CONTROL.test(value), "must be one line without control characters");
+const text = (max: number) => z.string().max(max).refine((value) => !ANY_CONTROL.test(value), "must be one line without control characters");
 
 /** A boolean, or its name in any case ("True", "false"). */
 export const scimBoolean = z.preprocess((value) => (typeof value === "string" && /^(true|false)$/i.test(value) ? value.toLowerCase() === "true" : value), z.boolean());

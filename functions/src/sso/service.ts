@@ -10,6 +10,7 @@ import { ApiError } from "../core/errors";
 import { documentId } from "../core/schemas";
 import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
+import { domainOfEmail } from "../domains/service";
 import { verifiedDomainStore } from "../domains/verified-domain-store";
 import { seatForNewcomer } from "../scim/rules";
 import { SSO_PROVIDER_ID, ssoSettingsSchema } from "./schemas";
@@ -58,7 +59,7 @@ const joinsThrough = (business: BusinessRecord | null, caller: { uid: string; si
  */
 export async function joinThroughSso(deps: Deps, caller: Caller): Promise<void> {
   if (!mayJoinJustInTime(caller)) return;
-  const domain = caller.email.slice(caller.email.lastIndexOf("@") + 1).toLowerCase();
+  const domain = domainOfEmail(caller.email);
   const holder = await verifiedDomainStore(deps.db).get(domain);
   if (!holder) return;
   const { business } = await readBusiness(deps, null, holder.businessId);
