@@ -2,7 +2,7 @@ import { FieldPath, FieldValue, Timestamp, type DocumentSnapshot, type Firestore
 import { z } from "zod";
 import { BUSINESS_ROLES, type BusinessRole, type SeatHolder } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
 
 /**
  * `businesses/{businessId}`: a business, its members with their roles and seats, its pending
@@ -245,8 +245,9 @@ export function businessStore(db: Firestore) {
     async create(businessId: string, name: string): Promise<void> {
       await ref(businessId).create({ name, memberIds: [], roles: {} });
     },
+    /** A business the transaction has read as missing. */
     createIn(tx: Transaction, businessId: string, name: string, stripeCustomerId?: string): void {
-      tx.create(ref(businessId), { name, memberIds: [], roles: {}, ...(stripeCustomerId ? { stripeCustomerId } : {}) });
+      writeReadAsMissing(tx, ref(businessId), { name, memberIds: [], roles: {}, ...(stripeCustomerId ? { stripeCustomerId } : {}) });
     },
     /** A new business with its first owner, who holds a seat. */
     createOwnedIn(tx: Transaction, businessId: string, name: string, owner: string, at: Date): void {

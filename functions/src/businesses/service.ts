@@ -9,7 +9,7 @@ import { instanceQueue } from "../core/concurrency";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
 import type { Caller } from "../core/auth";
 import { withinDeadline } from "../core/deadline";
-import { isAlreadyExists, toIso } from "../core/documents";
+import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { randomBase62 } from "../core/secret-tokens";
 import { parseInput } from "../core/validation";
@@ -264,18 +264,15 @@ export async function removeMemberOf(deps: Deps, caller: MemberCaller, actor: Ac
 export async function createBusiness(deps: OperatorDeps, input: z.input<typeof createBusinessInput>) {
   const { db, clock } = deps;
   const { id, name } = parseInput(createBusinessInput, input);
-  try {
-    await withinDeadline(
-      "Firestore",
-      db.runTransaction(async (tx) => {
-        businessStore(db).createIn(tx, id, name);
-        auditLog(db).record(tx, operatorOf(deps), { action: "business.create", target: id, details: { name } }, clock());
-      }),
-    );
-  } catch (error) {
-    if (isAlreadyExists(error)) throw new ApiError("business_exists", `Business '${id}' exists.`);
-    throw error;
-  }
+  const businesses = businessStore(db);
+  await withinDeadline(
+    "Firestore",
+    db.runTransaction(async (tx) => {
+      if ((await tx.get(businesses.ref(id))).exists) throw new ApiError("business_exists", `Business '${id}' exists.`);
+      businesses.createIn(tx, id, name);
+      auditLog(db).record(tx, operatorOf(deps), { action: "business.create", target: id, details: { name } }, clock());
+    }),
+  );
   return { id, name, members: 0 };
 }
 

@@ -1,4 +1,4 @@
-import { Timestamp, type CollectionReference, type DocumentReference, type DocumentSnapshot } from "firebase-admin/firestore";
+import { Timestamp, type CollectionReference, type DocumentData, type DocumentReference, type DocumentSnapshot, type Transaction } from "firebase-admin/firestore";
 import semver from "semver";
 import { z } from "zod";
 import { invalidRequest } from "./errors";
@@ -75,6 +75,16 @@ export function readDocument<S extends z.ZodType>(schema: S, snapshot: DocumentS
 }
 
 export const toIso = (value: Date): string => value.toISOString();
+
+/**
+ * Writes a document the transaction has read as missing. `set`, not `create`: should a concurrent
+ * transaction create it first, the read's validation aborts this one and the SDK retries it,
+ * whereas `create`'s precondition fails with ALREADY_EXISTS, which is never retried (a 500 under
+ * concurrency, as six parallel first signs of one module and 50 parallel Stripe events showed).
+ */
+export function writeReadAsMissing(tx: Transaction, ref: DocumentReference, data: DocumentData): void {
+  tx.set(ref, data);
+}
 
 /** Firestore's error code for a create() of a document that exists. */
 const ALREADY_EXISTS = 6;

@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } fr
 import { z } from "zod";
 import type { DeveloperAccount } from "../core/auth";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
 
 /**
  * `developers/{uid}`: developer accounts; and `publishers/{publisherId}` (`{ developerId,
@@ -71,9 +71,10 @@ export function developerStore(db: Firestore) {
       const [developer, publisher] = await tx.getAll(documentAt(developers, uid), documentAt(publishers, publisherId));
       return { registered: developer.exists, publisherTaken: publisher.exists };
     },
+    /** An account and publisher id the transaction has read as free (`claims`). */
     create(tx: Transaction, account: DeveloperAccount): void {
-      tx.create(documentAt(publishers, account.publisherId), { developerId: account.id });
-      tx.create(documentAt(developers, account.id), {
+      writeReadAsMissing(tx, documentAt(publishers, account.publisherId), { developerId: account.id });
+      writeReadAsMissing(tx, documentAt(developers, account.id), {
         email: account.email,
         displayName: account.displayName,
         publisherId: account.publisherId,

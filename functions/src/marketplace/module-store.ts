@@ -10,7 +10,7 @@ import {
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { ACTOR_KINDS, type Actor } from "../core/audit-log";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
 import { packageFindingSchema, type PackageFinding } from "../core/findings";
 import { provenanceSchema, type Provenance } from "../core/provenance";
 import type { VersionSummary } from "./versions";
@@ -388,13 +388,9 @@ export function moduleStore(db: Firestore) {
     async versions(moduleId: string): Promise<VersionRecord[]> {
       return (await moduleRef(moduleId).collection("versions").get()).docs.map((doc) => readVersion(doc)!);
     },
-    /**
-     * A module the transaction has read as missing. `set`, not `create`: should a concurrent
-     * transaction create it first, the read's validation aborts this one and the SDK retries it,
-     * whereas `create`'s precondition fails with ALREADY_EXISTS, which is never retried.
-     */
+    /** A module the transaction has read as missing. */
     createModule(writer: Transaction, module: ModuleRecord): void {
-      writer.set(moduleRef(module.id), moduleData(module));
+      writeReadAsMissing(writer, moduleRef(module.id), moduleData(module));
     },
     setPolicy(writer: Transaction, moduleId: string, policy: PublishPolicy): void {
       writer.update(moduleRef(moduleId), { policy: { ...policy } });

@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
 
 /**
  * `ledger/{lineId}`: the money of module sales (contract §20), one line per Stripe object, keyed
@@ -91,9 +91,10 @@ export function ledgerStore(db: Firestore) {
       const sales = (await tx.get(collection.where("purchaseId", "==", purchaseId))).docs.map((doc) => readSale(doc)!);
       return withLines(sales, (refs) => tx.getAll(...refs));
     },
+    /** A sale line the transaction has read as missing (`linesIn`). */
     createSaleIn(tx: Transaction, line: SaleLine): void {
       const { paymentIntentId, at, ...fields } = line;
-      tx.create(documentAt(collection, saleId(paymentIntentId)), { kind: "sale", ...fields, at: Timestamp.fromDate(at) });
+      writeReadAsMissing(tx, documentAt(collection, saleId(paymentIntentId)), { kind: "sale", ...fields, at: Timestamp.fromDate(at) });
     },
     setRefundIn(tx: Transaction, line: RefundLine, now: Date): void {
       const { paymentIntentId, ...fields } = line;

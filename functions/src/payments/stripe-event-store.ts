@@ -1,6 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { DAY_MS } from "../core/time";
-import { documentAt } from "../core/documents";
+import { documentAt, writeReadAsMissing } from "../core/documents";
 
 /**
  * `stripeEvents/{eventId}`: the Stripe events this service has processed (§11, §20), so a replay changes
@@ -21,8 +21,9 @@ export function stripeEventStore(db: Firestore) {
   return {
     ref: (eventId: string) => documentAt(collection, eventId),
     processed: (snapshot: DocumentSnapshot) => snapshot.exists,
+    /** Records an event the transaction has read as not processed. */
     recordIn(tx: Transaction, event: { id: string; type: string; created: number; subject: StripeEventSubject; outcome: StripeEventOutcome }, now: Date): void {
-      tx.create(documentAt(collection, event.id), {
+      writeReadAsMissing(tx, documentAt(collection, event.id), {
         type: event.type,
         created: Timestamp.fromMillis(event.created * 1000),
         ...event.subject,

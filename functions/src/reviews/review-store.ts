@@ -1,7 +1,7 @@
 import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
 
 /**
  * `modules/{moduleId}/reviews/{uid}`: one review per user and module (contract §18), with the
@@ -138,7 +138,7 @@ export function reviewStore(db: Firestore) {
     async reportIn(tx: Transaction, review: ReviewRecord, reporter: string, reason: string, at: Date): Promise<boolean> {
       const report = documentAt(documentAt(reviews(review.moduleId), review.uid).collection("reports"), reporter);
       if ((await tx.get(report)).exists) return false;
-      tx.create(report, { reason, at: Timestamp.fromDate(at) });
+      writeReadAsMissing(tx, report, { reason, at: Timestamp.fromDate(at) });
       tx.update(documentAt(reviews(review.moduleId), review.uid), "reports", FieldValue.increment(1), "lastReportedAt", Timestamp.fromDate(at));
       return true;
     },

@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
 import { EVENT_LIFETIME_MS } from "../core/event-outbox";
 import { pageOfQuery, type CursorPosition } from "../core/pagination";
 
@@ -70,8 +70,9 @@ export function deliveryStore(db: Firestore) {
   };
   return {
     read,
+    /** A delivery of an event the transaction has read as not fanned out. */
     create(tx: Transaction, delivery: Omit<DeliveryRecord, "id">): void {
-      tx.create(documentAt(collection, deliveryId(delivery.messageId, delivery.endpointId)), {
+      writeReadAsMissing(tx, documentAt(collection, deliveryId(delivery.messageId, delivery.endpointId)), {
         ...delivery,
         createdAt: Timestamp.fromDate(delivery.createdAt),
         attempts: [],
