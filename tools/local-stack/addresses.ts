@@ -80,15 +80,22 @@ function isPortFree(port: number): Promise<boolean> {
 }
 
 
-/** A TCP port free on 127.0.0.1 right now, for emulators that must not collide with others. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on("error", reject);
-    probe.listen(0, HOST, () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
+/**
+ * Ports below the kernel's ephemeral range (Linux: 32768–60999). A port the kernel picks for
+ * `listen(0)` comes from that range, where any outgoing connection may take it as its local port
+ * between this probe and the emulator's own bind ("port taken": the test run's thousands of
+ * connections to the emulators made that happen).
+ */
+const FREE_PORT_RANGE = { from: 20_000, to: 32_000 };
+const handedOut = new Set<number>();
+
+/** A TCP port free on 127.0.0.1 right now, never handed out before by this process, for emulators that must not collide with others. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = FREE_PORT_RANGE.from + Math.floor(Math.random() * (FREE_PORT_RANGE.to - FREE_PORT_RANGE.from));
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await isPortFree(port)) return port;
+  }
+  throw new Error(`No free TCP port between ${FREE_PORT_RANGE.from} and ${FREE_PORT_RANGE.to} on ${HOST}.`);
 }
