@@ -14,6 +14,10 @@ import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer } from "../functions/src/local";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../functions/src/webhooks/dispatch";
+import { startTufFollower, type TufFollower } from "../functions/src/tuf/follower";
+import { initializeRepository } from "../functions/src/tuf/repository";
+import { parsePrivateKeys, signerOf } from "../functions/src/core/tuf-keys";
+import { readTufKeyFolder } from "./tuf-keys";
 import { localSite } from "../functions/src/local-site";
 import { drainDownloadCounters } from "../functions/src/marketplace/download-counter";
 import { buildSite, HOSTING_DIR } from "./build-site";
@@ -107,6 +111,7 @@ async function main(): Promise<void> {
   let stopFunctions: (() => Promise<void>) | undefined;
   let localStripe: LocalStripe | undefined;
   let webhooks: WebhookDispatcher | undefined;
+  let tuf: TufFollower | undefined;
   let ready = false;
   let stopping = false;
 
@@ -118,6 +123,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await drainDownloadCounters();
     await webhooks?.stop();
+    await tuf?.stop();
     await stopFunctions?.();
     await localStripe?.stop();
     // Only data of a stack that came up whole replaces what was kept.
@@ -166,6 +172,7 @@ async function main(): Promise<void> {
       // No proxy is in front locally: the client address is the connection's, X-Forwarded-For is the caller's word.
       TRUST_PROXY_HOPS: process.env.TRUST_PROXY_HOPS ?? "0",
       MODULE_SIGNING_KEYS: process.env.MODULE_SIGNING_KEYS ?? secrets.moduleSigningKeys,
+      TUF_ONLINE_KEY: process.env.TUF_ONLINE_KEY ?? secrets.tufOnlineKey,
       // Feeds link to this stack's own address (a second stack on other ports has its own).
       PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://${HOST}:${ports.api}${API_PREFIX}`,
       // The demo plan `team` (§17) is Stripe's price with the lookup key `team`, whichever Stripe answers.
@@ -185,6 +192,14 @@ async function main(): Promise<void> {
     Object.assign(process.env, stack.env, { GCLOUD_PROJECT: LOCAL_PROJECT_ID });
     const deps = await localDeps({ serviceAccount: secrets.serviceAccount, env, logger: consoleLogger, appName: "dev" });
     await seedDemoData(deps);
+    // The TUF repository (§23) of this data, made with the local keys on first start.
+    const offline = readTufKeyFolder(secrets.tufOfflineDir);
+    const [online] = parsePrivateKeys(env.TUF_ONLINE_KEY).map(signerOf);
+    if (await initializeRepository(deps, { root: offline.root, targets: offline.targets!, online })) {
+      console.log(`  TUF repository initialised (offline keys in ${path.relative(ROOT, secrets.tufOfflineDir)})`);
+    }
+    // The repository follows publishes and revocations from this process, as a deployment's trigger and sweep do.
+    tuf = startTufFollower(deps, { sweepMs: 60_000 });
     let apiBase = `http://${HOST}:${ports.api}${API_PREFIX}`;
     if (withApi && options.functions) {
       const localFiles = ensureFunctionsLocalFiles(secrets.moduleSigningKeys, LOCAL_BUCKET);

@@ -36,6 +36,7 @@ import { domainRoutes } from "./domains/routes";
 import { scimProtocol } from "./scim/protocol";
 import { scimRoutes } from "./scim/routes";
 import { ssoRoutes } from "./sso/routes";
+import { tufRoutes } from "./tuf/routes";
 
 export const API_PREFIX = "/api/v1";
 export const API_VERSION = "1.0.0";
@@ -64,6 +65,7 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...scimRoutes(deps),
     ...domainRoutes(deps),
     ...ssoRoutes(deps),
+    ...tufRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
   ];
   return routes;

@@ -201,6 +201,7 @@ export const params = {
   webhookSecretsKey: defineSecret("WEBHOOK_SECRETS_KEY"),
   stripeWebhookSecret: defineSecret("STRIPE_WEBHOOK_SECRET"),
   stripeSecretKey: defineSecret("STRIPE_SECRET_KEY"),
+  tufOnlineKey: defineSecret("TUF_ONLINE_KEY"),
 };
 
 export interface Config {
@@ -240,6 +241,8 @@ export interface Config {
   trustedPublishing: { issuers: string[]; audience: string };
   /** JSON of the module-signing key set (see core/signing.ts). */
   moduleSigningKeys: string;
+  /** The TUF repository's online key(s), PKCS#8 PEM (tuf/keys.ts); empty: the repository's changes wait. */
+  tufOnlineKey: string;
   /** Verifies Stripe's webhook signatures (billing/); empty refuses every event. */
   stripeWebhookSecret: string;
   /**
@@ -322,6 +325,7 @@ export function loadConfig(env: Env = process.env): Config {
       audience: env.OIDC_AUDIENCE?.trim() || DEFAULTS.oidcAudience,
     },
     moduleSigningKeys: env.MODULE_SIGNING_KEYS ?? "",
+    tufOnlineKey: env.TUF_ONLINE_KEY ?? "",
     // Only emulated runs fall back to the well-known local secret; a deployed function without
     // the secret refuses every event rather than trusting one anybody could sign.
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || (isEmulated(env) ? LOCAL_STRIPE_WEBHOOK_SECRET : ""),

@@ -9,6 +9,7 @@ import type { Logger } from "./core/logger";
 import { cursorCodec, type CursorCodec } from "./core/pagination";
 import { loadSigningKeys, type SigningKeys } from "./core/signing";
 import { bucketStore, type ObjectStore } from "./core/storage";
+import { parsePrivateKeys, signerOf, type TufSigner } from "./core/tuf-keys";
 
 /** Everything the app uses from the outside world; createApp receives it whole. */
 export interface Deps {
@@ -22,6 +23,8 @@ export interface Deps {
   identity: IdentityToolkit;
   logger: Logger;
   clock: () => Date;
+  /** The TUF repository's online signers (TUF_ONLINE_KEY): the one the repository names signs. */
+  tufOnlineSigners: TufSigner[];
 }
 
 /**
@@ -47,5 +50,6 @@ export async function buildDeps(app: App, config: Config, logger: Logger): Promi
     identity: identityToolkit(config.identityToolkit),
     logger,
     clock,
+    tufOnlineSigners: parsePrivateKeys(config.tufOnlineKey).map(signerOf),
   };
 }

@@ -154,3 +154,23 @@ export const webhookSweep = onSchedule({ schedule: "every 1 minutes", region: RE
   const swept = await sweepWebhooks(deps);
   if (swept.events + swept.attempts > 0) cloudLogger.info("webhooks swept", swept);
 });
+
+/**
+ * The TUF repository (§23) takes each publish and revocation as it is committed (tuf/follower.ts);
+ * only these functions hold its online key.
+ */
+export const tufEvents = onDocumentCreated(
+  { document: "events/{eventId}", region: REGION, timeoutSeconds: 60, secrets: [params.moduleSigningKeys, params.tufOnlineKey] },
+  async (event) => {
+    if (event.data?.get("tufPending") !== true) return;
+    const [{ applyEvents }, deps] = await Promise.all([import("./tuf/follower"), dispatchDeps()]);
+    await applyEvents(deps, [event.params.eventId]);
+  },
+);
+
+/** Every 5 minutes: changes a trigger missed, and the online roles due for re-signing (timestamp, snapshot, bins). */
+export const tufMaintenance = onSchedule({ schedule: "every 5 minutes", region: REGION, timeoutSeconds: 300, memory: "1GiB", secrets: [params.moduleSigningKeys, params.tufOnlineKey] }, async () => {
+  const [{ sweepTuf }, deps] = await Promise.all([import("./tuf/follower"), dispatchDeps()]);
+  const swept = await sweepTuf(deps);
+  if (swept.events > 0 || swept.resigned?.timestamp) cloudLogger.info("tuf repository maintained", swept);
+});

@@ -5,6 +5,7 @@
  * Exit codes: 0 done, 1 the operation failed, 2 the command line is wrong.
  */
 import { createReadStream } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { userInfo } from "node:os";
 import path from "node:path";
@@ -35,6 +36,9 @@ import { unverifyPublisher, verifyPublisher } from "../../functions/src/publishe
 import { verifyDomainForBusiness } from "../../functions/src/domains/service";
 import { setSsoForBusiness } from "../../functions/src/sso/service";
 import type { Logger } from "../../functions/src/core/logger";
+import { initializeRepository, repositoryStatus, resignOnlineRoles, rotateKeys, type RotatedRole } from "../../functions/src/tuf/repository";
+import { generateTufKey, parsePrivateKeys, signerOf } from "../../functions/src/core/tuf-keys";
+import { ensureTufKeyFolder, readTufKeyFolder, writeNewKeys } from "../tuf-keys";
 import { printResult, uploadProgress } from "./output";
 import { emulatorHostEnv, HOST, LOCAL_PORTS, LOCAL_PROJECT_ID, LOCAL_STRIPE_PORT } from "../local-stack/addresses";
 
@@ -412,6 +416,90 @@ export async function main(argv: string[], io: Io): Promise<number> {
     logger: stderrLogger(io),
     cursors: cursorCodec(randomBytes(32)),
   });
+  // The TUF repository (§23): the operators' ceremony and maintenance.
+  const LOCAL_TUF = path.join(__dirname, "..", "..", ".local", "tuf");
+  const keysFolder = (command: Command, given: string | undefined) => {
+    if (given) return path.resolve(given);
+    if (command.optsWithGlobals<GlobalOptions>().emulators) return path.join(LOCAL_TUF, "offline");
+    throw new UsageError("Pass --keys <folder> with the offline keys (root-1..3.pem, targets.pem).");
+  };
+  /** TUF_ONLINE_KEY, else with --emulators the local stack's key. */
+  const onlineKeyText = (command: Command) => {
+    if (io.env.TUF_ONLINE_KEY) return io.env.TUF_ONLINE_KEY;
+    const local = path.join(LOCAL_TUF, "online.pem");
+    return command.optsWithGlobals<GlobalOptions>().emulators && existsSync(local) ? readFileSyncText(local) : "";
+  };
+  const tufDeps = (ctx: AdminContext, command: Command) => ({ ...ctx, logger: stderrLogger(io), tufOnlineSigners: parsePrivateKeys(onlineKeyText(command)).map(signerOf) });
+  const tuf = program.command("tuf").description("the TUF repository of modules (§23): keys, versions, expiries");
+  tuf
+    .command("init")
+    .description("make the keys a folder lacks and the repository's first root, targets, bins, snapshot and timestamp; prints where the offline keys went")
+    .option("--keys <folder>", "where the offline keys are (or are written): root-1..3.pem, targets.pem (default with --emulators: .local/tuf/offline)")
+    .action(
+      action(async (ctx, options: { keys?: string }, command: Command) => {
+        const folder = keysFolder(command, options.keys);
+        const written = ensureTufKeyFolder(folder);
+        let onlineText = onlineKeyText(command);
+        let onlineFile: string | null = null;
+        if (!onlineText) {
+          onlineFile = path.join(folder, "online.pem");
+          if (!existsSync(onlineFile)) writeFileSync(onlineFile, generateTufKey(), { mode: 0o600 });
+          onlineText = readFileSyncText(onlineFile);
+        }
+        const offline = readTufKeyFolder(folder);
+        const [online] = parsePrivateKeys(onlineText).map(signerOf);
+        const status = await initializeRepository({ ...ctx, logger: stderrLogger(io), tufOnlineSigners: [online] }, { root: offline.root, targets: offline.targets!, online });
+        if (!status) throw new Error("The TUF repository is initialised already: see `tuf status`.");
+        return {
+          ...status,
+          offlineKeys: folder,
+          written: written.length,
+          onlineKey: onlineFile ? `${onlineFile}: store it as the TUF_ONLINE_KEY secret, then keep this file offline or delete it` : "TUF_ONLINE_KEY",
+        };
+      }),
+    );
+  tuf
+    .command("status")
+    .description("each role's version and expiry, the bins, the online key's id, and changes not taken yet")
+    .action(action((ctx) => repositoryStatus(ctx)));
+  tuf
+    .command("resign")
+    .description("now: timestamp, snapshot and every bin, each with a new version and a fresh expiry (with TUF_ONLINE_KEY)")
+    .action(action(async (ctx, _options: object, command: Command) => (await resignOnlineRoles(tufDeps(ctx, command), { all: true })) ?? { initialised: false }));
+  tuf
+    .command("rotate")
+    .description("new keys for a role: a new root version signed by the current root keys (and a new root's own), so clients walk to it")
+    .argument("<role>", "root, targets or online")
+    .option("--keys <folder>", "the current offline keys (default with --emulators: .local/tuf/offline)")
+    .option("--new-keys <folder>", "where the new keys are written (a new folder); with --emulators by default they replace the rotated ones in place, the old ones kept under retired/")
+    .action(
+      action(async (ctx, role: string, options: { keys?: string; newKeys?: string }, command: Command) => {
+        if (!["root", "targets", "online"].includes(role)) throw new UsageError(`<role> must be root, targets or online, got '${role}'.`);
+        const rotated = role as RotatedRole;
+        const emulators = command.optsWithGlobals<GlobalOptions>().emulators ?? false;
+        if (!options.newKeys && !emulators) throw new UsageError("Pass --new-keys <folder>: the new keys are written there.");
+        const folder = keysFolder(command, options.keys);
+        const current = readTufKeyFolder(folder);
+        const staging = options.newKeys ? path.resolve(options.newKeys) : path.join(folder, `new-${Date.now()}`);
+        const fresh = writeNewKeys(staging, rotated);
+        const status = await rotateKeys(tufDeps(ctx, command), rotated, { currentRoot: current.root, targets: current.targets, next: fresh.signers });
+        if (options.newKeys) {
+          return { ...status, newKeys: fresh.files, ...(rotated === "online" ? { next: "put online.pem into the TUF_ONLINE_KEY secret and redeploy: changes wait until the functions hold it" } : {}) };
+        }
+        // The local stack: the new keys take the old ones' place; the old ones go to retired/.
+        const retired = path.join(folder, "retired", new Date().toISOString().replace(/[:.]/g, "-"));
+        mkdirSync(retired, { recursive: true });
+        const placed = fresh.files.map((file) => {
+          const target = rotated === "online" ? path.join(LOCAL_TUF, "online.pem") : path.join(folder, path.basename(file));
+          if (existsSync(target)) renameSync(target, path.join(retired, path.basename(target)));
+          renameSync(file, target);
+          return target;
+        });
+        rmSync(staging, { recursive: true, force: true });
+        return { ...status, newKeys: placed, retired, ...(rotated === "online" ? { next: "restart npm start: its functions sign with the new key from then on" } : {}) };
+      }),
+    );
+
   const eventList = (raw: string) => raw.split(",").map((type) => type.trim()).filter(Boolean);
   const webhooks = program.command("webhooks").description("the operators' webhook endpoints (§21): releases, quarantined versions, reported reviews");
   webhooks
@@ -571,3 +659,5 @@ if (require.main === module) {
     process.exitCode = code;
   });
 }
+
+const readFileSyncText = (file: string) => readFileSync(file, "utf8");

@@ -10,8 +10,13 @@ import { DAY_MS } from "./time";
  * a change in the same batch or transaction as the change, through the audit log's `record` and
  * `commit` (an audit event's `emits`), so a change that fails emits nothing and one that commits is
  * never lost. The webhooks' dispatcher fans each event out to the endpoints subscribed to it, then
- * marks it `fannedOut`; events expire after 30 days (a TTL policy on `expireAt`).
+ * marks it `fannedOut`; events expire after 30 days (a TTL policy on `expireAt`). The events that
+ * change what the TUF repository lists (§23) also carry `tufPending` until the repository has
+ * taken them (tuf/follower.ts).
  */
+
+/** The events after which the TUF repository's targets may differ: a publish, a revocation or its lifting. */
+const TUF_EVENT_TYPES = new Set(["module.version.published", "module.revoked"]);
 
 /** Who receives an event: a business's endpoints, a publisher's, or the operators'. */
 export const EVENT_OWNER_KINDS = ["business", "publisher", "operator"] as const;
@@ -41,6 +46,7 @@ const eventDocument = z.object({
   at: timestamp,
   fannedOut: z.boolean(),
   endpointId: z.string().optional(),
+  tufPending: z.boolean().optional(),
 });
 
 export interface RecordedEvent {
@@ -51,6 +57,7 @@ export interface RecordedEvent {
   at: Date;
   fannedOut: boolean;
   endpointId: string | null;
+  tufPending: boolean;
 }
 
 export const newMessageId = () => `msg_${randomBase62(24)}`;
@@ -59,7 +66,7 @@ export function eventOutbox(db: Firestore) {
   const collection = db.collection("events");
   const read = (snapshot: DocumentSnapshot): RecordedEvent | null => {
     const stored = readDocument(eventDocument, snapshot);
-    return stored && { id: snapshot.id, type: stored.type, ownerKeys: stored.owners, data: stored.data, at: stored.at.toDate(), fannedOut: stored.fannedOut, endpointId: stored.endpointId ?? null };
+    return stored && { id: snapshot.id, type: stored.type, ownerKeys: stored.owners, data: stored.data, at: stored.at.toDate(), fannedOut: stored.fannedOut, endpointId: stored.endpointId ?? null, tufPending: stored.tufPending ?? false };
   };
   return {
     collection,
@@ -76,6 +83,7 @@ export function eventOutbox(db: Firestore) {
           at: Timestamp.fromDate(at),
           fannedOut: false,
           ...(event.endpointId ? { endpointId: event.endpointId } : {}),
+          ...(TUF_EVENT_TYPES.has(event.type) ? { tufPending: true } : {}),
           expireAt: Timestamp.fromMillis(at.getTime() + EVENT_LIFETIME_MS),
         });
         return id;
@@ -85,11 +93,24 @@ export function eventOutbox(db: Firestore) {
     markFannedOut(tx: Transaction, id: string): void {
       tx.update(documentAt(collection, id), { fannedOut: true });
     },
+    /** The events the TUF repository has not taken yet (a listener follows this query). */
+    tufPendingQuery: () => collection.where("tufPending", "==", true),
+    markTufApplied(tx: Transaction, id: string): void {
+      tx.update(documentAt(collection, id), { tufPending: false });
+    },
     ...withDeadlines("Firestore", {
       /** Events not yet fanned out that were recorded before `before`, oldest first (the sweep). */
       async waiting(before: Date, limit: number): Promise<RecordedEvent[]> {
         const snapshot = await collection.where("fannedOut", "==", false).where("at", "<=", Timestamp.fromDate(before)).orderBy("at").limit(limit).get();
         return snapshot.docs.map((doc) => read(doc)!);
+      },
+      /** Ids of events the TUF repository has not taken, recorded before `before` (the sweep). */
+      async tufWaiting(before: Date, limit: number): Promise<string[]> {
+        const snapshot = await collection.where("tufPending", "==", true).limit(limit).get();
+        return snapshot.docs.filter((doc) => (doc.get("at") as Timestamp).toMillis() <= before.getTime()).map((doc) => doc.id);
+      },
+      async tufPendingCount(): Promise<number> {
+        return (await collection.where("tufPending", "==", true).count().get()).data().count;
       },
     }),
   };

@@ -13,9 +13,12 @@ export interface CachePolicy {
 
 /**
  * How a route may be cached: `public` always; `public-anonymous` only without Authorization (and
- * it always varies by Authorization); by default not at all.
+ * it always varies by Authorization); `immutable` for files that never change once served (TUF's
+ * versioned metadata, §23), for a year; by default not at all.
  */
-export type RouteCaching = "public" | "public-anonymous";
+export type RouteCaching = "public" | "public-anonymous" | "immutable";
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
 
 export const NO_STORE = "private, no-store";
 
@@ -78,13 +81,13 @@ export function sendBody(
   }
   const type = media?.type ?? JSON_TYPE;
   const shared =
-    status === 200 && !res.get("Cache-Control") && (caching === "public" || (caching === "public-anonymous" && !req.get("authorization")));
+    status === 200 && !res.get("Cache-Control") && (caching === "public" || caching === "immutable" || (caching === "public-anonymous" && !req.get("authorization")));
   if (!shared) {
     if (!res.get("Cache-Control")) res.set("Cache-Control", NO_STORE);
     return endWith(res, status, type, media ? media.data : JSON.stringify(body));
   }
   const { json: payload, bytes, etag } = media ? { json: media.data, bytes: undefined, etag: strongEtag(media.data) } : serialize(body);
-  res.set({ ETag: etag, "Cache-Control": `public, max-age=${policy.maxAgeSeconds}, s-maxage=${policy.sMaxAgeSeconds}` });
+  res.set({ ETag: etag, "Cache-Control": caching === "immutable" ? IMMUTABLE : `public, max-age=${policy.maxAgeSeconds}, s-maxage=${policy.sMaxAgeSeconds}` });
   if (ifNoneMatchMatches(req.get("if-none-match"), etag)) {
     res.status(304).end();
     return;

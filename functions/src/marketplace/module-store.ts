@@ -354,6 +354,10 @@ export function moduleStore(db: Firestore) {
     async versionsInReview(state: Review["state"]): Promise<VersionRecord[]> {
       return (await db.collectionGroup("versions").where("review.state", "==", state).get()).docs.map((doc) => readVersion(doc)!);
     },
+    /** Every published version of any module (the TUF repository's first targets). */
+    async publishedVersions(): Promise<VersionRecord[]> {
+      return (await db.collectionGroup("versions").where("state", "==", "published").get()).docs.map((doc) => readVersion(doc)!);
+    },
     /** Versions of any module stored with this package hash (a collection-group query of that field). */
     async versionsWithSha256(sha256: string): Promise<VersionRecord[]> {
       return (await db.collectionGroup("versions").where("sha256", "==", sha256).get()).docs.map((doc) => readVersion(doc)!);

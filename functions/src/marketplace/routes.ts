@@ -11,20 +11,13 @@ import {
   moduleUpdatesSchema,
   updatesBodySchema,
 } from "./schemas";
-import { groupCommitCounter } from "./download-counter";
 import { marketplaceSearch, type SearchCatalog } from "./search-catalog";
-import { downloadStore } from "./download-store";
-import { checkModuleUpdates, downloadModule, listModules, rememberingLookup, withAccess } from "./service";
+import { checkModuleUpdates, downloadModule, downloadReads, listModules, withAccess } from "./service";
 
 export const moduleRoutes = (deps: Deps) => {
   const callerData = (caller: AccessSubject) => loadCallerData(deps.db, caller, deps.clock());
   const callerAccess = (caller: AccessSubject) => loadUserAccess(deps.db, caller, deps.clock());
-  const lookup = rememberingLookup(deps.db, deps.config.memoryCacheMs);
-  const store = downloadStore(deps.db, deps.config.downloadShards);
-  const downloads = groupCommitCounter(
-    (counts) => store.add(counts),
-    (error, pending) => deps.logger.warn("download counts not written yet; retrying", { pending, error: (error as Error).message }),
-  );
+  const { lookup, downloads } = downloadReads(deps);
   // A page of the listing is the same for everyone (only access flags differ): a warm instance
   // serves pages from memory, current with the catalog's change feed, and adds the caller's flags.
   const pages = catalogCache<Awaited<ReturnType<typeof listModules>>>(deps.db, { ttlMs: deps.config.memoryCacheMs, maxEntries: 256 });

@@ -8,7 +8,8 @@ import { ApiError } from "../core/errors";
 import { catalogCache, moduleTopic } from "../core/catalog-changes";
 import { utcDay } from "../core/time";
 import type { Deps } from "../deps";
-import type { DownloadCounter } from "./download-counter";
+import { groupCommitCounter, type DownloadCounter } from "./download-counter";
+import { downloadStore } from "./download-store";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
 import type { downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
 import { effectiveSort, findModules, pageAfter, type RatingFigures } from "./ranking";
@@ -110,14 +111,30 @@ export function rememberingLookup(db: Deps["db"], ttlMs: number): ModuleLookup {
   };
 }
 
-/** A signed download of a module version the caller may use; counts the download. */
+/** What downloads read and count through, one set per route table: modules kept in memory, and the download counter. */
+export function downloadReads(deps: Deps): { lookup: ModuleLookup; downloads: DownloadCounter } {
+  const store = downloadStore(deps.db, deps.config.downloadShards);
+  return {
+    lookup: rememberingLookup(deps.db, deps.config.memoryCacheMs),
+    downloads: groupCommitCounter(
+      (counts) => store.add(counts),
+      (error, pending) => deps.logger.warn("download counts not written yet; retrying", { pending, error: (error as Error).message }),
+    ),
+  };
+}
+
+/**
+ * A signed download of a module version the caller may use; counts the download. With `sha256`
+ * (a TUF target's path), a version whose package has another hash is not found.
+ */
 export async function downloadModule(
   { store, config, clock }: Deps,
   reads: { lookup: ModuleLookup; access: UserAccess; downloads: DownloadCounter },
   moduleId: string,
-  requested: { version?: string; appVersion?: string },
+  requested: { version?: string; appVersion?: string; sha256?: string },
 ): Promise<z.output<typeof downloadSchema>> {
   const { version, record } = await usableVersion(reads.lookup, reads.access.keys, moduleId, requested.version, requested.appVersion);
+  if (requested.sha256 !== undefined && record.sha256 !== requested.sha256) throw new ApiError("version_not_found", `${moduleId} ${version} is not the package with SHA-256 ${requested.sha256}.`);
   const { url, expiresAt } = await store.signedReadUrl(record.storagePath, {
     ttlSeconds: config.signedUrlTtlSeconds,
     fileName: `${moduleId}-${version}.mpkg`,

@@ -1,5 +1,6 @@
 import { freePort, startLocalStack } from "../../../tools/local-stack";
 import { generateModuleSigningKeys, throwawayServiceAccount } from "../../../tools/local-keys";
+import { generateTufKey } from "../../src/core/tuf-keys";
 
 /** The project the tests use: its own, so test runs never touch `npm start`'s demo data. */
 export const TEST_PROJECT_ID = "demo-marketplace-test";
@@ -15,5 +16,6 @@ export default async function globalSetup(): Promise<void> {
     TEST_PROJECT_ID: projectId,
     TEST_SERVICE_ACCOUNT: JSON.stringify(throwawayServiceAccount(projectId)),
     MODULE_SIGNING_KEYS: await generateModuleSigningKeys(),
+    TUF_ONLINE_KEY: generateTufKey(),
   });
 }

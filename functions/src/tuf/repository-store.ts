@@ -1,0 +1,114 @@
+import { Timestamp, type DocumentReference, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { z } from "zod";
+import { withDeadlines } from "../core/deadline";
+import { documentAt, readDocument, timestamp } from "../core/documents";
+
+/**
+ * The TUF repository (contract §23) in Firestore.
+ * - `registry/tuf`: where the repository stands: each role's current version and expiry, the
+ *   current `timestamp.json` (the only file that is not versioned), and the online key's id.
+ *   Every change reads and writes it in one transaction, so versions only grow.
+ * - `tufMetadata/{role}.{version}`: every versioned file exactly as served (`json`), written
+ *   once and never changed; `expireAt` (a TTL policy) removes one two days after it was
+ *   superseded. Root versions are kept for ever: clients walk the chain from their first root.
+ */
+
+const stamp = z.object({ version: z.number().int().positive(), expires: z.string() });
+const stateDocument = z.object({
+  root: stamp,
+  targets: stamp,
+  snapshot: stamp,
+  timestamp: stamp.extend({ json: z.string() }),
+  /**
+   * JSON of `{ [bin]: [version, expiry] }`: one string rather than a map of 1,024 entries, which
+   * Firestore would index field by field at every change (thousands of index entries a write).
+   */
+  bins: z.string(),
+  onlineKeyId: z.string(),
+  /** Set while an online-key rotation re-signs every bin: changes wait. */
+  rotatingSince: timestamp.nullable().optional(),
+  updatedAt: timestamp,
+});
+
+export type RoleStamp = z.output<typeof stamp>;
+export interface RepositoryState {
+  root: RoleStamp;
+  targets: RoleStamp;
+  snapshot: RoleStamp;
+  timestamp: RoleStamp & { json: string };
+  bins: Record<string, RoleStamp>;
+  onlineKeyId: string;
+  rotatingSince: Date | null;
+}
+
+/** A rotation that has not finished in this long died with its process: changes go on. */
+const ROTATION_LOCK_MS = 10 * 60_000;
+export const isRotating = (state: RepositoryState, now: Date) => state.rotatingSince !== null && now.getTime() - state.rotatingSince.getTime() < ROTATION_LOCK_MS;
+
+export interface MetadataFile {
+  role: string;
+  version: number;
+  json: string;
+}
+
+const metadataDocument = z.object({ role: z.string(), version: z.number().int().positive(), json: z.string() });
+
+export function tufRepositoryStore(db: Firestore) {
+  const stateRef = documentAt(db.collection("registry"), "tuf");
+  const files = db.collection("tufMetadata");
+  const fileRef = (role: string, version: number) => documentAt(files, `${role}.${version}`);
+  const readState = (data: z.output<typeof stateDocument> | null): RepositoryState | null =>
+    data && {
+      root: data.root,
+      targets: data.targets,
+      snapshot: data.snapshot,
+      timestamp: data.timestamp,
+      bins: Object.fromEntries(Object.entries(JSON.parse(data.bins) as Record<string, [number, string]>).map(([name, [version, expires]]) => [name, { version, expires }])),
+      onlineKeyId: data.onlineKeyId,
+      rotatingSince: data.rotatingSince?.toDate() ?? null,
+    };
+  return {
+    stateRef,
+    ...withDeadlines("Firestore", {
+      async state(): Promise<RepositoryState | null> {
+        return readState(readDocument(stateDocument, await stateRef.get()));
+      },
+      async file(role: string, version: number): Promise<string | null> {
+        return readDocument(metadataDocument, await fileRef(role, version).get())?.json ?? null;
+      },
+    }),
+    async stateIn(tx: Transaction): Promise<RepositoryState | null> {
+      return readState(readDocument(stateDocument, await tx.get(stateRef)));
+    },
+    async filesIn(tx: Transaction, wanted: { role: string; version: number }[]): Promise<(string | null)[]> {
+      if (wanted.length === 0) return [];
+      const snapshots = await tx.getAll(...wanted.map((file) => fileRef(file.role, file.version)));
+      return snapshots.map((snapshot) => readDocument(metadataDocument, snapshot)?.json ?? null);
+    },
+    /** A new versioned file: its version is new, so nothing served is overwritten. */
+    writeFile(writer: Transaction | WriteBatch, file: MetadataFile, at: Date): void {
+      (writer as WriteBatch).set(fileRef(file.role, file.version), { ...file, createdAt: Timestamp.fromDate(at) });
+    },
+    /** A file that a newer version superseded at `at`: removed once `keptMs` passed. */
+    retireFile(writer: Transaction | WriteBatch, role: string, version: number, at: Date, keptMs: number): void {
+      (writer as WriteBatch).update(fileRef(role, version), { expireAt: Timestamp.fromMillis(at.getTime() + keptMs) });
+    },
+    putState(writer: Transaction | WriteBatch, state: RepositoryState, at: Date): void {
+      (writer as WriteBatch).set(stateRef, {
+        root: state.root,
+        targets: state.targets,
+        snapshot: state.snapshot,
+        timestamp: state.timestamp,
+        bins: JSON.stringify(Object.fromEntries(Object.entries(state.bins).map(([name, bin]) => [name, [bin.version, bin.expires]]))),
+        onlineKeyId: state.onlineKeyId,
+        rotatingSince: state.rotatingSince ? Timestamp.fromDate(state.rotatingSince) : null,
+        updatedAt: Timestamp.fromDate(at),
+      });
+    },
+    /** Ends a rotation that failed: changes go on with the keys the repository still names. */
+    async unlock(): Promise<void> {
+      await stateRef.update({ rotatingSince: null });
+    },
+    fileRef: (role: string, version: number): DocumentReference => fileRef(role, version),
+  };
+}
