@@ -660,4 +660,6 @@ if (require.main === module) {
   });
 }
 
-const readFileSyncText = (file: string) => readFileSync(file, "utf8");
+function readFileSyncText(file: string): string {
+  return readFileSync(file, "utf8");
+}

@@ -95,8 +95,11 @@ export function eventOutbox(db: Firestore) {
     },
     /** The events the TUF repository has not taken yet (a listener follows this query). */
     tufPendingQuery: () => collection.where("tufPending", "==", true),
-    markTufApplied(tx: Transaction, id: string): void {
-      tx.update(documentAt(collection, id), { tufPending: false });
+    /** After the repository took these events (a plain write: taking one twice is harmless). */
+    async markTufApplied(ids: string[]): Promise<void> {
+      const batch = collection.firestore.batch();
+      for (const id of ids) batch.update(documentAt(collection, id), { tufPending: false });
+      await batch.commit();
     },
     ...withDeadlines("Firestore", {
       /** Events not yet fanned out that were recorded before `before`, oldest first (the sweep). */

@@ -155,20 +155,23 @@ export async function initializeRepository(deps: TufDeps, keys: { root: TufSigne
 
 /**
  * Brings the targets of the versions these outbox events name (publish, revoke, unrevoke) to what
- * the catalog says now, and marks the events done, in one transaction: the bins that changed get
- * new versions, with a new snapshot and timestamp; when nothing changed (a repeat, an event
- * already applied by another instance) nothing new is written. Events wait (stay pending) while
- * the repository is not initialised or a rotation is under way.
+ * the catalog says now, in one transaction: the bins that changed get new versions, with a new
+ * snapshot and timestamp; when nothing changed (a repeat, an event another instance applied
+ * already) nothing new is written. Then the events are marked done. The transaction reads what
+ * is true now, not the events, so taking an event twice is harmless, and it leaves the event
+ * documents to the webhooks' fan-out, which updates them at the same moment (both in one
+ * transaction stalled each other for seconds). Events wait (stay pending) while the repository
+ * is not initialised or a rotation is under way.
  */
 export async function applyTargetChanges(deps: TufDeps, eventIds: string[]): Promise<{ applied: number; changedBins: number }> {
   const outbox = eventOutbox(deps.db);
   const modules = moduleStore(deps.db);
   const store = tufRepositoryStore(deps.db);
+  const events = (await withinDeadline("Firestore (tuf)", deps.db.getAll(...eventIds.map((id) => outbox.ref(id))))).map((snapshot) => outbox.read(snapshot)).filter((event) => event?.tufPending);
+  if (events.length === 0) return { applied: 0, changedBins: 0 };
   const result = await withinDeadline(
     "Firestore (tuf)",
     deps.db.runTransaction(async (tx) => {
-      const events = (await tx.getAll(...eventIds.map((id) => outbox.ref(id)))).map((snapshot) => outbox.read(snapshot)).filter((event) => event?.tufPending);
-      if (events.length === 0) return { applied: 0, changedBins: 0 };
       const state = await store.stateIn(tx);
       const now = deps.clock();
       if (!state || isRotating(state, now)) return { applied: 0, changedBins: 0 };
@@ -212,11 +215,11 @@ export async function applyTargetChanges(deps: TufDeps, eventIds: string[]): Pro
         if (differs) changed.set(name, [...targets.values()]);
       });
       if (changed.size > 0) writeChange(deps, tx, nextOnlineRoles(state, changed, { snapshot: true }, signer, now), now);
-      for (const event of events) outbox.markTufApplied(tx, event!.id);
       return { applied: events.length, changedBins: changed.size };
     }),
   );
   if (result.changedBins > 0) catalogChanges(deps.db).applied([TUF_TOPIC]);
+  if (result.applied > 0) await withinDeadline("Firestore (tuf)", outbox.markTufApplied(events.map((event) => event!.id)));
   return result;
 }
 
