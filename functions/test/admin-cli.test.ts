@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -292,6 +292,30 @@ describe("operator CLI", () => {
     expect(await json("business", "sso", "--id", "idp-co", "--provider", "saml.idp", "--jit")).toEqual({ businessId: "idp-co", providerId: "saml.idp", enforce: false, jit: true });
     expect((await admin("business", "sso", "--id", "idp-co", "--provider", "google.com")).code).toBe(2);
     expect(await json("business", "show", "--id", "idp-co")).toMatchObject({ verifiedDomains: ["idp.example"], sso: { providerId: "saml.idp", enforce: false, jit: true } });
+  });
+
+  it("tuf init, status, resign and rotate (§23): the ceremony through the same services, refusing what cannot be signed", async () => {
+    const keys = path.join(dir, "tuf-offline");
+    const initialised = await json("tuf", "init", "--keys", keys);
+    expect(initialised).toMatchObject({ root: { version: 1 }, bins: { count: 1024 }, offlineKeys: keys, written: 4, onlineKey: "TUF_ONLINE_KEY" });
+    expect(readdirSync(keys).sort()).toEqual(["root-1.pem", "root-2.pem", "root-3.pem", "targets.pem"]);
+    const again = await admin("tuf", "init", "--keys", keys);
+    expect([again.code, again.stderr]).toEqual([1, "error: The TUF repository is initialised already: see `tuf status`.\n"]);
+    expect(await json("tuf", "resign")).toEqual({ bins: 1024, snapshot: true, timestamp: true });
+    // 64 bins to a transaction: 16 consistent steps, each with its own snapshot and timestamp.
+    expect(await json("tuf", "status")).toMatchObject({ timestamp: { version: 17 }, snapshot: { version: 17 }, bins: { lowestVersion: 2, highestVersion: 2 }, rotating: false, pendingChanges: 0 });
+    expect((await admin("tuf", "rotate", "root", "--keys", keys)).code).toBe(2);
+    expect((await admin("tuf", "rotate", "everything", "--keys", keys, "--new-keys", path.join(dir, "x"))).code).toBe(2);
+    // One root key alone cannot sign a new root.
+    const lone = path.join(dir, "tuf-lone");
+    mkdirSync(lone);
+    copyFileSync(path.join(keys, "root-1.pem"), path.join(lone, "root-1.pem"));
+    const refused = await admin("tuf", "rotate", "root", "--keys", lone, "--new-keys", path.join(dir, "tuf-root-refused"));
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining("1 of the current root's (2 needed)")]);
+    const rotated = await json("tuf", "rotate", "root", "--keys", keys, "--new-keys", path.join(dir, "tuf-root-2"));
+    expect(rotated).toMatchObject({ root: { version: 2 }, newKeys: ["root-1.pem", "root-2.pem", "root-3.pem"].map((name) => path.join(dir, "tuf-root-2", name)) });
+    const reused = await admin("tuf", "rotate", "root", "--keys", path.join(dir, "tuf-root-2"), "--new-keys", path.join(dir, "tuf-root-2"));
+    expect([reused.code, reused.stderr]).toEqual([1, expect.stringContaining("holds keys already")]);
   });
 
   it("says how to get credentials when --project has no Application Default Credentials (exit 1)", async () => {

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { freePort } from "../../tools/local-stack";
+import { fetchModule, refreshedRepository } from "../../docs/examples/tuf-client";
 
 /**
  * `npm start` as a person runs it, on ports of its own (`--ports`) and a data folder of its own
@@ -23,7 +25,7 @@ interface Started {
 /** The environment of a fresh shell: none of the test run's emulator variables. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST", "GCLOUD_PROJECT", "MODULE_SIGNING_KEYS", "NODE_OPTIONS"]) {
+  for (const name of ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST", "GCLOUD_PROJECT", "MODULE_SIGNING_KEYS", "TUF_ONLINE_KEY", "NODE_OPTIONS"]) {
     delete env[name];
   }
   return env;
@@ -139,6 +141,15 @@ describe("npm start", () => {
     expect(register.status).toBe(201);
     const kept = (await register.json()) as { idToken: string; refreshToken: string };
     const dana = (await (await login("dana@example.com", "marketplace-demo")).json()) as { idToken: string; refreshToken: string };
+    // The TUF repository (§23) is there as soon as the API is: tuf-js, holding only 1.root.json,
+    // downloads a demo module with the bytes the download endpoint describes.
+    expect(first.output()).toContain("TUF repository initialised");
+    const firstRoot = await (await fetch(`${base()}/tuf/metadata/1.root.json`)).text();
+    const metadataDir = mkdtempSync(path.join(tmpdir(), "tuf-start-"));
+    writeFileSync(path.join(metadataDir, "root.json"), firstRoot);
+    const fetched = await fetchModule(await refreshedRepository({ apiBase: base(), metadataDir, idToken: () => dana.idToken }), "contoso.notes", "1.0.0", path.join(metadataDir, "notes.mpkg"));
+    const described = (await (await fetch(`${base()}/modules/download/contoso.notes`, { headers: { authorization: `Bearer ${dana.idToken}` } })).json()) as { sha256: string };
+    expect(createHash("sha256").update(readFileSync(fetched!.path)).digest("hex")).toBe(described.sha256);
     const auditEntries = await auditLogSize();
     expect(auditEntries).toBeGreaterThan(0);
 
@@ -149,6 +160,9 @@ describe("npm start", () => {
 
     const second = await start();
     expect(second.output()).toContain("Data loaded from");
+    // The repository is kept, not made again.
+    expect(second.output()).not.toContain("TUF repository initialised");
+    expect(await (await fetch(`${base()}/tuf/metadata/1.root.json`)).text()).toBe(firstRoot);
     expect((await login("kept@example.com", "kept-password")).status).toBe(200);
     // Sessions survive the restart: ID tokens from before it, and refresh tokens traded after it,
     // for a user the seed never touches and for a demo user it does.

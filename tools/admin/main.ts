@@ -482,7 +482,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
         const current = readTufKeyFolder(folder);
         const staging = options.newKeys ? path.resolve(options.newKeys) : path.join(folder, `new-${Date.now()}`);
         const fresh = writeNewKeys(staging, rotated);
-        const status = await rotateKeys(tufDeps(ctx, command), rotated, { currentRoot: current.root, targets: current.targets, next: fresh.signers });
+        const status = await rotateKeys(tufDeps(ctx, command), rotated, { currentRoot: current.root, targets: current.targets, next: fresh.signers }).catch((error: Error) => {
+          // Keys of a rotation that did not happen must not be mistaken for the current ones.
+          for (const file of fresh.files) rmSync(file, { force: true });
+          throw error;
+        });
         if (options.newKeys) {
           return { ...status, newKeys: fresh.files, ...(rotated === "online" ? { next: "put online.pem into the TUF_ONLINE_KEY secret and redeploy: changes wait until the functions hold it" } : {}) };
         }
