@@ -16,11 +16,14 @@
  *   search       at 50,000 generated modules: a cold instance's first search from the snapshot
  *                against one from the collection, and the p95 of 500 searches (bench-search.ts)
  *
+ *   tuf          at 50,000 modules × 10 versions: metadata sizes against the clients' limits, and the
+ *                time of one change and of a full re-sign (bench-tuf.ts)
+ *
  * The API and the baselines each run in a process of their own (bench-server.cjs), on the compiled
  * function (functions/lib, built first) as deploy ships it, with node alone; the load comes
  * from this one. `npm run bench -- --quick` runs 2 s per endpoint; `-- --profile` also writes a CPU
  * profile of the API's process (node --cpu-prof) and says where; `-- --search` runs only the search
- * rows (bench-search.ts).
+ * rows (bench-search.ts), `-- --tuf` only the TUF rows (no emulators).
  */
 import autocannon from "autocannon";
 import { execFileSync, fork, spawnSync, type ChildProcess } from "node:child_process";
@@ -43,6 +46,7 @@ import { SNAPSHOT_PATH } from "../functions/src/marketplace/search-catalog";
 import { generateModuleSigningKeys, throwawayServiceAccount } from "./local-keys";
 import { freePort, startLocalStack } from "./local-stack";
 import { buildPackage } from "../packages/mpkg/src/archive";
+import { tufAtScale } from "./bench-tuf";
 
 const PROJECT_ID = "demo-marketplace-bench";
 const ROOT = path.join(__dirname, "..");
@@ -52,6 +56,8 @@ const profileDir = process.argv.includes("--profile") ? mkdtempSync(path.join(tm
 const DURATION_S = quick ? 2 : 5;
 /** `-- --search`: only the search rows at 50,000 modules. */
 const searchOnly = process.argv.includes("--search");
+/** `-- --tuf`: only the TUF repository's rows, in memory. */
+const tufOnly = process.argv.includes("--tuf");
 /** Distinct callers of the authenticated reads, taking turns. */
 const CALLERS = 40;
 
@@ -111,6 +117,10 @@ function countsOf({ child }: BenchServer): Promise<Record<string, number>> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<number> {
+  if (tufOnly) {
+    tufAtScale(report);
+    return rows.some((row) => row.ok === false) ? 1 : 0;
+  }
   const [firestore, auth, storage] = await Promise.all(Array.from({ length: 3 }, freePort));
   for (const name of ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST"]) delete process.env[name];
   const stack = await startLocalStack({ projectId: PROJECT_ID, ports: { firestore, auth, storage } });
@@ -216,6 +226,7 @@ async function main(): Promise<number> {
     await signMemory(base, deps, api);
     coldLoad();
     await searchAtScale(deps, serverEnv, servers);
+    tufAtScale(report);
 
     const missed = rows.filter((row) => row.ok === false);
     console.log(missed.length ? `\n${missed.length} below what is wanted (a benchmark reports; on a noisy machine, run it again).` : "\nEverything at or above what is wanted.");
