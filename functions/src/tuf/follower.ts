@@ -30,7 +30,12 @@ export async function sweepTuf(deps: TufDeps) {
   const settled = new Date(deps.clock().getTime() - SWEEP_GRACE_MS);
   const waiting = await eventOutbox(deps.db).tufWaiting(settled, 500);
   const changedBins = await applyEvents(deps, waiting);
-  const resigned = await resignOnlineRoles(deps, { all: false });
+  // During a rotation the re-sign waits for the next sweep; the rotation signs everything anyway.
+  const resigned = await resignOnlineRoles(deps, { all: false }).catch((error: Error) => {
+    if (!(error instanceof TufNotReadyError)) throw error;
+    deps.logger.warn(error.message);
+    return null;
+  });
   return { events: waiting.length, changedBins, resigned };
 }
 
