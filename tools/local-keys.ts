@@ -10,8 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ServiceAccount } from "../functions/src/local";
 import { generateSigningKey } from "../functions/src/core/signing";
-import { generateTufKey } from "../functions/src/core/tuf-keys";
-import { ensureTufKeyFolder } from "./tuf-keys";
+import { ensureTufKeyFile, ensureTufKeyFolder } from "./tuf-keys";
 
 export interface LocalSecrets {
   serviceAccount: ServiceAccount;
@@ -47,18 +46,14 @@ export async function ensureLocalSecrets(dir: string, projectId: string): Promis
   if (!existsSync(signingFile)) {
     writeFileSync(signingFile, await generateModuleSigningKeys(), { mode: 0o600 });
   }
-  const onlineFile = path.join(dir, "tuf", "online.pem");
-  if (!existsSync(onlineFile)) {
-    mkdirSync(path.dirname(onlineFile), { recursive: true });
-    writeFileSync(onlineFile, generateTufKey(), { mode: 0o600 });
-  }
+  const tufOnlineKey = ensureTufKeyFile(path.join(dir, "tuf", "online.pem"));
   const tufOfflineDir = path.join(dir, "tuf", "offline");
   ensureTufKeyFolder(tufOfflineDir);
   const account = JSON.parse(readFileSync(accountFile, "utf8"));
   return {
     serviceAccount: { projectId, clientEmail: account.clientEmail, privateKey: account.privateKey },
     moduleSigningKeys: readFileSync(signingFile, "utf8"),
-    tufOnlineKey: readFileSync(onlineFile, "utf8"),
+    tufOnlineKey,
     tufOfflineDir,
   };
 }

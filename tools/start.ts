@@ -16,7 +16,6 @@ import { localDeps, localServer } from "../functions/src/local";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../functions/src/webhooks/dispatch";
 import { startTufFollower, type TufFollower } from "../functions/src/tuf/follower";
 import { initializeRepository } from "../functions/src/tuf/repository";
-import { parsePrivateKeys, signerOf } from "../functions/src/core/tuf-keys";
 import { readTufKeyFolder } from "./tuf-keys";
 import { localSite } from "../functions/src/local-site";
 import { drainDownloadCounters } from "../functions/src/marketplace/download-counter";
@@ -194,8 +193,7 @@ async function main(): Promise<void> {
     await seedDemoData(deps);
     // The TUF repository (§23) of this data, made with the local keys on first start.
     const offline = readTufKeyFolder(secrets.tufOfflineDir);
-    const [online] = parsePrivateKeys(env.TUF_ONLINE_KEY).map(signerOf);
-    if (await initializeRepository(deps, { root: offline.root, targets: offline.targets!, online })) {
+    if (await initializeRepository(deps, { root: offline.root, targets: offline.targets!, online: deps.tufOnlineSigners[0] })) {
       console.log(`  TUF repository initialised (offline keys in ${path.relative(ROOT, secrets.tufOfflineDir)})`);
     }
     // The repository follows publishes and revocations from this process, as a deployment's trigger and sweep do.

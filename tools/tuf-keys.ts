@@ -13,14 +13,18 @@ const TARGETS_FILE = "targets.pem";
 /** Writes the keys a folder lacks; says which it wrote. */
 export function ensureTufKeyFolder(dir: string): string[] {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const written: string[] = [];
-  for (const name of [...ROOT_FILES, TARGETS_FILE]) {
-    const file = path.join(dir, name);
-    if (existsSync(file)) continue;
+  const missing = [...ROOT_FILES, TARGETS_FILE].map((name) => path.join(dir, name)).filter((file) => !existsSync(file));
+  missing.forEach(ensureTufKeyFile);
+  return missing;
+}
+
+/** A key file, generated when missing; its PEM. */
+export function ensureTufKeyFile(file: string): string {
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(file, generateTufKey(), { mode: 0o600 });
-    written.push(file);
   }
-  return written;
+  return readFileSync(file, "utf8");
 }
 
 /** The files of a role's keys. */

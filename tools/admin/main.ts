@@ -4,8 +4,7 @@
  * them) and prints what it returns.
  * Exit codes: 0 done, 1 the operation failed, 2 the command line is wrong.
  */
-import { createReadStream } from "node:fs";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { userInfo } from "node:os";
 import path from "node:path";
@@ -37,8 +36,8 @@ import { verifyDomainForBusiness } from "../../functions/src/domains/service";
 import { setSsoForBusiness } from "../../functions/src/sso/service";
 import type { Logger } from "../../functions/src/core/logger";
 import { initializeRepository, repositoryStatus, resignOnlineRoles, rotateKeys, type RotatedRole } from "../../functions/src/tuf/repository";
-import { generateTufKey, parsePrivateKeys, signerOf } from "../../functions/src/core/tuf-keys";
-import { ensureTufKeyFolder, readTufKeyFolder, writeNewKeys } from "../tuf-keys";
+import { parsePrivateKeys, signerOf } from "../../functions/src/core/tuf-keys";
+import { ensureTufKeyFile, ensureTufKeyFolder, readTufKeyFolder, writeNewKeys } from "../tuf-keys";
 import { printResult, uploadProgress } from "./output";
 import { emulatorHostEnv, HOST, LOCAL_PORTS, LOCAL_PROJECT_ID, LOCAL_STRIPE_PORT } from "../local-stack/addresses";
 
@@ -427,7 +426,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const onlineKeyText = (command: Command) => {
     if (io.env.TUF_ONLINE_KEY) return io.env.TUF_ONLINE_KEY;
     const local = path.join(LOCAL_TUF, "online.pem");
-    return command.optsWithGlobals<GlobalOptions>().emulators && existsSync(local) ? readFileSyncText(local) : "";
+    return command.optsWithGlobals<GlobalOptions>().emulators && existsSync(local) ? readFileSync(local, "utf8") : "";
   };
   const tufDeps = (ctx: AdminContext, command: Command) => ({ ...ctx, logger: stderrLogger(io), tufOnlineSigners: parsePrivateKeys(onlineKeyText(command)).map(signerOf) });
   const tuf = program.command("tuf").description("the TUF repository of modules (§23): keys, versions, expiries");
@@ -439,15 +438,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       action(async (ctx, options: { keys?: string }, command: Command) => {
         const folder = keysFolder(command, options.keys);
         const written = ensureTufKeyFolder(folder);
-        let onlineText = onlineKeyText(command);
-        let onlineFile: string | null = null;
-        if (!onlineText) {
-          onlineFile = path.join(folder, "online.pem");
-          if (!existsSync(onlineFile)) writeFileSync(onlineFile, generateTufKey(), { mode: 0o600 });
-          onlineText = readFileSyncText(onlineFile);
-        }
+        const configured = onlineKeyText(command);
+        const onlineFile = configured ? null : path.join(folder, "online.pem");
+        const [online] = parsePrivateKeys(onlineFile ? ensureTufKeyFile(onlineFile) : configured).map(signerOf);
         const offline = readTufKeyFolder(folder);
-        const [online] = parsePrivateKeys(onlineText).map(signerOf);
         const status = await initializeRepository({ ...ctx, logger: stderrLogger(io), tufOnlineSigners: [online] }, { root: offline.root, targets: offline.targets!, online });
         if (!status) throw new Error("The TUF repository is initialised already: see `tuf status`.");
         return {
@@ -662,8 +656,4 @@ if (require.main === module) {
   main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then((code) => {
     process.exitCode = code;
   });
-}
-
-function readFileSyncText(file: string): string {
-  return readFileSync(file, "utf8");
 }

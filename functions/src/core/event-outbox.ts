@@ -68,6 +68,7 @@ export function eventOutbox(db: Firestore) {
     const stored = readDocument(eventDocument, snapshot);
     return stored && { id: snapshot.id, type: stored.type, ownerKeys: stored.owners, data: stored.data, at: stored.at.toDate(), fannedOut: stored.fannedOut, endpointId: stored.endpointId ?? null, tufPending: stored.tufPending ?? false };
   };
+  const tufPendingQuery = () => collection.where("tufPending", "==", true);
   return {
     collection,
     read,
@@ -94,7 +95,7 @@ export function eventOutbox(db: Firestore) {
       tx.update(documentAt(collection, id), { fannedOut: true });
     },
     /** The events the TUF repository has not taken yet (a listener follows this query). */
-    tufPendingQuery: () => collection.where("tufPending", "==", true),
+    tufPendingQuery,
     /** After the repository took these events (a plain write: taking one twice is harmless). */
     async markTufApplied(ids: string[]): Promise<void> {
       const batch = collection.firestore.batch();
@@ -109,11 +110,11 @@ export function eventOutbox(db: Firestore) {
       },
       /** Ids of events the TUF repository has not taken, recorded before `before` (the sweep). */
       async tufWaiting(before: Date, limit: number): Promise<string[]> {
-        const snapshot = await collection.where("tufPending", "==", true).limit(limit).get();
+        const snapshot = await tufPendingQuery().limit(limit).get();
         return snapshot.docs.filter((doc) => (doc.get("at") as Timestamp).toMillis() <= before.getTime()).map((doc) => doc.id);
       },
       async tufPendingCount(): Promise<number> {
-        return (await collection.where("tufPending", "==", true).count().get()).data().count;
+        return (await tufPendingQuery().count().get()).data().count;
       },
     }),
   };

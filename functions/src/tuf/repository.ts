@@ -81,6 +81,16 @@ function writeChange(deps: TufDeps, tx: Transaction, change: OnlineChange, now: 
 }
 
 
+/** Writes files under versions nothing names yet (the state names them after), a commit's worth at a time. */
+async function writeUnnamedFiles(deps: TufDeps, files: MetadataFile[], now: Date): Promise<void> {
+  const store = tufRepositoryStore(deps.db);
+  for (let start = 0; start < files.length; start += BINS_PER_COMMIT) {
+    const batch = deps.db.batch();
+    for (const file of files.slice(start, start + BINS_PER_COMMIT)) store.writeFile(batch, file, now);
+    await withinDeadline("Firestore (tuf)", batch.commit());
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Initialising
 
@@ -133,12 +143,7 @@ export async function initializeRepository(deps: TufDeps, keys: { root: TufSigne
     onlineKeyId: keys.online.keyId,
     rotatingSince: null,
   };
-  // Files first (nothing serves them before the state names them).
-  for (let start = 0; start < files.length; start += BINS_PER_COMMIT) {
-    const batch = deps.db.batch();
-    for (const file of files.slice(start, start + BINS_PER_COMMIT)) store.writeFile(batch, file, now);
-    await withinDeadline("Firestore (tuf init)", batch.commit());
-  }
+  await writeUnnamedFiles(deps, files, now);
   const created = await withinDeadline(
     "Firestore (tuf init)",
     deps.db.runTransaction(async (tx) => {
@@ -179,8 +184,8 @@ export async function applyTargetChanges(deps: TufDeps, eventIds: string[]): Pro
       const now = deps.clock();
       if (!state || isRotating(state, now)) return { applied: 0, changedBins: 0 };
       const signer = onlineSignerFor(state, deps.tufOnlineSigners);
-      // What the catalog says now about every version the events name.
-      const wanted = new Map<string, TargetFile | null>();
+      // What the catalog says now about every version the events name, by bin and path.
+      const wanted = new Map<string, Map<string, TargetFile | null>>();
       const byModule = new Map<string, Set<string> | "all">();
       for (const event of events) {
         const moduleId = String(event!.data.moduleId);
@@ -195,17 +200,19 @@ export async function applyTargetChanges(deps: TufDeps, eventIds: string[]): Pro
           versions === "all" ? await modules.versionsIn(tx, moduleId) : (await tx.getAll(...[...versions].map((version) => modules.versionRef(moduleId, version)))).map((snapshot) => modules.readVersion(snapshot));
         for (const record of records) {
           if (!record) continue;
-          wanted.set(targetPath(moduleId, record.version), module && isListedTarget(record, module) ? targetFileOf({ ...record, publisherId: module.publisherId }) : null);
+          const path = targetPath(moduleId, record.version);
+          const bin = binOf(path);
+          if (!wanted.has(bin)) wanted.set(bin, new Map());
+          wanted.get(bin)!.set(path, module && isListedTarget(record, module) ? targetFileOf({ ...record, publisherId: module.publisherId }) : null);
         }
       }
-      const touched = [...new Set([...wanted.keys()].map(binOf))];
+      const touched = [...wanted.keys()];
       const current = await store.filesIn(tx, touched.map((name) => ({ role: name, version: state.bins[name].version })));
       const changed = new Map<string, TargetFile[]>();
       touched.forEach((name, index) => {
         const targets = new Map(binTargets(current[index]!).map((target) => [target.path, target]));
         let differs = false;
-        for (const [path, target] of wanted) {
-          if (binOf(path) !== name) continue;
+        for (const [path, target] of wanted.get(name)!) {
           const before = targets.get(path);
           if (target && !(before && before.equals(target))) {
             targets.set(path, target);
@@ -347,13 +354,8 @@ export async function rotateKeys(
         for (const [name, bin] of Object.entries(locked.bins)) bins.set(name, binTargets((await store.file(name, bin.version))!));
       }
       const change = nextOnlineRoles({ ...locked, targets: { version: targetsVersion, expires: expiryFrom(now, "targets") } }, bins, { snapshot: true }, online, now);
-      // The re-signed bins are written first, under versions nothing names yet.
-      const binFiles = change.files.filter((file) => file.role !== "snapshot");
-      for (let start = 0; start < binFiles.length; start += BINS_PER_COMMIT) {
-        const batch = deps.db.batch();
-        for (const file of binFiles.slice(start, start + BINS_PER_COMMIT)) store.writeFile(batch, file, now);
-        await batch.commit();
-      }
+      // The re-signed bins first.
+      await writeUnnamedFiles(deps, change.files.filter((file) => file.role !== "snapshot"), now);
       await deps.db.runTransaction(async (tx) => {
         const latest = await store.stateIn(tx);
         if (latest?.root.version !== state.root.version || latest.snapshot.version !== locked.snapshot.version) throw new Error("The repository changed meanwhile: run the rotation again.");
