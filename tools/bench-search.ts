@@ -8,8 +8,8 @@ import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Deps } from "../functions/src/deps";
 import { moduleStore, NO_POLICY, type ModuleRecord } from "../functions/src/marketplace/module-store";
-import { newTextIndex } from "../functions/src/marketplace/ranking";
-import { SNAPSHOT_PATH, snapshotBody, type ListedModule } from "../functions/src/marketplace/search-catalog";
+import { newTextIndex, type IndexedModule } from "../functions/src/marketplace/ranking";
+import { encodeSnapshot, SNAPSHOT_PATH, type ListedModule } from "../functions/src/marketplace/catalog-snapshot";
 
 export const SCALE_MODULES = 50_000;
 
@@ -29,6 +29,9 @@ function random(seed: number) {
 const SYLLABLES = "bcdfgklmnprstvz".split("").flatMap((consonant) => "aeiou".split("").map((vowel) => consonant + vowel));
 const CATEGORIES = ["data", "productivity", "outdoors", "finance", "media", "developer", "education", "health", "games", "office"];
 
+/** A generated module: as the catalog lists it, with the description its index reads. */
+type GeneratedModule = ListedModule & IndexedModule;
+
 export function generatedCatalog(count: number, now: number) {
   const next = random(42);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)];
@@ -37,7 +40,7 @@ export function generatedCatalog(count: number, now: number) {
   const tags = Array.from({ length: 300 }, () => pick(vocabulary).slice(0, 20));
   const publishers = Array.from({ length: 2_000 }, (_, i) => `pub${i}`);
   const words = (n: number) => Array.from({ length: n }, () => pick(vocabulary)).join(" ");
-  const modules: ListedModule[] = [];
+  const modules: GeneratedModule[] = [];
   for (let i = 0; i < count; i += 1) {
     const publisherId = pick(publishers);
     const ratingCount = next() < 0.3 ? Math.floor(next() * 200) : 0;
@@ -73,7 +76,7 @@ export function generatedCatalog(count: number, now: number) {
 }
 
 /** The modules as documents of the store (the bench's writer: 500 to a batch). */
-export async function writeModules(deps: Deps, modules: ListedModule[]): Promise<void> {
+export async function writeModules(deps: Deps, modules: GeneratedModule[]): Promise<void> {
   const store = moduleStore(deps.db);
   for (let start = 0; start < modules.length; start += 500) {
     const batch = deps.db.batch();
@@ -105,10 +108,10 @@ export async function writeModules(deps: Deps, modules: ListedModule[]): Promise
   }
 }
 
-export async function writeSnapshot(deps: Deps, modules: ListedModule[], at: number): Promise<number> {
+export async function writeSnapshot(deps: Deps, modules: GeneratedModule[], at: number): Promise<number> {
   const index = newTextIndex();
   index.addAll(modules);
-  const body = await snapshotBody(at, modules, index);
+  const body = await encodeSnapshot(at, modules, index);
   await deps.store.write(SNAPSHOT_PATH, body, { contentType: "application/gzip" });
   return body.length;
 }

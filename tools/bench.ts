@@ -42,7 +42,7 @@ import { accountPublisher } from "../functions/src/publishing/publisher";
 import { publishVersion, signPackage } from "../functions/src/publishing/service";
 import { publishRelease } from "../functions/src/releases/service";
 import { coldStart, generatedCatalog, rssOf, SCALE_MODULES, searchLatencies, writeModules, writeSnapshot } from "./bench-search";
-import { SNAPSHOT_PATH } from "../functions/src/marketplace/search-catalog";
+import { SNAPSHOT_PATH } from "../functions/src/marketplace/catalog-snapshot";
 import { generateModuleSigningKeys, throwawayServiceAccount } from "./local-keys";
 import { freePort, startLocalStack } from "./local-stack";
 import { buildPackage } from "../packages/mpkg/src/archive";
@@ -246,9 +246,13 @@ async function main(): Promise<number> {
   }
 }
 
+/** Cold API processes started for the search rows, the median of which is reported. */
+const COLD_STARTS = 5;
+
 /**
- * Search at 50,000 modules (§18): a cold API process's first search from the snapshot against one
- * built from the collection (the baseline), its memory, and 500 searches' p95 (want ≤ 50 ms).
+ * Search at 50,000 modules (§18): a cold API process's first search from the snapshot (the median
+ * of five, want ≤ 1 s) and against one built from the collection (the baseline), its memory, and
+ * 500 searches' p95 (want ≤ 50 ms).
  */
 async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, servers: BenchServer[]) {
   console.log(`\nSearch at ${SCALE_MODULES.toLocaleString("en")} generated modules (a fresh API process each):`);
@@ -262,9 +266,17 @@ async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, serv
     await new Promise((resolve) => (child.once("exit", resolve), child.kill()));
   };
 
-  const warm = await coldStart(startApi, countsOf);
-  const latency = await searchLatencies(`${warm.server.origin}/api/v1`, queries);
-  await stop(warm.server);
+  // Several cold starts, one after another: one is at the mercy of whatever else the machine does.
+  const colds: Awaited<ReturnType<typeof coldStart>>[] = [];
+  for (let run = 0; run < COLD_STARTS; run += 1) {
+    const cold = await coldStart(startApi, countsOf);
+    colds.push(cold);
+    if (run < COLD_STARTS - 1) await stop(cold.server);
+  }
+  const coldTimes = colds.map((cold) => cold.loadMs).sort((a, b) => a - b);
+  const warm = colds.find((cold) => cold.loadMs === coldTimes[COLD_STARTS >> 1])!;
+  const latency = await searchLatencies(`${colds.at(-1)!.server.origin}/api/v1`, queries);
+  await stop(colds.at(-1)!.server);
   await deps.store.delete(SNAPSHOT_PATH);
   // Reading 50,000 documents in one query may take longer than a backend call's deadline (10 s) on
   // a slow machine: the baseline is given the longest, to be measured rather than refused.
@@ -278,6 +290,13 @@ async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, serv
     wanted: "≤ 1",
     ok: warm.loadMs <= fromCollection.loadMs && warm.firestoreCalls < 20,
     detail: `${warm.loadMs} ms and ${warm.firestoreCalls} Firestore calls (RSS ${mib(warm.rss)}) vs ${fromCollection.loadMs} ms and ${fromCollection.firestoreCalls} calls reading ${SCALE_MODULES} documents (RSS ${mib(fromCollection.rss)})`,
+  });
+  report({
+    name: `search: a cold instance's first search, median of ${COLD_STARTS}`,
+    ratio: warm.loadMs / 1000,
+    wanted: "≤ 1",
+    ok: warm.loadMs <= 1000,
+    detail: `${warm.loadMs} ms (want ≤ 1000; ${coldTimes.join(", ")} ms); from the process's start ${warm.firstSearchMs} ms`,
   });
   report({
     name: `search: p95 of ${queries.length} searches on one instance`,

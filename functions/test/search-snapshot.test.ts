@@ -1,10 +1,10 @@
-import { gunzipSync } from "node:zlib";
 import request from "supertest";
 import { createApp } from "../src/app";
 import type { Logger } from "../src/core/logger";
 import { localDeps } from "../src/local";
-import { newTextIndex } from "../src/marketplace/ranking";
-import { marketplaceSearch, SNAPSHOT_PATH, snapshotBody, writeSearchSnapshot, type ListedModule } from "../src/marketplace/search-catalog";
+import { SNAPSHOT_PATH } from "../src/marketplace/catalog-snapshot";
+import { moduleStore } from "../src/marketplace/module-store";
+import { marketplaceSearch, writeSearchSnapshot } from "../src/marketplace/search-catalog";
 import { createDeveloper, publishModule, resetEmulators, testApp, testDeps } from "./support/harness";
 
 /** A cold instance starts its search catalog from the snapshot (§18) and is as current as a warm one (§13). */
@@ -48,22 +48,40 @@ describe("a cold instance's search catalog (§18)", () => {
       expect(fromSnapshot.body).toEqual(fromWarm.body);
     }
     expect(idsOf((await request(cold.app).get(`${api}/modules?q=chart`)).body)).toContain("late.chartist");
-    expect(cold.logged).toContainEqual({ message: "search catalog loaded from its snapshot", fields: expect.objectContaining({ modules: 3, index: "loaded" }) });
+    expect(cold.logged).toContainEqual({ message: "search catalog loaded from its snapshot", fields: expect.objectContaining({ modules: 3, format: "packed" }) });
   }, 60_000);
 
-  it("still loads a snapshot written without its index, indexing its entries again", async () => {
+  it("still loads a snapshot of the JSON format versions before wrote, indexing its entries again", async () => {
     const deps = await testDeps();
     const { entries } = await marketplaceSearch(deps).current();
-    // As snapshots were written before they kept their index and were gzipped: plain JSON, entries only.
-    const withoutIndex = JSON.parse(gunzipSync(await snapshotBody(Date.now(), entries.values(), newTextIndex())).toString("utf8")) as { index?: unknown; modules: ListedModule[] };
-    delete withoutIndex.index;
-    await deps.store.write(SNAPSHOT_PATH, Buffer.from(JSON.stringify(withoutIndex)), { contentType: "application/json" });
+    const stored = await moduleStore(deps.db).getModules([...entries.keys()]);
+    // As they were written: every entry with its description.
+    const modules = [...entries.values()].map((entry, i) => ({ ...entry, description: stored[i]?.description ?? "" }));
+    await deps.store.delete(SNAPSHOT_PATH);
+    await deps.store.write("search/catalog.json", Buffer.from(JSON.stringify({ writtenAt: Date.now(), modules })), { contentType: "application/json" });
 
-    const cold = await coldInstance("cold-without-index");
+    const cold = await coldInstance("cold-legacy");
     const warm = await testApp();
     for (const query of queries) {
       expect((await request(cold.app).get(`${api}/modules?${query}`)).body).toEqual((await request(warm).get(`${api}/modules?${query}`)).body);
     }
-    expect(cold.logged).toContainEqual({ message: "search catalog loaded from its snapshot", fields: expect.objectContaining({ modules: 4, index: "built" }) });
+    expect(cold.logged).toContainEqual({ message: "search catalog loaded from its snapshot", fields: expect.objectContaining({ modules: 4, format: "legacy" }) });
+  }, 60_000);
+
+  it("answers from the collection when the snapshot cannot be read, and says so", async () => {
+    const deps = await testDeps();
+    const good = await writeSearchSnapshot(marketplaceSearch(deps), deps.store, deps.clock());
+    const chunks: Buffer[] = [];
+    for await (const chunk of deps.store.read(SNAPSHOT_PATH)) chunks.push(chunk as Buffer);
+    // A gzip stream cut short, then one that is not a snapshot at all.
+    for (const [name, bytes] of [["cold-truncated", Buffer.concat(chunks).subarray(0, good.bytes >> 1)], ["cold-foreign", Buffer.from("{}")]] as const) {
+      await deps.store.write(SNAPSHOT_PATH, bytes, { contentType: "application/gzip" });
+      const cold = await coldInstance(name);
+      const warm = await testApp();
+      for (const query of queries) {
+        expect((await request(cold.app).get(`${api}/modules?${query}`)).body).toEqual((await request(warm).get(`${api}/modules?${query}`)).body);
+      }
+      expect(cold.logged.map((entry) => entry.message)).toEqual(expect.arrayContaining(["search catalog built from the modules collection (no recent snapshot)"]));
+    }
   }, 60_000);
 });

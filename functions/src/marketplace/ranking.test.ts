@@ -1,6 +1,6 @@
-import { findModules, newTextIndex, pageAfter, ratingPrior, smoothedRating, type CatalogEntry, type SearchQuery } from "./ranking";
+import { findModules, newTextIndex, pageAfter, ratingPrior, smoothedRating, type IndexedModule, type SearchQuery } from "./ranking";
 
-const entry = (id: string, fields: Partial<CatalogEntry> = {}): CatalogEntry => ({
+const entry = (id: string, fields: Partial<IndexedModule> = {}): IndexedModule => ({
   id,
   name: id.split(".")[1],
   summary: "",
@@ -23,7 +23,7 @@ const catalog = [
   entry("acme.chart-kit", { name: "Chart Kit", summary: "Chart widgets.", category: "data", updatedAt: 4, rating: { count: 1, sum: 5 } }),
 ];
 
-function find(query: SearchQuery, entries: CatalogEntry[] = catalog) {
+function find(query: SearchQuery, entries: IndexedModule[] = catalog) {
   const index = newTextIndex();
   index.addAll(entries);
   const byId = new Map(entries.map((item) => [item.id, item]));
@@ -56,6 +56,8 @@ describe("search and ranking (§18)", () => {
 
   it("suggests another spelling within 2 edits that finds something, only when nothing was found", () => {
     expect(find({ q: "chxrts pxo" }).suggestion()).toBe("charts pro");
+    // A word for each word asked, each the nearest that makes the phrase find something.
+    expect(find({ q: "stxcky nxtez" }).suggestion()).toBe("sticky notes");
     expect(find({ q: "plottr" }).suggestion()).toBeNull();
     expect(find({ q: "zzzzzz" }).suggestion()).toBeNull();
     // The suggestion keeps the filters: none within them, none suggested.

@@ -1,6 +1,7 @@
-import MiniSearch, { type AsPlainObject, type Options, type Query, type SearchResult } from "minisearch";
+import type { Options, Query, SearchResult } from "minisearch";
 import type { PublicPrice } from "./price";
 import { adjacentSwaps, words } from "./search";
+import { TextIndex, type PackedTextIndex } from "./text-index";
 
 /** Free: neither an entitlement nor a price stands between a user and the module. */
 const isFree = (entry: Pick<CatalogEntry, "entitlement" | "price">) => entry.entitlement === null && entry.price === null;
@@ -17,7 +18,6 @@ export interface CatalogEntry {
   id: string;
   name: string;
   summary: string;
-  description: string;
   tags: string[];
   category: string | null;
   publisherId: string;
@@ -27,6 +27,11 @@ export interface CatalogEntry {
   updatedAt: number;
   downloads: number;
   rating: RatingFigures | null;
+}
+
+/** What the text index reads of a module: its entry, and its description, which only the index keeps (as words). */
+export interface IndexedModule extends CatalogEntry {
+  description: string;
 }
 
 export interface RatingFigures {
@@ -59,18 +64,20 @@ const FIELDS = Object.keys(FIELD_WEIGHTS) as (keyof typeof FIELD_WEIGHTS)[];
 /** Edits a query word may be from an indexed word: none below 4 letters, one from 4, two from 8. */
 export const allowedEdits = (word: string) => (word.length >= 8 ? 2 : word.length >= 4 ? 1 : 0);
 
+export type CatalogTextIndex = TextIndex<IndexedModule>;
+
 /** A new, empty text index of catalog entries. */
-export const newTextIndex = (): MiniSearch<CatalogEntry> => new MiniSearch<CatalogEntry>(TEXT_INDEX_OPTIONS);
+export const newTextIndex = (): CatalogTextIndex => new TextIndex<IndexedModule>(TEXT_INDEX_OPTIONS);
 
-/** A text index as `JSON.stringify(index)` wrote it (a snapshot's): a fifth of the time of indexing the entries again. */
-export const loadedTextIndex = (serialized: AsPlainObject): MiniSearch<CatalogEntry> => MiniSearch.loadJS<CatalogEntry>(serialized, TEXT_INDEX_OPTIONS);
+/** A packed text index (a snapshot's) for the entries `ids`, or null when it was packed with other fields. */
+export const unpackedTextIndex = (packed: PackedTextIndex, ids: readonly string[]): CatalogTextIndex | null => TextIndex.unpack<IndexedModule>(packed, ids, TEXT_INDEX_OPTIONS);
 
-const TEXT_INDEX_OPTIONS: Options<CatalogEntry> = {
+const TEXT_INDEX_OPTIONS: Options<IndexedModule> = {
     fields: FIELDS,
     storeFields: [],
     idField: "id",
     extractField: (entry, field) => {
-      const value = entry[field as keyof CatalogEntry];
+      const value = entry[field as keyof IndexedModule];
       return Array.isArray(value) ? value.join(" ") : value === null || value === undefined ? "" : String(value);
     },
     tokenize: (text) => words(text),
@@ -160,7 +167,7 @@ function textQuery(queryWords: string[]): Query {
 }
 
 /** What a text search found, before the filters: every entry with its score (all of them, scored 0, without text). */
-function textHits(index: MiniSearch<CatalogEntry>, entries: ReadonlyMap<string, CatalogEntry>, queryWords: string[]): { entry: CatalogEntry; score: number }[] {
+function textHits(index: CatalogTextIndex, entries: ReadonlyMap<string, CatalogEntry>, queryWords: string[]): { entry: CatalogEntry; score: number }[] {
   if (queryWords.length === 0) return [...entries.values()].map((entry) => ({ entry, score: 0 }));
   const results: SearchResult[] = index.search(textQuery(queryWords));
   return results.flatMap((result) => {
@@ -177,7 +184,7 @@ export const effectiveSort = (query: SearchQuery): Sort => query.sort ?? (query.
  * after a cursor's key; keys sort ascending, descending figures negated), and, asked for, its
  * facet counts and a spelling suggestion.
  */
-export function findModules(index: MiniSearch<CatalogEntry>, entries: ReadonlyMap<string, CatalogEntry>, query: SearchQuery, prior: CatalogRatingPrior) {
+export function findModules(index: CatalogTextIndex, entries: ReadonlyMap<string, CatalogEntry>, query: SearchQuery, prior: CatalogRatingPrior) {
   const queryWords = query.q ? words(query.q) : [];
   const hits = textHits(index, entries, queryWords);
   const ranked = ranking(hits.filter(({ entry }) => passes(query)(entry)), query, queryWords, prior);
@@ -186,19 +193,38 @@ export function findModules(index: MiniSearch<CatalogEntry>, entries: ReadonlyMa
     /** Counts per facet value over the result with every other facet's filter applied, so a chosen value's siblings stay in view. */
     facets: (): Facets => facetCounts((facet) => hits.filter(({ entry }) => passes(query, facet)(entry)).map(({ entry }) => entry)),
     /**
-     * For a text search that found nothing: another spelling within 2 edits of its words (a swap
-     * counts as one) that finds something with the same filters, or null.
+     * For a text search that found nothing: another spelling within 2 edits of each of its words
+     * (1 under 4 letters) whose words, as they are, all occur in a module within the same filters;
+     * the nearest such spelling, then the one of the most common words. Null when there is none.
      */
-    suggestion: (): string | null => {
-      if (ranked.length > 0 || queryWords.length === 0) return null;
-      for (const { suggestion } of index.autoSuggest(queryWords.join(" "), { fuzzy: (term) => (term.length >= 4 ? 2 : 1), prefix: false, combineWith: "AND" }).slice(0, 5)) {
-        if (suggestion === queryWords.join(" ")) continue;
-        const found = textHits(index, entries, words(suggestion)).some(({ entry }) => passes(query)(entry));
-        if (found) return suggestion;
-      }
-      return null;
-    },
+    suggestion: (): string | null => (ranked.length > 0 || queryWords.length === 0 ? null : respelt(index, entries, queryWords, query)),
   };
+}
+
+/** Spellings tried per word, and phrases checked in all: a bound on a suggestion's work whatever the query. */
+const SPELLINGS_PER_WORD = 5;
+const PHRASES_CHECKED = 20;
+
+function respelt(index: CatalogTextIndex, entries: ReadonlyMap<string, CatalogEntry>, queryWords: string[], query: SearchQuery): string | null {
+  let phrases: { words: string[]; distance: number; rarity: number }[] = [{ words: [], distance: 0, rarity: 0 }];
+  for (const word of queryWords) {
+    const spellings = index.spellings(word, word.length >= 4 ? 2 : 1).slice(0, SPELLINGS_PER_WORD);
+    phrases = phrases
+      .flatMap((phrase) => spellings.map((spelling) => ({ words: [...phrase.words, spelling.term], distance: phrase.distance + spelling.distance, rarity: phrase.rarity - Math.log(spelling.documents) })))
+      .sort((a, b) => a.distance - b.distance || a.rarity - b.rarity)
+      .slice(0, PHRASES_CHECKED);
+  }
+  const asked = queryWords.join(" ");
+  const within = passes(query);
+  const found = (id: unknown) => {
+    const entry = entries.get(String(id));
+    return entry !== undefined && within(entry);
+  };
+  for (const phrase of phrases) {
+    const candidate = phrase.words.join(" ");
+    if (candidate !== asked && index.documentsWithEvery(phrase.words).some(found)) return candidate;
+  }
+  return null;
 }
 
 /** The entries a search found, in its sort, each with its key. */

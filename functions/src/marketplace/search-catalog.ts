@@ -1,7 +1,6 @@
 import { promisify } from "node:util";
-import { gunzip, gzip } from "node:zlib";
+import { gunzip } from "node:zlib";
 import type { Firestore } from "firebase-admin/firestore";
-import type { AsPlainObject, default as MiniSearch } from "minisearch";
 import { CHANGE_FEED_LIFETIME_MS, catalogChanges, changedSince, MODULES_TOPIC } from "../core/catalog-changes";
 import { withinDeadline, withinRequestDeadline } from "../core/deadline";
 import { ApiError } from "../core/errors";
@@ -13,8 +12,8 @@ import { downloadStore } from "./download-store";
 import { ratingStore } from "./rating-store";
 import { moduleStore, type ModuleRecord } from "./module-store";
 import { publicPrice } from "./price";
-import { loadedTextIndex, newTextIndex, ratingPrior, type CatalogEntry, type CatalogRatingPrior, type RatingFigures } from "./ranking";
-import type { VersionSummary } from "./versions";
+import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH, snapshotWrittenAt, type CatalogSnapshot, type ListedModule } from "./catalog-snapshot";
+import { newTextIndex, ratingPrior, type CatalogRatingPrior, type CatalogTextIndex, type IndexedModule, type RatingFigures } from "./ranking";
 
 /**
  * The marketplace's search catalog on one instance (contract §18): every listed module's search
@@ -22,44 +21,21 @@ import type { VersionSummary } from "./versions";
  * (§13). A change made on this instance is applied before its next search; one made elsewhere
  * within the feed's delay (about a second). Searches never read the collection.
  *
- * A cold instance loads the latest snapshot (`search/catalog.json` in the bucket: one gzipped JSON
- * object, written by `writeSearchSnapshot`, with the entries and their text index as it was, which
- * loads in a fifth of the time of indexing the entries again), then reads the modules the feed
- * names since it was written.
+ * A cold instance loads the latest snapshot (`search/catalog.snapshot` in the bucket, written by
+ * `writeSearchSnapshot`: the entries and their packed text index, see catalog-snapshot.ts), then
+ * reads the modules the feed names since it was written.
  * Without a snapshot (a new project), or one older than the feed keeps, it reads the listed
  * modules once and says so in the log.
  */
 
-export const SNAPSHOT_PATH = "search/catalog.json";
+/** Where versions before the packed snapshot wrote theirs (gzipped JSON, entries only), read while no packed one exists. */
+const LEGACY_SNAPSHOT_PATH = "search/catalog.json";
 
-/** A listed module as the listing answers it, beside what search needs. */
-export interface ListedModule extends CatalogEntry {
-  latestVersion: string;
-  versions: VersionSummary[];
-  publisher: PublisherProfile;
-}
-
-interface Snapshot {
-  writtenAt: number;
-  modules: ListedModule[];
-  /** The text index of exactly these modules; absent in snapshots written before it was kept. */
-  index?: AsPlainObject;
-}
-
-/**
- * A snapshot's bytes: the entries and their index at one moment (serialised before anything can
- * change them), gzipped: a quarter of the bytes to read, for about 0.2 s of gunzip.
- */
-export function snapshotBody(writtenAt: number, entries: Iterable<ListedModule>, index: MiniSearch<CatalogEntry>): Promise<Buffer> {
-  return gzipped(JSON.stringify({ writtenAt, modules: [...entries], index: index.toJSON() } satisfies Snapshot));
-}
-
-const gzipped = promisify(gzip);
 const gunzipped = promisify(gunzip);
 
 export interface SearchCatalog {
   /** The catalog, current with every change committed before this call; 503 while the feed cannot be followed. */
-  current(): Promise<{ entries: ReadonlyMap<string, ListedModule>; index: MiniSearch<CatalogEntry>; prior: CatalogRatingPrior }>;
+  current(): Promise<{ entries: ReadonlyMap<string, ListedModule>; index: CatalogTextIndex; prior: CatalogRatingPrior }>;
 }
 
 export interface SearchSources {
@@ -100,16 +76,18 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
   const dirty = new Set<string>();
   let applying: Promise<void> | null = null;
   let resumed = false;
+  /** The catch-up query from the snapshot's time, started while the snapshot decoded: the first pass after a load reads it. */
+  let snapshotCatchUp: ReturnType<typeof changedSince> | null = null;
   let loading: Promise<void> | null = null;
   /** Whether the entries and index are loaded: the feed's changes are applied only to them, never before. */
   let loaded = false;
 
-  const put = (module: ListedModule | null, moduleId: string) => {
+  const put = (moduleId: string, module: ListedModule | null, description: string) => {
     if (entries.has(moduleId)) index.discard(moduleId);
     entries.delete(moduleId);
     if (module) {
       entries.set(moduleId, module);
-      index.add(module);
+      index.add({ ...module, description });
     }
   };
 
@@ -122,7 +100,7 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
       Promise.all(moduleIds.map((id) => downloadStore(db, sources.downloadShards).total(id))),
     ]);
     const publishers = await developerStore(db).profiles(modules.flatMap((module) => (module ? [module.publisherId] : [])));
-    moduleIds.forEach((id, i) => put(listedModule(modules[i], publishers, downloads[i], ratings.get(id) ?? null), id));
+    moduleIds.forEach((id, i) => put(id, listedModule(modules[i], publishers, downloads[i], ratings.get(id) ?? null), modules[i]?.description ?? ""));
     prior = ratingPrior(entries.values());
   };
 
@@ -131,7 +109,9 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
     while (dirty.size > 0 || resumed) {
       if (resumed) {
         resumed = false;
-        const gap = await withinDeadline("Firestore (catalog changes)", changedSince(db, new Date(seenUntil)));
+        const changes = snapshotCatchUp ?? changedSince(db, new Date(seenUntil));
+        snapshotCatchUp = null;
+        const gap = await withinDeadline("Firestore (catalog changes)", changes);
         for (const topic of gap.topics) if (topic.startsWith("module:")) dirty.add(topic.slice("module:".length));
         if (gap.latest) seenUntil = Math.max(seenUntil, gap.latest.getTime());
       }
@@ -151,20 +131,24 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
     loaded = false;
     entries.clear();
     const started = Date.now();
-    const snapshot = await readSnapshot(sources.store);
+    const recent = (writtenAt: number) => Date.now() - writtenAt < CHANGE_FEED_LIFETIME_MS - 3_600_000;
+    // What changed since the snapshot is asked for while it decodes (the feed is followed from
+    // before, so nothing falls between the two).
+    const early: { catchUp?: ReturnType<typeof changedSince> } = {};
+    const snapshot = await readSnapshot(sources.store, logger, (writtenAt) => {
+      if (!recent(writtenAt)) return;
+      early.catchUp = changedSince(db, new Date(writtenAt));
+      early.catchUp.catch(() => undefined);
+    });
     const read = Date.now();
-    if (snapshot && Date.now() - snapshot.writtenAt < CHANGE_FEED_LIFETIME_MS - 3_600_000) {
+    if (snapshot && recent(snapshot.writtenAt)) {
       for (const module of snapshot.modules) entries.set(module.id, module);
-      if (snapshot.index) {
-        index = loadedTextIndex(snapshot.index);
-      } else {
-        index = newTextIndex();
-        index.addAll([...entries.values()]);
-      }
+      index = snapshot.index;
       seenUntil = snapshot.writtenAt;
+      snapshotCatchUp = early.catchUp ?? null;
       resumed = true;
       loaded = true;
-      logger.info("search catalog loaded from its snapshot", { modules: entries.size, index: snapshot.index ? "loaded" : "built", writtenAt: new Date(snapshot.writtenAt).toISOString(), readMs: read - started, ms: Date.now() - started });
+      logger.info("search catalog loaded from its snapshot", { modules: entries.size, format: snapshot.format, writtenAt: new Date(snapshot.writtenAt).toISOString(), readMs: read - started, ms: Date.now() - started });
     } else {
       // Once in a project's life (or after a day without snapshots): every listed module, every
       // download shard and every rating shard, each in one read.
@@ -174,12 +158,15 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
         sources.ratings(listed.map((module) => module.id)),
         developerStore(db).profiles(listed.map((module) => module.publisherId)),
       ]);
+      const indexed: IndexedModule[] = [];
       for (const module of listed) {
         const entry = listedModule(module, publishers, downloads.get(module.id) ?? 0, ratings.get(module.id) ?? null);
-        if (entry) entries.set(module.id, entry);
+        if (!entry) continue;
+        entries.set(module.id, entry);
+        indexed.push({ ...entry, description: module.description ?? "" });
       }
       index = newTextIndex();
-      index.addAll([...entries.values()]);
+      index.addAll(indexed);
       resumed = true;
       loaded = true;
       logger.warn("search catalog built from the modules collection (no recent snapshot)", { modules: entries.size, ms: Date.now() - started });
@@ -238,7 +225,6 @@ function listedModule(module: ModuleRecord | null, publishers: ReadonlyMap<strin
     id: module.id,
     name: module.name,
     summary: module.summary,
-    description: module.description ?? "",
     tags: module.tags ?? [],
     category: module.category ?? null,
     publisherId: module.publisherId,
@@ -257,35 +243,67 @@ function listedModule(module: ModuleRecord | null, publishers: ReadonlyMap<strin
 export const publisherOf = (publishers: ReadonlyMap<string, PublisherProfile>, publisherId: string): PublisherProfile =>
   publishers.get(publisherId) ?? { id: publisherId, displayName: publisherId, verifiedDomain: null };
 
-async function readSnapshot(store: ObjectStore): Promise<Snapshot | null> {
+/**
+ * The latest snapshot, or null when there is none this version can read (the catalog is then
+ * built from the collection). `written` hears the snapshot's time before it is decoded.
+ */
+async function readSnapshot(store: ObjectStore, logger: Logger, written: (writtenAt: number) => void): Promise<(CatalogSnapshot & { format: "packed" | "legacy" }) | null> {
+  const bytes = await readObject(store, SNAPSHOT_PATH);
+  const legacy = bytes ? null : await readObject(store, LEGACY_SNAPSHOT_PATH);
+  try {
+    if (bytes) {
+      const writtenAt = snapshotWrittenAt(bytes);
+      if (writtenAt !== null) written(writtenAt);
+      const snapshot = await decodeSnapshot(bytes);
+      if (!snapshot) logger.warn("the search snapshot is of another format or other fields; the next one replaces it", { path: SNAPSHOT_PATH });
+      return snapshot && { ...snapshot, format: "packed" };
+    }
+    const snapshot = legacy && (await legacySnapshot(legacy));
+    return snapshot && { ...snapshot, format: "legacy" };
+  } catch (error) {
+    // Unreadable is as good as absent: the collection still answers, and the next snapshot (hourly) replaces it.
+    logger.error("the search snapshot cannot be read", { error: (error as Error).message });
+    return null;
+  }
+}
+
+async function readObject(store: ObjectStore, path: string): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   try {
-    for await (const chunk of store.read(SNAPSHOT_PATH)) chunks.push(chunk as Buffer);
+    for await (const chunk of store.read(path)) chunks.push(chunk as Buffer);
   } catch (error) {
     if ((error as { code?: number }).code === 404) return null;
     throw error;
   }
-  const bytes = Buffer.concat(chunks);
-  // Snapshots written before they were gzipped are plain JSON.
+  return Buffer.concat(chunks);
+}
+
+async function legacySnapshot(bytes: Buffer): Promise<CatalogSnapshot | null> {
   const json = bytes[0] === 0x1f && bytes[1] === 0x8b ? await gunzipped(bytes) : bytes;
-  const parsed = JSON.parse(json.toString("utf8")) as Snapshot;
+  const parsed = JSON.parse(json.toString("utf8")) as { writtenAt: number; modules: (ListedModule & { description?: string })[] };
   // Snapshots written before modules named their publisher's profile are built again.
   if (parsed.modules.some((module) => !module.publisher)) return null;
-  for (const module of parsed.modules) {
-    module.versions = module.versions.map((version) => ({ ...version, publishedAt: version.publishedAt ? new Date(version.publishedAt) : null }));
-    // Snapshots written before modules had prices hold none.
-    module.price ??= null;
-  }
-  return parsed;
+  const index = newTextIndex();
+  const modules = parsed.modules.map(({ description, ...module }): ListedModule => {
+    const entry = {
+      ...module,
+      versions: module.versions.map((version) => ({ ...version, publishedAt: version.publishedAt ? new Date(version.publishedAt) : null })),
+      // Snapshots written before modules had prices hold none.
+      price: module.price ?? null,
+    };
+    index.add({ ...entry, description: description ?? "" });
+    return entry;
+  });
+  return { writtenAt: parsed.writtenAt, modules, index };
 }
 
 /**
- * Writes the snapshot a cold instance starts from: this instance's catalog, current, as one JSON
- * object (the scheduled `searchSnapshot` function, hourly, and `admin search snapshot`).
+ * Writes the snapshot a cold instance starts from: this instance's catalog, current (the scheduled
+ * `searchSnapshot` function, hourly, and `admin search snapshot`).
  */
 export async function writeSearchSnapshot(catalog: SearchCatalog, store: ObjectStore, now: Date): Promise<{ modules: number; bytes: number }> {
   const { entries, index } = await catalog.current();
-  const body = await snapshotBody(now.getTime(), entries.values(), index);
+  const body = await encodeSnapshot(now.getTime(), entries.values(), index);
   await store.write(SNAPSHOT_PATH, body, { contentType: "application/gzip" });
   return { modules: entries.size, bytes: body.length };
 }
