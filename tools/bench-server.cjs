@@ -2,7 +2,8 @@
 // the API on the emulators named by the environment (`--api`); a bare Express handler (`--bare`),
 // the baseline of public reads; or the ceiling of authenticated reads (`--ceiling`): a handler
 // that does only the Firestore reads the same answers need (the user document, the memberships and
-// the activations in parallel, then the subscriptions) with everything else ready in memory.
+// the caller's purchases and the activations in parallel, then the businesses' subscriptions and
+// purchases) with everything else ready in memory.
 //
 // Plain JavaScript on the compiled function (functions/lib, what deploy ships), run by node
 // itself: no TypeScript loader's helpers or source-mapped stack traces (the Firestore SDK records
@@ -53,17 +54,22 @@ async function minimalReads(db, moduleId, signed) {
   const version = (await db.doc(`modules/${moduleId}/versions/1.0.0`).get()).data();
   // The emulator's tokens are unsigned JWTs: the uid is read, not verified (the API's verification is cached too).
   const uidOf = (req) => JSON.parse(Buffer.from(req.get("authorization").split(".")[1], "base64url").toString()).user_id;
+  const purchasesOf = (ownerKeys) => db.collection("purchases").where("ownerKey", "in", ownerKeys).get();
   const callerData = async (uid, withActivations) => {
-    const [user, businesses, activations] = await Promise.all([
+    const [user, businesses, ownPurchases, activations] = await Promise.all([
       db.doc(`users/${uid}`).get(),
       db.collection("businesses").where("memberIds", "array-contains", uid).get(),
+      purchasesOf([`user:${uid}`]),
       withActivations ? db.collection(`users/${uid}/activations`).get() : null,
     ]);
-    const subscriptions = businesses.empty ? [] : await db.getAll(...businesses.docs.map((doc) => db.doc(`subscriptions/${doc.id}`)));
+    const [subscriptions, businessPurchases] = businesses.empty
+      ? [[], { docs: [] }]
+      : await Promise.all([db.getAll(...businesses.docs.map((doc) => db.doc(`subscriptions/${doc.id}`))), purchasesOf(businesses.docs.map((doc) => `business:${doc.id}`))]);
     return {
       user: user.data() ?? null,
       businesses: businesses.docs.map((doc) => doc.data()),
       subscriptions: subscriptions.map((doc) => doc.data()),
+      purchases: [...ownPurchases.docs, ...businessPurchases.docs].map((doc) => doc.data()),
       activations: activations?.docs.map((doc) => doc.data()) ?? [],
     };
   };
