@@ -261,7 +261,7 @@ async function readSnapshot(store: ObjectStore, logger: Logger, written: (writte
     const snapshot = legacy && (await legacySnapshot(legacy));
     return snapshot && { ...snapshot, format: "legacy" };
   } catch (error) {
-    // Unreadable is as good as absent: the collection still answers, and the next snapshot (hourly) replaces it.
+    // Unreadable is as good as absent: the collection still answers, and the next snapshot (every 30 minutes) replaces it.
     logger.error("the search snapshot cannot be read", { error: (error as Error).message });
     return null;
   }
@@ -299,7 +299,7 @@ async function legacySnapshot(bytes: Buffer): Promise<CatalogSnapshot | null> {
 
 /**
  * Writes the snapshot a cold instance starts from: this instance's catalog, current (the scheduled
- * `searchSnapshot` function, hourly, and `admin search snapshot`).
+ * `searchSnapshot` function, every 30 minutes).
  */
 export async function writeSearchSnapshot(catalog: SearchCatalog, store: ObjectStore, now: Date): Promise<{ modules: number; bytes: number }> {
   const { entries, index } = await catalog.current();
