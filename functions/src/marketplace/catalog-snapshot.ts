@@ -8,12 +8,13 @@ import type { VersionSummary } from "./versions";
 /**
  * The search catalog's snapshot (§18): what a cold instance starts from instead of reading every
  * module. Built for a fast first search: the modules as rows (their keys written once, each
- * publisher's profile once) and the text index packed (`TextIndex.pack`), whose postings stay
- * bytes until a search touches their word.
+ * publisher's profile once, without descriptions, which only the index needs) and the text index
+ * packed (`TextIndex.pack`), whose postings stay bytes until a search touches their word.
  *
- * Its bytes, gzipped: `MAGIC`; the length of the JSON `Header`, of the field lengths and of the
- * term offsets, each a 32-bit little-endian number; then the header, the field lengths and the
- * offsets (32-bit little-endian numbers) and the packed postings.
+ * Its bytes, gzipped: `MAGIC`; the time it was written (a little-endian 64-bit float, so that
+ * `snapshotWrittenAt` reads it from the first bytes); the length of the JSON `Header`, of the field
+ * lengths and of the term offsets (32-bit little-endian numbers); the header; the field lengths
+ * and the offsets (32-bit little-endian numbers); the packed postings.
  */
 
 export const SNAPSHOT_PATH = "search/catalog.snapshot";
@@ -107,6 +108,9 @@ export function encodeSnapshot(writtenAt: number, entries: Iterable<ListedModule
   return gzipped(Buffer.concat([prefix, json, fieldLengths, offsets, packed.postings]));
 }
 
+/** Whether bytes start as gzip does (RFC 1952's ID1 and ID2). */
+export const isGzip = (bytes: Buffer) => bytes[0] === 0x1f && bytes[1] === 0x8b;
+
 const isSnapshot = (plain: Buffer) => plain.length >= PREFIX_LENGTH && plain.subarray(0, MAGIC.length).equals(MAGIC);
 
 /** When the snapshot in these (stored) bytes was written, from its first bytes alone; null when they are not a snapshot of this format. */
@@ -125,7 +129,7 @@ export function snapshotWrittenAt(bytes: Buffer): number | null {
  * descriptions to index them again).
  */
 export async function decodeSnapshot(bytes: Buffer): Promise<CatalogSnapshot | null> {
-  if (snapshotWrittenAt(bytes) === null) return null;
+  if (!isGzip(bytes)) return null;
   // Output in large chunks: at the default 16 KiB, gunzip takes three times as long.
   const plain = await gunzipped(bytes, { chunkSize: 4 << 20 });
   if (!isSnapshot(plain)) return null;

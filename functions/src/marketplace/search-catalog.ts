@@ -12,7 +12,7 @@ import { downloadStore } from "./download-store";
 import { ratingStore } from "./rating-store";
 import { moduleStore, type ModuleRecord } from "./module-store";
 import { publicPrice } from "./price";
-import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH, snapshotWrittenAt, type CatalogSnapshot, type ListedModule } from "./catalog-snapshot";
+import { decodeSnapshot, encodeSnapshot, isGzip, SNAPSHOT_PATH, snapshotWrittenAt, type CatalogSnapshot, type ListedModule } from "./catalog-snapshot";
 import { newTextIndex, ratingPrior, type CatalogRatingPrior, type CatalogTextIndex, type IndexedModule, type RatingFigures } from "./ranking";
 
 /**
@@ -279,7 +279,7 @@ async function readObject(store: ObjectStore, path: string): Promise<Buffer | nu
 }
 
 async function legacySnapshot(bytes: Buffer): Promise<CatalogSnapshot | null> {
-  const json = bytes[0] === 0x1f && bytes[1] === 0x8b ? await gunzipped(bytes) : bytes;
+  const json = isGzip(bytes) ? await gunzipped(bytes) : bytes;
   const parsed = JSON.parse(json.toString("utf8")) as { writtenAt: number; modules: (ListedModule & { description?: string })[] };
   // Snapshots written before modules named their publisher's profile are built again.
   if (parsed.modules.some((module) => !module.publisher)) return null;
