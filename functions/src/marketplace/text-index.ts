@@ -5,9 +5,9 @@ import MiniSearch, { type Options } from "minisearch";
  * `protected` for subclasses: the indexed words near a misspelt one (spelling suggestions), and a
  * compact form that a cold instance loads without decoding every posting (§18's snapshot).
  *
- * Packed, a word's postings are bytes until a search first touches the word: loading 50,000
- * modules builds only the word tree (about 60,000 words, in one pass), not the two million
- * postings beneath it.
+ * Packed, the index stays bytes until a search touches it: loading 50,000 modules builds
+ * neither the word tree (about 60,000 words) nor the two million postings beneath it, only the
+ * branches and words a search reaches.
  */
 export class TextIndex<T> extends MiniSearch<T> {
   /** Indexed words within `maxEdits` of `word` (itself included), nearest first, then those in the most documents. */
@@ -83,7 +83,11 @@ export class TextIndex<T> extends MiniSearch<T> {
     return { fields: fieldNames, averageFieldLength: [...this._avgFieldLength], fieldLengths, terms, offsets: Uint32Array.from(offsets), postings: bytes.bytes() };
   }
 
-  /** A packed index loaded again, for documents `ids` (in the order it was packed with); null if it was packed with other fields. */
+  /**
+   * A packed index loaded again, for documents `ids` (in the order it was packed with); null if it
+   * was packed with other fields. Nothing is unpacked ahead: a word's branch of the word tree and
+   * its postings when a search first reaches them, a document's field lengths when it is scored.
+   */
   static unpack<T>(packed: PackedTextIndex, ids: readonly string[], options: Options<T>): TextIndex<T> | null {
     const index = new TextIndex<T>(options);
     const fieldNames = Object.keys(index._fieldIds);
@@ -97,16 +101,20 @@ export class TextIndex<T> extends MiniSearch<T> {
     index._documentCount = ids.length;
     index._nextId = ids.length;
     const fieldCount = fieldNames.length;
-    for (let at = 0; at < ids.length; at += 1) {
-      index._documentIds.set(at, ids[at]);
-      const lengths = new Array<number>(fieldCount);
-      for (let fieldId = 0; fieldId < fieldCount; fieldId += 1) lengths[fieldId] = packed.fieldLengths[at * fieldCount + fieldId];
-      index._fieldLength.set(at, lengths);
-    }
-    // Only changes look documents up by id, so that map is filled on the first.
-    index._idToShortId = new LazyMap((map) => ids.forEach((id, at) => map.set(id, at)));
+    const isDocument = (shortId: number) => Number.isInteger(shortId) && shortId >= 0 && shortId < ids.length;
+    const fieldLengths = (shortId: number) => packed.fieldLengths.subarray(shortId * fieldCount, (shortId + 1) * fieldCount) as unknown as number[];
+    index._documentIds = new PackedMap(
+      () => ids.map((id, shortId) => [shortId, id]),
+      (shortId) => (isDocument(shortId) ? ids[shortId] : undefined),
+    );
+    index._fieldLength = new PackedMap(
+      () => ids.map((_, shortId) => [shortId, fieldLengths(shortId)]),
+      (shortId) => (isDocument(shortId) ? fieldLengths(shortId) : undefined),
+    );
+    // Only changes look documents up by id.
+    index._idToShortId = new PackedMap(() => ids.map((id, shortId) => [id, shortId]));
     index._avgFieldLength = [...packed.averageFieldLength];
-    const tree = radixTree(packed.terms, (i) => new LazyMap<number, DocumentFrequencies>((map) => decodePostings(packed.postings, packed.offsets[i], map)), 0, packed.terms.length, 0);
+    const tree = radixTree(packed.terms, (i) => new PackedMap(() => decodePostings(packed.postings, packed.offsets[i])), 0, packed.terms.length, 0);
     index._index = new (index._index.constructor as new (tree: RadixTree) => typeof index._index)(tree);
     return index;
   }
@@ -137,104 +145,125 @@ export interface PackedTextIndex {
 type DocumentFrequencies = Map<number, number>;
 
 /** A word's postings from their packed bytes: field id → document → frequency, as MiniSearch keeps them. */
-function decodePostings(bytes: Uint8Array, at: number, into: Map<number, DocumentFrequencies>) {
+function decodePostings(bytes: Uint8Array, at: number): [number, DocumentFrequencies][] {
   const reader = new VarintReader(bytes, at);
-  for (let fields = reader.read(); fields > 0; fields -= 1) {
+  const fields: [number, DocumentFrequencies][] = [];
+  for (let count = reader.read(); count > 0; count -= 1) {
     const fieldId = reader.read();
     const documents: DocumentFrequencies = new Map();
     let document = 0;
-    for (let count = reader.read(); count > 0; count -= 1) {
+    for (let postings = reader.read(); postings > 0; postings -= 1) {
       document += reader.read();
       documents.set(document, reader.read());
     }
-    into.set(fieldId, documents);
+    fields.push([fieldId, documents]);
   }
+  return fields;
 }
 
 /** SearchableMap's radix tree: a Map per node, children under the prefix they share, a word's value under "". */
 type RadixTree = Map<string, unknown>;
 
 /**
- * The radix tree of `words` (unique, in code unit order), built in one pass: the tree inserting
- * them one by one would build (siblings never share a first letter), without walking it from
- * the root for each word.
+ * The radix tree of `words` (unique, in code unit order) that inserting them one by one would
+ * build (siblings never share a first letter), each node built when first read: sorted, the
+ * words under a node are a range, and a group's shared prefix is what its first and last share.
  */
 function radixTree(words: readonly string[], valueOf: (i: number) => unknown, start: number, end: number, depth: number): RadixTree {
-  const node: RadixTree = new Map();
-  let i = start;
-  if (i < end && words[i].length === depth) node.set("", valueOf(i++));
-  while (i < end) {
-    const first = words[i];
-    let next = i + 1;
-    while (next < end && words[next][depth] === first[depth]) next += 1;
-    // Sorted, the words of a group share what its first and last share.
-    const last = words[next - 1];
-    let shared = depth + 1;
-    while (shared < first.length && shared < last.length && first[shared] === last[shared]) shared += 1;
-    node.set(first.slice(depth, shared), radixTree(words, valueOf, i, next, shared));
-    i = next;
-  }
-  return node;
+  return new PackedMap(() => {
+    const children: [string, unknown][] = [];
+    let i = start;
+    if (i < end && words[i].length === depth) children.push(["", valueOf(i++)]);
+    while (i < end) {
+      const first = words[i];
+      let next = i + 1;
+      while (next < end && words[next][depth] === first[depth]) next += 1;
+      const last = words[next - 1];
+      let shared = depth + 1;
+      while (shared < first.length && shared < last.length && first[shared] === last[shared]) shared += 1;
+      children.push([first.slice(depth, shared), radixTree(words, valueOf, i, next, shared)]);
+      i = next;
+    }
+    return children;
+  });
 }
 
 /**
- * A Map filled on first use: every method fills it first, so a reader (MiniSearch searching,
- * adding, discarding, vacuuming) sees an ordinary Map.
+ * A Map whose entries stay packed until it is used as a whole (its size, an iteration): `entries`
+ * then lists them. Given `read`, which reads one packed key's value (undefined when there is
+ * none), keys are read, set and deleted without unpacking the rest; without it, any use unpacks.
+ * Either way a reader (MiniSearch searching, adding, discarding, vacuuming) sees an ordinary Map.
  */
-class LazyMap<K, V> extends Map<K, V> {
-  #fill: ((map: Map<K, V>) => void) | null;
+class PackedMap<K, V> extends Map<K, V> {
+  #entries: (() => Iterable<readonly [K, V]>) | null;
+  readonly #read: ((key: K) => V | undefined) | null;
+  /** Keys set or deleted while packed, whose packed values no longer count. */
+  readonly #changed = new Set<K>();
 
-  constructor(fill: (map: Map<K, V>) => void) {
+  constructor(entries: () => Iterable<readonly [K, V]>, read?: (key: K) => V | undefined) {
     super();
-    this.#fill = fill;
+    this.#entries = entries;
+    this.#read = read ?? null;
   }
 
-  #filled() {
-    const fill = this.#fill;
-    if (fill) {
-      this.#fill = null;
-      fill(this);
-    }
+  #unpacked() {
+    const entries = this.#entries;
+    if (!entries) return;
+    this.#entries = null;
+    const own = [...super.entries()];
+    super.clear();
+    for (const [key, value] of entries()) if (!this.#changed.has(key)) super.set(key, value);
+    for (const [key, value] of own) super.set(key, value);
+    this.#changed.clear();
+  }
+
+  /** Whether keys are still read from the packed entries (unpacking first when they cannot be read one by one). */
+  #reading(): boolean {
+    if (this.#entries && !this.#read) this.#unpacked();
+    return this.#entries !== null;
   }
 
   override get size() {
-    this.#filled();
+    this.#unpacked();
     return super.size;
   }
   override get(key: K) {
-    this.#filled();
-    return super.get(key);
+    if (!this.#reading() || super.has(key) || this.#changed.has(key)) return super.get(key);
+    return this.#read!(key);
   }
   override has(key: K) {
-    this.#filled();
-    return super.has(key);
+    if (!this.#reading() || super.has(key) || this.#changed.has(key)) return super.has(key);
+    return this.#read!(key) !== undefined;
   }
   override set(key: K, value: V) {
-    this.#filled();
+    if (this.#reading()) this.#changed.add(key);
     return super.set(key, value);
   }
   override delete(key: K) {
-    this.#filled();
-    return super.delete(key);
+    const had = this.has(key);
+    if (this.#reading()) this.#changed.add(key);
+    super.delete(key);
+    return had;
   }
   override clear() {
-    this.#fill = null;
+    this.#entries = null;
+    this.#changed.clear();
     super.clear();
   }
   override forEach(callback: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown) {
-    this.#filled();
+    this.#unpacked();
     super.forEach(callback, thisArg);
   }
   override keys() {
-    this.#filled();
+    this.#unpacked();
     return super.keys();
   }
   override values() {
-    this.#filled();
+    this.#unpacked();
     return super.values();
   }
   override entries() {
-    this.#filled();
+    this.#unpacked();
     return super.entries();
   }
   override [Symbol.iterator]() {
