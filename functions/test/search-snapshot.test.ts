@@ -5,7 +5,7 @@ import { localDeps } from "../src/local";
 import { SNAPSHOT_PATH } from "../src/marketplace/catalog-snapshot";
 import { moduleStore } from "../src/marketplace/module-store";
 import { marketplaceSearch, writeSearchSnapshot } from "../src/marketplace/search-catalog";
-import { createDeveloper, publishModule, resetEmulators, testApp, testDeps } from "./support/harness";
+import { createDeveloper, eventually, publishModule, resetEmulators, testApp, testDeps } from "./support/harness";
 
 /** A cold instance starts its search catalog from the snapshot (§18) and is as current as a warm one (§13). */
 
@@ -48,6 +48,10 @@ describe("a cold instance's search catalog (§18)", () => {
       expect(fromSnapshot.body).toEqual(fromWarm.body);
     }
     expect(idsOf((await request(cold.app).get(`${api}/modules?q=chart`)).body)).toContain("late.chartist");
+    // Its first search did not wait for the feed's listener, which opened afterwards: a change
+    // made elsewhere shows within the feed's delay.
+    await publishModule(late, { id: "late.plotter", name: "Plotter", summary: "Plots, later still.", version: "1.0.0" });
+    await eventually(async () => expect(idsOf((await request(cold.app).get(`${api}/modules?q=plotter`)).body)).toEqual(["late.plotter"]));
     expect(cold.logged).toContainEqual({ message: "search catalog loaded from its snapshot", fields: expect.objectContaining({ modules: 3, format: "packed" }) });
   }, 60_000);
 
@@ -65,7 +69,7 @@ describe("a cold instance's search catalog (§18)", () => {
     for (const query of queries) {
       expect((await request(cold.app).get(`${api}/modules?${query}`)).body).toEqual((await request(warm).get(`${api}/modules?${query}`)).body);
     }
-    expect(cold.logged).toContainEqual({ message: "search catalog loaded from its snapshot", fields: expect.objectContaining({ modules: 4, format: "legacy" }) });
+    expect(cold.logged).toContainEqual({ message: "search catalog loaded from its snapshot", fields: expect.objectContaining({ modules: 5, format: "legacy" }) });
   }, 60_000);
 
   it("answers from the collection when the snapshot cannot be read, and says so", async () => {
@@ -74,14 +78,18 @@ describe("a cold instance's search catalog (§18)", () => {
     const chunks: Buffer[] = [];
     for await (const chunk of deps.store.read(SNAPSHOT_PATH)) chunks.push(chunk as Buffer);
     // A gzip stream cut short, then one that is not a snapshot at all.
-    for (const [name, bytes] of [["cold-truncated", Buffer.concat(chunks).subarray(0, good.bytes >> 1)], ["cold-foreign", Buffer.from("{}")]] as const) {
+    const cases = [
+      ["cold-truncated", Buffer.concat(chunks).subarray(0, good.bytes >> 1), "the search snapshot cannot be read"],
+      ["cold-foreign", Buffer.from("{}"), "the search snapshot is of another format or other fields; the next one replaces it"],
+    ] as const;
+    for (const [name, bytes, said] of cases) {
       await deps.store.write(SNAPSHOT_PATH, bytes, { contentType: "application/gzip" });
       const cold = await coldInstance(name);
       const warm = await testApp();
       for (const query of queries) {
         expect((await request(cold.app).get(`${api}/modules?${query}`)).body).toEqual((await request(warm).get(`${api}/modules?${query}`)).body);
       }
-      expect(cold.logged.map((entry) => entry.message)).toEqual(expect.arrayContaining(["search catalog built from the modules collection (no recent snapshot)"]));
+      expect(cold.logged.map((entry) => entry.message)).toEqual(expect.arrayContaining([said, "search catalog built from the modules collection (no recent snapshot)"]));
     }
   }, 60_000);
 });

@@ -38,12 +38,17 @@ export interface CatalogChanges {
    */
   stamp(topic: string): number | null;
   /**
-   * Calls `listener` with the topics of every change as this instance learns of it (its own at
-   * once, others' through the feed), and with `resumed` when the feed is followed again after a
-   * gap (or for the first time): changes in the gap were not seen, and `changedSince` finds them.
+   * Calls `listener` with the topics of every change as this instance learns of it, and how.
    */
-  subscribe(listener: (topics: string[], resumed: boolean) => void): void;
+  subscribe(listener: (topics: string[], news: FeedNews) => void): void;
 }
+
+/**
+ * How a change reached this instance: its own commit; the feed's listener, which had followed
+ * every change until then; or the listener's first snapshot after a gap (or ever), before which
+ * changes were not seen (`changedSince` finds them).
+ */
+export type FeedNews = "own" | "followed" | "resumed";
 
 const feeds = new WeakMap<Firestore, CatalogChanges>();
 
@@ -67,29 +72,30 @@ function followedFeed(db: Firestore): CatalogChanges {
   // Every stamp is at least this: moving it forgets everything kept (a restart may have missed changes).
   let floor = 0;
   let live = false;
-  const subscribers: ((topics: string[], resumed: boolean) => void)[] = [];
+  const subscribers: ((topics: string[], news: FeedNews) => void)[] = [];
 
-  const move = (topics: string[]) => {
+  const move = (topics: string[], news: FeedNews) => {
     sequence += 1;
-    if (stamps.size > MAX_TRACKED_TOPICS) {
+    // Whatever was kept before the listener's first snapshot is not trusted (nor, when too many
+    // topics are tracked, what their stamps no longer tell).
+    if (news === "resumed" || stamps.size > MAX_TRACKED_TOPICS) {
       stamps.clear();
       floor = sequence;
     }
     for (const topic of topics) stamps.set(topic, sequence);
-    for (const subscriber of subscribers) subscriber(topics, false);
+    for (const subscriber of subscribers) subscriber(topics, news);
   };
 
   const listener = keptListener(
     (failed) =>
       collection.where("at", ">", Timestamp.fromMillis(Date.now() - CLOCK_MARGIN_MS)).onSnapshot((snapshot) => {
         const changed = snapshot.docChanges().filter((change) => change.type !== "removed");
-        move(changed.flatMap((change) => topicsOf(change.doc.get("topics"))));
-        if (!live) {
-          // Whatever was kept before the listener saw its first snapshot is not trusted.
-          floor = ++sequence;
-          live = true;
-          for (const subscriber of subscribers) subscriber([], true);
-        }
+        const news = live ? "followed" : "resumed";
+        live = true;
+        move(
+          changed.flatMap((change) => topicsOf(change.doc.get("topics"))),
+          news,
+        );
       }, failed),
     () => (live = false),
   );
@@ -103,7 +109,7 @@ function followedFeed(db: Firestore): CatalogChanges {
       });
     },
     applied(topics) {
-      move(topics);
+      move(topics, "own");
     },
     stamp(topic) {
       listener.ensure();
@@ -119,17 +125,17 @@ function followedFeed(db: Firestore): CatalogChanges {
 
 /**
  * The topics of the changes recorded after `since` (by the writers' clocks, less a margin for
- * clocks that differ), and the time of the latest: how a follower that was away catches up.
- * Reads one document per change; entries live a day.
+ * clocks that differ) and `askedAt`, this clock's time when they were asked for: every change
+ * committed before then is among them. How a follower that was away catches up. Reads one
+ * document per change; entries live a day.
  */
-export async function changedSince(db: Firestore, since: Date): Promise<{ topics: Set<string>; latest: Date | null }> {
+export async function changedSince(db: Firestore, since: Date): Promise<{ topics: Set<string>; askedAt: Date }> {
+  const askedAt = new Date();
   const snapshot = await db
     .collection(COLLECTION)
     .where("at", ">", Timestamp.fromMillis(since.getTime() - CLOCK_MARGIN_MS))
     .get();
-  const topics = new Set(snapshot.docs.flatMap((doc) => topicsOf(doc.get("topics"))));
-  const times = snapshot.docs.map((doc) => (doc.get("at") as Timestamp | undefined)?.toMillis() ?? 0);
-  return { topics, latest: times.length > 0 ? new Date(Math.max(...times)) : null };
+  return { topics: new Set(snapshot.docs.flatMap((doc) => topicsOf(doc.get("topics")))), askedAt };
 }
 
 /** How long an entry of the feed is kept: a follower away longer must start over. */

@@ -1,5 +1,7 @@
-import { gzipSync } from "node:zlib";
-import { decodeSnapshot, encodeSnapshot, snapshotWrittenAt, type ListedModule } from "./catalog-snapshot";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { decodeSnapshot, encodeSnapshot, UnreadableSnapshot, type ListedModule } from "./catalog-snapshot";
 import { findModules, newTextIndex, ratingPrior, type IndexedModule } from "./ranking";
 
 const publisher = (id: string, displayName = id) => ({ id, displayName, verifiedDomain: null });
@@ -45,29 +47,83 @@ const modules = [
   listed("acme.chart-kit", { publisher: publisher("acme", "Acme Inc."), summary: "Chart widgets, «ünïcode» 📈." }),
 ];
 
+/** A module as a plain object: a snapshot's modules read some of their fields when first asked. */
+const plain = (module: ListedModule): ListedModule => ({
+  id: module.id,
+  name: module.name,
+  summary: module.summary,
+  tags: module.tags,
+  category: module.category,
+  publisherId: module.publisherId,
+  publisher: module.publisher,
+  entitlement: module.entitlement,
+  price: module.price,
+  updatedAt: module.updatedAt,
+  downloads: module.downloads,
+  rating: module.rating,
+  latestVersion: module.latestVersion,
+  versions: module.versions,
+});
+const withoutDescription = ({ description: _description, ...module }: Module): ListedModule => module;
+
+/** The snapshot's modules and index answer as those it was written from. */
+function expectAsWritten(snapshot: NonNullable<Awaited<ReturnType<typeof decodeSnapshot>>>, index: ReturnType<typeof newTextIndex>) {
+  expect(snapshot.modules.map(plain)).toEqual(modules.map(withoutDescription));
+  const entries = new Map(modules.map((module) => [module.id, module]));
+  for (const q of ["chart", "chrts", "plot table", "notes", "stxcky nxtez", "acme"]) {
+    const asked = { q, facets: true };
+    const [written, loaded] = [index, snapshot.index].map((each) => findModules(each, entries, asked, ratingPrior(modules)));
+    expect(loaded.ranked).toEqual(written.ranked);
+    expect(loaded.facets()).toEqual(written.facets());
+    expect(loaded.suggestion()).toEqual(written.suggestion());
+  }
+}
+
+/** Decoded from bytes arriving in small chunks, as from storage, with the time it heard first. */
+async function decode(bytes: Buffer) {
+  const heard: number[] = [];
+  const chunks = Array.from({ length: Math.ceil(bytes.length / 100) }, (_, i) => bytes.subarray(i * 100, (i + 1) * 100));
+  const snapshot = await decodeSnapshot(chunks, (writtenAt) => heard.push(writtenAt));
+  return { snapshot, heard };
+}
+
 describe("the search snapshot's bytes (§18)", () => {
+  const index = newTextIndex();
+  index.addAll(modules);
+
   it("give back every module as it was but its description, and an index that finds as the one written", async () => {
-    const index = newTextIndex();
-    index.addAll(modules);
     const bytes = await encodeSnapshot(1_700_000_200_000, modules, index);
-    expect(snapshotWrittenAt(bytes)).toBe(1_700_000_200_000);
-    const snapshot = (await decodeSnapshot(bytes))!;
-    expect(snapshot.writtenAt).toBe(1_700_000_200_000);
-    expect(snapshot.modules).toEqual(modules.map(({ description: _description, ...module }) => module));
-    const entries = new Map(modules.map((module) => [module.id, module]));
-    for (const q of ["chart", "chrts", "plot table", "notes", "stxcky nxtez", "acme"]) {
-      const asked = { q, facets: true };
-      const [written, loaded] = [index, snapshot.index!].map((each) => findModules(each, entries, asked, ratingPrior(modules)));
-      expect(loaded.ranked).toEqual(written.ranked);
-      expect(loaded.facets()).toEqual(written.facets());
-      expect(loaded.suggestion()).toEqual(written.suggestion());
-    }
+    const { snapshot, heard } = await decode(bytes);
+    expect(heard).toEqual([1_700_000_200_000]);
+    expect(snapshot!.writtenAt).toBe(1_700_000_200_000);
+    expectAsWritten(snapshot!, index);
+    // Written again from what it gave, the same snapshot.
+    const again = await decode(await encodeSnapshot(1_700_000_200_000, snapshot!.modules, snapshot!.index));
+    expect(again.snapshot!.modules.map(plain)).toEqual(snapshot!.modules.map(plain));
   });
 
-  it("are told apart from other bytes", async () => {
-    for (const other of [Buffer.from('{"writtenAt":1,"modules":[]}'), Buffer.alloc(0), gzipSync("MKT-SEARCH-0\n and more")]) {
-      expect(snapshotWrittenAt(other)).toBeNull();
-      expect(await decodeSnapshot(other)).toBeNull();
+  it("of the layout before (the modules as rows), as the previous version wrote them, are read as well", async () => {
+    const { snapshot, heard } = await decode(readFileSync(path.join(__dirname, "testdata", "catalog-snapshot-v1.gz")));
+    expect(heard).toEqual([1_700_000_200_000]);
+    expectAsWritten(snapshot!, index);
+  });
+
+  it("are told apart from other bytes, and refused when cut", async () => {
+    for (const other of [Buffer.from('{"writtenAt":1,"modules":[]}'), Buffer.alloc(0), gzipSync("MKT-SEARCH-0\n and more"), gzipSync(Buffer.alloc(100))]) {
+      expect(await decode(other)).toEqual({ snapshot: null, heard: [] });
     }
+    const bytes = await encodeSnapshot(1_700_000_200_000, modules, index);
+    await expect(decode(bytes.subarray(0, bytes.length - 9))).rejects.toThrow(new UnreadableSnapshot("unexpected end of file"));
+    const plainBytes = gunzipSync(bytes);
+    for (const length of [200, plainBytes.length >> 1]) await expect(decode(gzipSync(plainBytes.subarray(0, length)))).rejects.toThrow(UnreadableSnapshot);
+  });
+
+  it("pass on a failure of their source as it is", async () => {
+    const failure = Object.assign(new Error("No such object"), { code: 404 });
+    async function* failing() {
+      yield (await encodeSnapshot(1_700_000_200_000, modules, index)).subarray(0, 100);
+      throw failure;
+    }
+    await expect(decodeSnapshot(failing())).rejects.toBe(failure);
   });
 });

@@ -12,7 +12,7 @@ import { downloadStore } from "./download-store";
 import { ratingStore } from "./rating-store";
 import { moduleStore, type ModuleRecord } from "./module-store";
 import { publicPrice } from "./price";
-import { decodeSnapshot, encodeSnapshot, isGzip, SNAPSHOT_PATH, snapshotWrittenAt, type CatalogSnapshot, type ListedModule } from "./catalog-snapshot";
+import { decodeSnapshot, encodeSnapshot, isGzip, SNAPSHOT_PATH, UnreadableSnapshot, type CatalogSnapshot, type ListedModule } from "./catalog-snapshot";
 import { newTextIndex, ratingPrior, type CatalogRatingPrior, type CatalogTextIndex, type IndexedModule, type RatingFigures } from "./ranking";
 
 /**
@@ -23,7 +23,9 @@ import { newTextIndex, ratingPrior, type CatalogRatingPrior, type CatalogTextInd
  *
  * A cold instance loads the latest snapshot (`search/catalog.snapshot` in the bucket, written by
  * `writeSearchSnapshot`: the entries and their packed text index, see catalog-snapshot.ts), then
- * reads the modules the feed names since it was written.
+ * reads the modules the feed names since it was written. The search that started the load is
+ * current with what that query found, which it asked after it arrived: it does not wait for the
+ * feed's listener to connect as well. Every later search waits until the feed is followed.
  * Without a snapshot (a new project), or one older than the feed keeps, it reads the listed
  * modules once and says so in the log.
  */
@@ -70,7 +72,8 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
   const { db, logger } = sources;
   const entries = new Map<string, ListedModule>();
   let index = newTextIndex();
-  let prior: CatalogRatingPrior = ratingPrior([]);
+  /** The entries' rating prior, worked out again on the first search after they changed (null). */
+  let prior: CatalogRatingPrior | null = null;
   /** The feed's time up to which this catalog has applied every change. */
   let seenUntil = 0;
   const dirty = new Set<string>();
@@ -101,7 +104,7 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
     ]);
     const publishers = await developerStore(db).profiles(modules.flatMap((module) => (module ? [module.publisherId] : [])));
     moduleIds.forEach((id, i) => put(id, listedModule(modules[i], publishers, downloads[i], ratings.get(id) ?? null), modules[i]?.description ?? ""));
-    prior = ratingPrior(entries.values());
+    prior = null;
   };
 
   /** Applies what is dirty (and, after a gap in the feed, what changed meanwhile), one pass at a time. */
@@ -113,7 +116,8 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
         snapshotCatchUp = null;
         const gap = await withinDeadline("Firestore (catalog changes)", changes);
         for (const topic of gap.topics) if (topic.startsWith("module:")) dirty.add(topic.slice("module:".length));
-        if (gap.latest) seenUntil = Math.max(seenUntil, gap.latest.getTime());
+        // Less the feed's delay: a change committing while it was asked may be missing.
+        seenUntil = Math.max(seenUntil, gap.askedAt.getTime() - 2_000);
       }
       const batch = [...dirty].slice(0, 100);
       batch.forEach((id) => dirty.delete(id));
@@ -132,8 +136,9 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
     entries.clear();
     const started = Date.now();
     const recent = (writtenAt: number) => Date.now() - writtenAt < CHANGE_FEED_LIFETIME_MS - 3_600_000;
-    // What changed since the snapshot is asked for while it decodes (the feed is followed from
-    // before, so nothing falls between the two).
+    // What changed since the snapshot is asked for as soon as its first bytes tell its time, while
+    // the rest downloads and decodes; asked after the search that started the load arrived, it
+    // makes that search current.
     const early: { catchUp?: ReturnType<typeof changedSince> } = {};
     const snapshot = await readSnapshot(sources.store, logger, (writtenAt) => {
       if (!recent(writtenAt)) return;
@@ -171,15 +176,16 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
       loaded = true;
       logger.warn("search catalog built from the modules collection (no recent snapshot)", { modules: entries.size, ms: Date.now() - started });
     }
+    prior = null;
     await settle();
-    prior = ratingPrior(entries.values());
   };
 
   const feed = catalogChanges(db);
-  feed.subscribe((topics, gap) => {
-    if (gap) resumed = true;
+  feed.subscribe((topics, news) => {
+    // After a gap, the catch-up starts where the feed was last followed.
+    if (news === "resumed") resumed = true;
+    if (news === "followed") seenUntil = Math.max(seenUntil, Date.now() - 2_000);
     for (const topic of topics) if (topic.startsWith("module:")) dirty.add(topic.slice("module:".length));
-    seenUntil = Math.max(seenUntil, Date.now() - 2_000);
     if (loaded && !applying) void settle().catch((error: Error) => logger.warn("search catalog could not apply a change yet", { error: error.message }));
   });
 
@@ -197,23 +203,21 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
       await withinRequestDeadline(
         "The search catalog",
         (async () => {
-          // The snapshot loads while the feed's listener connects: a cold instance waits for the
-          // longer of the two, not both. A change the feed brings meanwhile is found again by the
-          // catch-up query from the snapshot's time, whatever the order.
           if (!loading) {
             loading = load().catch((error: unknown) => {
               loading = null;
               throw error;
             });
-            // Not unhandled when nobody waits for it (the feed's wait failed first).
-            loading.catch(() => undefined);
+            // The feed's first snapshot, whenever it comes, resumes it from the catch-up's time.
+            await loading;
+          } else {
+            await followed();
+            await loading;
           }
-          await followed();
-          await loading;
           while (dirty.size > 0 || resumed || applying) await settle();
         })(),
       );
-      return { entries, index, prior };
+      return { entries, index, prior: (prior ??= ratingPrior(entries.values())) };
     },
   };
 }
@@ -248,31 +252,33 @@ export const publisherOf = (publishers: ReadonlyMap<string, PublisherProfile>, p
  * built from the collection). `written` hears the snapshot's time before it is decoded.
  */
 async function readSnapshot(store: ObjectStore, logger: Logger, written: (writtenAt: number) => void): Promise<(CatalogSnapshot & { format: "packed" | "legacy" }) | null> {
-  const bytes = await readObject(store, SNAPSHOT_PATH);
-  const legacy = bytes ? null : await readObject(store, LEGACY_SNAPSHOT_PATH);
+  // Unreadable is as good as absent: the collection still answers, and the next snapshot (every 30 minutes) replaces it.
+  const unreadable = (error: unknown) => (logger.error("the search snapshot cannot be read", { error: (error as Error).message }), null);
   try {
-    if (bytes) {
-      const writtenAt = snapshotWrittenAt(bytes);
-      if (writtenAt !== null) written(writtenAt);
-      const snapshot = await decodeSnapshot(bytes);
-      if (!snapshot) logger.warn("the search snapshot is of another format or other fields; the next one replaces it", { path: SNAPSHOT_PATH });
-      return snapshot && { ...snapshot, format: "packed" };
-    }
+    const snapshot = await decodeSnapshot(store.read(SNAPSHOT_PATH), written);
+    if (!snapshot) logger.warn("the search snapshot is of another format or other fields; the next one replaces it", { path: SNAPSHOT_PATH });
+    return snapshot && { ...snapshot, format: "packed" };
+  } catch (error) {
+    if (error instanceof UnreadableSnapshot) return unreadable(error);
+    if (!isNotFound(error)) throw error;
+  }
+  const legacy = await readObject(store, LEGACY_SNAPSHOT_PATH);
+  try {
     const snapshot = legacy && (await legacySnapshot(legacy));
     return snapshot && { ...snapshot, format: "legacy" };
   } catch (error) {
-    // Unreadable is as good as absent: the collection still answers, and the next snapshot (every 30 minutes) replaces it.
-    logger.error("the search snapshot cannot be read", { error: (error as Error).message });
-    return null;
+    return unreadable(error);
   }
 }
+
+const isNotFound = (error: unknown) => (error as { code?: number }).code === 404;
 
 async function readObject(store: ObjectStore, path: string): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of store.read(path)) chunks.push(chunk as Buffer);
   } catch (error) {
-    if ((error as { code?: number }).code === 404) return null;
+    if (isNotFound(error)) return null;
     throw error;
   }
   return Buffer.concat(chunks);
