@@ -262,8 +262,9 @@ async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, serv
   const writeSeconds = (Date.now() - started) / 1000;
   const snapshotBytes = await writeSnapshot(deps, modules, Date.now());
   const startApi = (env = serverEnv) => startServer("--api", env).then((server) => (servers.push(server), server));
+  // Let go rather than killed: a process exiting on its own writes its CPU profile (`--profile`).
   const stop = async ({ child }: BenchServer) => {
-    await new Promise((resolve) => (child.once("exit", resolve), child.kill()));
+    await new Promise((resolve) => (child.once("exit", resolve), child.disconnect()));
   };
 
   // Several cold starts, one after another: one is at the mercy of whatever else the machine does.
