@@ -255,7 +255,8 @@ async function readSnapshot(store: ObjectStore, logger: Logger, written: (writte
   // Unreadable is as good as absent: the collection still answers, and the next snapshot (every 30 minutes) replaces it.
   const unreadable = (error: unknown) => (logger.error("the search snapshot cannot be read", { error: (error as Error).message }), null);
   try {
-    const snapshot = await decodeSnapshot(store.read(SNAPSHOT_PATH), written);
+    // Gzip's own CRC-32 checks the bytes.
+    const snapshot = await decodeSnapshot(store.read(SNAPSHOT_PATH, { checked: false }), written);
     if (!snapshot) logger.warn("the search snapshot is of another format or other fields; the next one replaces it", { path: SNAPSHOT_PATH });
     return snapshot && { ...snapshot, format: "packed" };
   } catch (error) {
