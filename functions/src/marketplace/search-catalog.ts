@@ -65,6 +65,24 @@ export function searchCatalog(sources: SearchSources): SearchCatalog {
   return catalog;
 }
 
+/** Modules read again in one pass. */
+const RELOAD_BATCH = 100;
+
+/** A module read again: as the catalog keeps it (null: no longer listed), and its description for the index. */
+interface ReadModule {
+  id: string;
+  module: ListedModule | null;
+  description: string;
+}
+
+interface CatchUp {
+  /** This clock's time when the changes were asked for. */
+  askedAt: Date;
+  read: ReadModule[];
+  /** Modules named beyond the first batch, read in the passes after. */
+  unread: string[];
+}
+
 /** How long a search waits for the change feed to be followed before answering 503. */
 const FEED_WAIT_MS = 5_000;
 
@@ -79,8 +97,8 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
   const dirty = new Set<string>();
   let applying: Promise<void> | null = null;
   let resumed = false;
-  /** The catch-up query from the snapshot's time, started while the snapshot decoded: the first pass after a load reads it. */
-  let snapshotCatchUp: ReturnType<typeof changedSince> | null = null;
+  /** The catch-up from the snapshot's time, started while the snapshot decoded: the first pass after a load applies it. */
+  let snapshotCatchUp: Promise<CatchUp> | null = null;
   let loading: Promise<void> | null = null;
   /** Whether the entries and index are loaded: the feed's changes are applied only to them, never before. */
   let loaded = false;
@@ -94,17 +112,31 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
     }
   };
 
-  /** Reads the named modules again, with their figures, and applies them. */
-  const reload = async (moduleIds: string[]) => {
-    if (moduleIds.length === 0) return;
+  /** The named modules as they are now, with their figures. */
+  const readModules = async (moduleIds: string[]): Promise<ReadModule[]> => {
+    if (moduleIds.length === 0) return [];
     const [modules, ratings, downloads] = await Promise.all([
       moduleStore(db).getModules(moduleIds),
       sources.ratings(moduleIds),
       Promise.all(moduleIds.map((id) => downloadStore(db, sources.downloadShards).total(id))),
     ]);
     const publishers = await developerStore(db).profiles(modules.flatMap((module) => (module ? [module.publisherId] : [])));
-    moduleIds.forEach((id, i) => put(id, listedModule(modules[i], publishers, downloads[i], ratings.get(id) ?? null), modules[i]?.description ?? ""));
-    prior = null;
+    return moduleIds.map((id, i) => ({ id, module: listedModule(modules[i], publishers, downloads[i], ratings.get(id) ?? null), description: modules[i]?.description ?? "" }));
+  };
+
+  const apply = (read: ReadModule[]) => {
+    for (const { id, module, description } of read) put(id, module, description);
+    if (read.length > 0) prior = null;
+  };
+
+  /**
+   * What changed since `since`, with the first modules it names read already: started while a
+   * snapshot downloads and decodes, their reads are done by the time it is loaded.
+   */
+  const catchUp = async (since: Date): Promise<CatchUp> => {
+    const { topics, askedAt } = await changedSince(db, since);
+    const named = [...topics].flatMap((topic) => (topic.startsWith("module:") ? [topic.slice("module:".length)] : []));
+    return { askedAt, read: await readModules(named.slice(0, RELOAD_BATCH)), unread: named.slice(RELOAD_BATCH) };
   };
 
   /** Applies what is dirty (and, after a gap in the feed, what changed meanwhile), one pass at a time. */
@@ -112,19 +144,25 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
     while (dirty.size > 0 || resumed) {
       if (resumed) {
         resumed = false;
-        const changes = snapshotCatchUp ?? changedSince(db, new Date(seenUntil));
+        const pending = snapshotCatchUp ?? catchUp(new Date(seenUntil));
         snapshotCatchUp = null;
-        const gap = await withinDeadline("Firestore (catalog changes)", changes);
-        for (const topic of gap.topics) if (topic.startsWith("module:")) dirty.add(topic.slice("module:".length));
+        const gap = await withinDeadline("Firestore (catalog changes)", pending).catch((error: unknown) => {
+          resumed = true;
+          throw error;
+        });
+        apply(gap.read);
+        for (const id of gap.unread) dirty.add(id);
         // Less the feed's delay: a change committing while it was asked may be missing.
         seenUntil = Math.max(seenUntil, gap.askedAt.getTime() - 2_000);
       }
-      const batch = [...dirty].slice(0, 100);
+      const batch = [...dirty].slice(0, RELOAD_BATCH);
       batch.forEach((id) => dirty.delete(id));
-      await reload(batch).catch((error: unknown) => {
-        batch.forEach((id) => dirty.add(id));
-        throw error;
-      });
+      apply(
+        await readModules(batch).catch((error: unknown) => {
+          batch.forEach((id) => dirty.add(id));
+          throw error;
+        }),
+      );
     }
   };
   // `finally` runs after the assignment, even when there was nothing to apply.
@@ -139,10 +177,10 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
     // What changed since the snapshot is asked for as soon as its first bytes tell its time, while
     // the rest downloads and decodes; asked after the search that started the load arrived, it
     // makes that search current.
-    const early: { catchUp?: ReturnType<typeof changedSince> } = {};
+    const early: { catchUp?: Promise<CatchUp> } = {};
     const snapshot = await readSnapshot(sources.store, logger, (writtenAt) => {
       if (!recent(writtenAt)) return;
-      early.catchUp = changedSince(db, new Date(writtenAt));
+      early.catchUp = catchUp(new Date(writtenAt));
       early.catchUp.catch(() => undefined);
     });
     const read = Date.now();
@@ -208,12 +246,14 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
               loading = null;
               throw error;
             });
-            // The feed's first snapshot, whenever it comes, resumes it from the catch-up's time.
+            // Current with the load's catch-up, asked after this search arrived: what the feed
+            // brings meanwhile (its first snapshot resumes it from the catch-up's time) is for
+            // the searches after.
             await loading;
-          } else {
-            await followed();
-            await loading;
+            return;
           }
+          await followed();
+          await loading;
           while (dirty.size > 0 || resumed || applying) await settle();
         })(),
       );
