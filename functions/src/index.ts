@@ -56,7 +56,7 @@ process.once("SIGTERM", async () => {
 export const api = onRequest(
   {
     region: REGION,
-    // With the search catalog of 50,000 modules an instance holds about 480 MiB (docs/guides/search.md).
+    // With the search catalog of 50,000 modules an instance holds about 230 MiB after its first search, more as searches decode the postings they touch (docs/guides/search.md).
     memory: "1GiB",
     timeoutSeconds: 120,
     concurrency: 80,

@@ -17,13 +17,12 @@ import type { VersionSummary } from "./versions";
  * - the text index packed (`TextIndex.pack`), which stays bytes until a search reaches it.
  * Descriptions are not in it: only the index reads them, and it keeps them as words.
  *
- * Its bytes, gzipped: `MAGIC`; the time it was written (a little-endian 64-bit float, so that
- * `snapshotWrittenAt` reads it from the first bytes); the lengths of its sections but the last
- * (32-bit little-endian numbers); the sections: the JSON `Header`; the `NUMBERS` columns
- * (little-endian 64-bit floats, a column after another); each module's tags (32-bit numbers: where
- * each module's start, then the tags' numbers); the index's field lengths and term offsets; where
- * each module's details start; the details; the index's postings. Every number not in the JSON
- * is little-endian, 32-bit unless said.
+ * Its bytes, gzipped: `MAGIC`; the time it was written (a 64-bit float, so that a reader knows it
+ * from the first bytes); the lengths of its sections but the last; the sections: the JSON
+ * `Header`; the `NUMBERS` columns (64-bit floats, a column after another); the modules' tags
+ * (where each module's start, then the tags' numbers); the index's field lengths and term
+ * offsets; where each module's details start; the details; the index's postings. Every number
+ * outside the JSON is little-endian, and 32-bit unless said.
  */
 
 export const SNAPSHOT_PATH = "search/catalog.snapshot";
@@ -254,6 +253,7 @@ function decoded(plain: Buffer, sectionsIn: number): CatalogSnapshot | null {
     numbers: Object.fromEntries(NUMBERS.map((column, c) => [column, numberColumns.subarray(c * count, (c + 1) * count)])) as Record<NumberColumn, Float64Array>,
     tagNumbers: fromLittleEndian(tags, Uint32Array),
     detailStarts: fromLittleEndian(detailStarts, Uint32Array),
+    // A copy, as the postings are: the details outlive the rest of the snapshot's bytes.
     details: Buffer.from(details),
   };
   const cut = numberColumns.length !== NUMBERS.length * count || columns.tagNumbers.length !== count + 1 + columns.tagNumbers[count] || columns.detailStarts.length !== count + 1 || columns.detailStarts[count] !== details.length;
