@@ -8,7 +8,8 @@
  *                of a bare Express handler
  *   caller reads /users/me, /modules with a token and downloads by 40 distinct callers in turn /
  *                the same through a ceiling that does only the Firestore reads those answers need
- *                (bench-server.cjs --ceiling), with Firestore calls and round trips per request;
+ *                (bench-server.cjs --ceiling), with each one's CPU per request and the API's
+ *                Firestore calls and round trips per request;
  *                downloads are a fixed number, and every one must be counted
  *   sign         a 20 MiB sign, against sha256 plus one raw upload of the same bytes
  *   memory       the API process's peak RSS growth under 16 concurrent 20 MiB signs
@@ -21,8 +22,8 @@
  *
  * The API and the baselines each run in a process of their own (bench-server.cjs), on the compiled
  * function (functions/lib, built first) as deploy ships it, with node alone; the load comes
- * from this one. `npm run bench -- --quick` runs 2 s per endpoint; `-- --profile` also writes a CPU
- * profile of the API's process (node --cpu-prof) and says where; `-- --search` runs only the search
+ * from this one. `npm run bench -- --quick` runs 2 s per endpoint; `-- --profile` also writes CPU
+ * profiles of the API's and the ceiling's processes (node --cpu-prof) and says where; `-- --search` runs only the search
  * rows (bench-search.ts), `-- --tuf` only the TUF rows (no emulators).
  */
 import autocannon from "autocannon";
@@ -90,18 +91,19 @@ async function load(url: string, options: { callers?: string[]; amount?: number 
 
 /** A server process of the bench and where it listens (a port of the system's choosing, so never taken). */
 interface BenchServer {
+  kind: "--api" | "--bare" | "--ceiling";
   child: ChildProcess;
   origin: string;
 }
 
 /** An API or baseline server in a process of its own (bench-server.cjs), once it listens. */
-function startServer(kind: "--api" | "--bare" | "--ceiling", env: Record<string, string>): Promise<BenchServer> {
+function startServer(kind: BenchServer["kind"], env: Record<string, string>): Promise<BenchServer> {
   const child = fork(path.join(__dirname, "bench-server.cjs"), [kind], {
     env: { ...process.env, ...env },
-    execArgv: kind === "--api" && profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+    execArgv: kind !== "--bare" && profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
   });
   return new Promise((resolve, reject) => {
-    child.once("message", (message) => resolve({ child, origin: `http://127.0.0.1:${(message as { port: number }).port}` }));
+    child.once("message", (message) => resolve({ kind, child, origin: `http://127.0.0.1:${(message as { port: number }).port}` }));
     child.once("exit", (code) => reject(new Error(`bench server ${kind} exited (${code})`)));
   });
 }
@@ -203,11 +205,12 @@ async function main(): Promise<number> {
       // Both warmed up alike: tokens verified, connections and the emulator's code paths hot.
       await load(`${ceilingBase}${route}`, { callers, amount: 2_000 });
       await load(`${base}${route}`, { callers, amount: 2_000 });
-      const before = await load(`${ceilingBase}${route}`, { callers, amount });
+      const before = await perRequest(() => load(`${ceilingBase}${route}`, { callers, amount }), ceiling);
       const countedBefore = await counter.total(moduleId);
       const result = await perRequest(() => load(`${base}${route}`, { callers, amount }));
-      const after = await load(`${ceilingBase}${route}`, { callers, amount });
+      const after = await perRequest(() => load(`${ceilingBase}${route}`, { callers, amount }), ceiling);
       const ceilingRps = (before.rps + after.rps) / 2;
+      const ceilingCpu = (before.cpuMicros + after.cpuMicros) / 2;
       const ratio = result.rps / ceilingRps;
       const counted = amount ? (await counter.total(moduleId)) - countedBefore : null;
       report({
@@ -216,7 +219,7 @@ async function main(): Promise<number> {
         wanted: `≥ ${wanted}`,
         ok: ratio >= wanted && result.bad === 0 && (counted === null || counted === result.ok),
         detail:
-          `${result.rps.toFixed(0)} vs ${ceilingRps.toFixed(0)} req/s; ${result.calls.toFixed(2)} Firestore calls, ${result.roundTrips.toFixed(2)} round trips/request` +
+          `${result.rps.toFixed(0)} vs ${ceilingRps.toFixed(0)} req/s; ${(result.cpuMicros / 1000).toFixed(1)} vs ${(ceilingCpu / 1000).toFixed(1)} ms of CPU, ${result.calls.toFixed(2)} Firestore calls, ${result.roundTrips.toFixed(2)} round trips/request` +
           (counted === null ? "" : `; ${result.ok} downloads answered, ${counted} counted`) +
           (result.bad ? `, ${result.bad} failed` : ""),
       });
@@ -235,11 +238,12 @@ async function main(): Promise<number> {
     console.log(`Rows written to ${file}.`);
     return 0;
   } finally {
-    // The profile is written when the API's process exits on its own, which it does when let go.
-    const api = servers[1]?.child;
-    if (profileDir && api?.connected) {
-      await new Promise((resolve) => (api.once("exit", resolve), api.disconnect()));
-      console.log(`CPU profile of the API's process in ${profileDir} (open it in Chrome DevTools' Performance panel).`);
+    // A profile is written when its process exits on its own, which it does when let go.
+    const profiled = servers.filter((server) => server.kind !== "--bare" && server.child.connected);
+    if (profileDir && profiled.length > 0) {
+      await Promise.all(profiled.map(({ child }) => new Promise((resolve) => (child.once("exit", resolve), child.disconnect()))));
+      const named = profiled.map((server) => `${server.kind === "--api" ? "the API" : "the ceiling"} ${server.child.pid}`).join(", ");
+      console.log(`CPU profiles in ${profileDir}, named by process id (${named}; any other is one of the search rows' processes); open them in Chrome DevTools' Performance panel.`);
     }
     for (const server of servers) server.child.kill();
     await stack.stop();
@@ -268,7 +272,7 @@ async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, serv
   };
 
   // Several cold starts, one after another: one is at the mercy of whatever else the machine does.
-  const colds: Awaited<ReturnType<typeof coldStart>>[] = [];
+  const colds: Awaited<ReturnType<typeof coldStart<BenchServer>>>[] = [];
   for (let run = 0; run < COLD_STARTS; run += 1) {
     const cold = await coldStart(startApi, countsOf);
     colds.push(cold);
