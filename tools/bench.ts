@@ -23,8 +23,8 @@
  * The API and the baselines each run in a process of their own (bench-server.cjs), on the compiled
  * function (functions/lib, built first) as deploy ships it, with node alone; the load comes
  * from this one. `npm run bench -- --quick` runs 2 s per endpoint; `-- --profile` also writes CPU
- * profiles of the API's and the ceiling's processes (node --cpu-prof) and says where; `-- --search` runs only the search
- * rows (bench-search.ts), `-- --tuf` only the TUF rows (no emulators).
+ * profiles of the API's and the ceiling's processes (node --cpu-prof) and says where; `-- --search`
+ * runs only the search rows (bench-search.ts), `-- --tuf` only the TUF rows (no emulators).
  */
 import autocannon from "autocannon";
 import { execFileSync, fork, spawnSync, type ChildProcess } from "node:child_process";
@@ -106,6 +106,11 @@ function startServer(kind: BenchServer["kind"], env: Record<string, string>): Pr
     child.once("message", (message) => resolve({ kind, child, origin: `http://127.0.0.1:${(message as { port: number }).port}` }));
     child.once("exit", (code) => reject(new Error(`bench server ${kind} exited (${code})`)));
   });
+}
+
+/** Lets a server go and waits for it to exit: one exiting on its own writes its CPU profile (`--profile`). */
+function letGo({ child }: BenchServer): Promise<unknown> {
+  return new Promise((resolve) => (child.once("exit", resolve), child.disconnect()));
 }
 
 function countsOf({ child }: BenchServer): Promise<Record<string, number>> {
@@ -238,10 +243,9 @@ async function main(): Promise<number> {
     console.log(`Rows written to ${file}.`);
     return 0;
   } finally {
-    // A profile is written when its process exits on its own, which it does when let go.
     const profiled = servers.filter((server) => server.kind !== "--bare" && server.child.connected);
     if (profileDir && profiled.length > 0) {
-      await Promise.all(profiled.map(({ child }) => new Promise((resolve) => (child.once("exit", resolve), child.disconnect()))));
+      await Promise.all(profiled.map(letGo));
       const named = profiled.map((server) => `${server.kind === "--api" ? "the API" : "the ceiling"} ${server.child.pid}`).join(", ");
       console.log(`CPU profiles in ${profileDir}, named by process id (${named}; any other is one of the search rows' processes); open them in Chrome DevTools' Performance panel.`);
     }
@@ -266,27 +270,23 @@ async function searchAtScale(deps: Deps, serverEnv: Record<string, string>, serv
   const writeSeconds = (Date.now() - started) / 1000;
   const snapshotBytes = await writeSnapshot(deps, modules, Date.now());
   const startApi = (env = serverEnv) => startServer("--api", env).then((server) => (servers.push(server), server));
-  // Let go rather than killed: a process exiting on its own writes its CPU profile (`--profile`).
-  const stop = async ({ child }: BenchServer) => {
-    await new Promise((resolve) => (child.once("exit", resolve), child.disconnect()));
-  };
 
   // Several cold starts, one after another: one is at the mercy of whatever else the machine does.
   const colds: Awaited<ReturnType<typeof coldStart<BenchServer>>>[] = [];
   for (let run = 0; run < COLD_STARTS; run += 1) {
     const cold = await coldStart(startApi, countsOf);
     colds.push(cold);
-    if (run < COLD_STARTS - 1) await stop(cold.server);
+    if (run < COLD_STARTS - 1) await letGo(cold.server);
   }
   const coldTimes = colds.map((cold) => cold.loadMs).sort((a, b) => a - b);
   const median = colds.find((cold) => cold.loadMs === coldTimes[COLD_STARTS >> 1])!;
   const latency = await searchLatencies(`${colds.at(-1)!.server.origin}/api/v1`, queries);
-  await stop(colds.at(-1)!.server);
+  await letGo(colds.at(-1)!.server);
   await deps.store.delete(SNAPSHOT_PATH);
   // Reading 50,000 documents in one query may take longer than a backend call's deadline (10 s) on
   // a slow machine: the baseline is given the longest, to be measured rather than refused.
   const fromCollection = await coldStart(() => startApi({ ...serverEnv, BACKEND_DEADLINE_SECONDS: "30" }), countsOf);
-  await stop(fromCollection.server);
+  await letGo(fromCollection.server);
   console.log(`     wrote ${SCALE_MODULES} module documents in ${writeSeconds.toFixed(0)} s; the snapshot is ${(snapshotBytes / 1048576).toFixed(1)} MiB`);
   const mib = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MiB`;
   report({

@@ -18,6 +18,8 @@ import { DAY_MS } from "./time";
 /** Topics: every module listing at once, or one module with its versions. */
 export const MODULES_TOPIC = "modules";
 export const moduleTopic = (moduleId: string) => `module:${moduleId}`;
+/** The module a topic names, or null for a topic of another kind. */
+export const moduleOfTopic = (topic: string): string | null => (topic.startsWith("module:") ? topic.slice("module:".length) : null);
 /** What a change of one module (its document or a version) touches. */
 export const moduleChange = (moduleId: string) => [MODULES_TOPIC, moduleTopic(moduleId)];
 
@@ -92,10 +94,7 @@ function followedFeed(db: Firestore): CatalogChanges {
         const changed = snapshot.docChanges().filter((change) => change.type !== "removed");
         const news = live ? "followed" : "resumed";
         live = true;
-        move(
-          changed.flatMap((change) => topicsOf(change.doc.get("topics"))),
-          news,
-        );
+        move(changed.flatMap((change) => topicsOf(change.doc.get("topics"))), news);
       }, failed),
     () => (live = false),
   );

@@ -1,7 +1,7 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import type { Firestore } from "firebase-admin/firestore";
-import { CHANGE_FEED_LIFETIME_MS, catalogChanges, changedSince, MODULES_TOPIC } from "../core/catalog-changes";
+import { CHANGE_FEED_LIFETIME_MS, catalogChanges, changedSince, moduleOfTopic, MODULES_TOPIC } from "../core/catalog-changes";
 import { withinDeadline, withinRequestDeadline } from "../core/deadline";
 import { ApiError } from "../core/errors";
 import type { Logger } from "../core/logger";
@@ -83,6 +83,9 @@ interface CatchUp {
   unread: string[];
 }
 
+/** What the feed brings is every change committed until this long before (its delay, allowed for). */
+const FEED_DELAY_MS = 2_000;
+
 /** How long a search waits for the change feed to be followed before answering 503. */
 const FEED_WAIT_MS = 5_000;
 
@@ -135,7 +138,7 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
    */
   const catchUp = async (since: Date): Promise<CatchUp> => {
     const { topics, askedAt } = await changedSince(db, since);
-    const named = [...topics].flatMap((topic) => (topic.startsWith("module:") ? [topic.slice("module:".length)] : []));
+    const named = [...topics].flatMap((topic) => moduleOfTopic(topic) ?? []);
     return { askedAt, read: await readModules(named.slice(0, RELOAD_BATCH)), unread: named.slice(RELOAD_BATCH) };
   };
 
@@ -153,7 +156,7 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
         apply(gap.read);
         for (const id of gap.unread) dirty.add(id);
         // Less the feed's delay: a change committing while it was asked may be missing.
-        seenUntil = Math.max(seenUntil, gap.askedAt.getTime() - 2_000);
+        seenUntil = Math.max(seenUntil, gap.askedAt.getTime() - FEED_DELAY_MS);
       }
       const batch = [...dirty].slice(0, RELOAD_BATCH);
       batch.forEach((id) => dirty.delete(id));
@@ -222,8 +225,8 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
   feed.subscribe((topics, news) => {
     // After a gap, the catch-up starts where the feed was last followed.
     if (news === "resumed") resumed = true;
-    if (news === "followed") seenUntil = Math.max(seenUntil, Date.now() - 2_000);
-    for (const topic of topics) if (topic.startsWith("module:")) dirty.add(topic.slice("module:".length));
+    if (news === "followed") seenUntil = Math.max(seenUntil, Date.now() - FEED_DELAY_MS);
+    for (const moduleId of topics.flatMap((topic) => moduleOfTopic(topic) ?? [])) dirty.add(moduleId);
     if (loaded && !applying) void settle().catch((error: Error) => logger.warn("search catalog could not apply a change yet", { error: error.message }));
   });
 
