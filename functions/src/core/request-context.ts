@@ -15,9 +15,15 @@ declare module "express-serve-static-core" {
 /** The caller's X-Request-Id when it is a sane token, else a new one. */
 export const requestIdFor = (incoming: string | undefined): string => (incoming && ACCEPTABLE_REQUEST_ID.test(incoming) ? incoming : randomUUID());
 
-/** Echoes the caller's X-Request-Id when it is a sane token, else assigns a new one. */
+/**
+ * Echoes the caller's X-Request-Id when it is a sane token, else assigns a new one. It also sets
+ * `caller` (none yet), so that every request object gets the API's properties in one order
+ * whatever its route: objects of one shape keep Node's HTTP code optimised, where a property
+ * added on some routes only made it deoptimise ("wrong map") and run slower on others.
+ */
 export function requestId(req: Request, res: Response, next: NextFunction): void {
   req.requestId = requestIdFor(req.get(REQUEST_ID_HEADER));
+  req.caller = null;
   res.setHeader(REQUEST_ID_HEADER, req.requestId);
   next();
 }
