@@ -131,13 +131,7 @@ interface Comparison {
 async function compare(baseline: Side, target: Side, options: { callers?: string[]; amount?: number } = {}): Promise<Comparison> {
   const rounds: { baseline: Measured; target: Measured }[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
-    if (round % 2 === 0) {
-      const first = await measured(baseline, options);
-      rounds.push({ baseline: first, target: await measured(target, options) });
-    } else {
-      const first = await measured(target, options);
-      rounds.push({ target: first, baseline: await measured(baseline, options) });
-    }
+    rounds.push(await takingTurns(round, () => measured(baseline, options), () => measured(target, options)));
   }
   const ratios = rounds.map((round) => round.target.rps / round.baseline.rps);
   const summary = (runs: Measured[]): Measured => ({
@@ -156,6 +150,16 @@ async function compare(baseline: Side, target: Side, options: { callers?: string
     target: summary(rounds.map((round) => round.target)),
     baseline: summary(rounds.map((round) => round.baseline)),
   };
+}
+
+/** One round of a baseline and a target: the baseline first in even rounds, the target first in odd ones. */
+async function takingTurns<T>(round: number, baseline: () => Promise<T> | T, target: () => Promise<T> | T): Promise<{ baseline: T; target: T }> {
+  if (round % 2 === 0) {
+    const first = await baseline();
+    return { baseline: first, target: await target() };
+  }
+  const first = await target();
+  return { target: first, baseline: await baseline() };
 }
 
 /** A server process of the bench and where it listens (a port of the system's choosing, so never taken). */
@@ -293,7 +297,7 @@ async function main(): Promise<number> {
 
     await signCost(deps);
     await signMemory(base, deps, api);
-    coldLoad();
+    await coldLoad();
     await searchAtScale(deps, serverEnv, servers);
     tufAtScale(report);
 
@@ -460,14 +464,9 @@ async function signCost(deps: Deps) {
           await deps.store.write(`bench/raw-${i}.bin`, bytes, { contentType: "application/octet-stream" });
         });
       const sign = () => timed(() => signPackage(deps, publisher, bytes));
-      // Taking turns which goes first, as the request rates do.
-      if (i % 2 === 0) {
-        rawTimes.push(await raw());
-        signTimes.push(await sign());
-      } else {
-        signTimes.push(await sign());
-        rawTimes.push(await raw());
-      }
+      const pair = await takingTurns(i, raw, sign);
+      rawTimes.push(pair.baseline);
+      signTimes.push(pair.target);
     }
     const ratios = rawTimes.map((raw, i) => raw / signTimes[i]);
     const ratio = median(ratios);
@@ -511,7 +510,7 @@ async function signMemory(base: string, deps: Deps, { child: api }: BenchServer)
 }
 
 /** Loading the built function (main built it), against a minimal function with the Admin SDK: the median of 6 pairs' ratios. */
-function coldLoad() {
+async function coldLoad() {
   const dir = mkdtempSync(path.join(tmpdir(), "cold-"));
   const minimal = path.join(dir, "minimal.js");
   writeFileSync(
@@ -529,15 +528,10 @@ function coldLoad() {
   };
   const serviceTimes: number[] = [];
   const baselineTimes: number[] = [];
-  // Taking turns which goes first, as the request rates do.
   for (let run = 0; run < 6; run += 1) {
-    if (run % 2 === 0) {
-      serviceTimes.push(time(path.join(FUNCTIONS_DIR, "lib", "index.js")));
-      baselineTimes.push(time(minimal));
-    } else {
-      baselineTimes.push(time(minimal));
-      serviceTimes.push(time(path.join(FUNCTIONS_DIR, "lib", "index.js")));
-    }
+    const pair = await takingTurns(run, () => time(minimal), () => time(path.join(FUNCTIONS_DIR, "lib", "index.js")));
+    baselineTimes.push(pair.baseline);
+    serviceTimes.push(pair.target);
   }
   const ratios = serviceTimes.map((service, run) => service / baselineTimes[run]);
   const ratio = median(ratios);
