@@ -111,11 +111,19 @@ async function measured(side: Side, options: { callers?: string[]; amount?: numb
 
 type Measured = Awaited<ReturnType<typeof measured>>;
 
-interface Comparison {
-  /** The median of the rounds' ratios of requests/s, and their lowest and highest. */
+/** Ratios of rounds or pairs taken in turns: their median (the row's figure) and how far they spread. */
+interface Ratios {
   ratio: number;
-  lowest: number;
-  highest: number;
+  /** "lowest–highest over N rounds" */
+  spread: string;
+}
+
+function ratiosOf(ratios: number[], what: string): Ratios {
+  return { ratio: median(ratios), spread: `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} over ${ratios.length} ${what}` };
+}
+
+/** A comparison of request rates: the rounds' ratios of requests/s. */
+interface Comparison extends Ratios {
   /** Medians over the rounds (requests/s, CPU, calls, round trips); failures and answers summed. */
   target: Measured;
   baseline: Measured;
@@ -133,7 +141,6 @@ async function compare(baseline: Side, target: Side, options: { callers?: string
   for (let round = 0; round < ROUNDS; round += 1) {
     rounds.push(await takingTurns(round, () => measured(baseline, options), () => measured(target, options)));
   }
-  const ratios = rounds.map((round) => round.target.rps / round.baseline.rps);
   const summary = (runs: Measured[]): Measured => ({
     rps: median(runs.map((run) => run.rps)),
     cpuMicros: median(runs.map((run) => run.cpuMicros)),
@@ -144,9 +151,7 @@ async function compare(baseline: Side, target: Side, options: { callers?: string
     bad: runs.reduce((sum, run) => sum + run.bad, 0),
   });
   return {
-    ratio: median(ratios),
-    lowest: Math.min(...ratios),
-    highest: Math.max(...ratios),
+    ...ratiosOf(rounds.map((round) => round.target.rps / round.baseline.rps), "rounds"),
     target: summary(rounds.map((round) => round.target)),
     baseline: summary(rounds.map((round) => round.baseline)),
   };
@@ -193,7 +198,6 @@ function countsOf({ child }: BenchServer): Promise<Record<string, number>> {
   });
 }
 
-
 /** The middle value, or the mean of the two middle ones. */
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -236,7 +240,6 @@ async function main(): Promise<number> {
     servers.push(bare, api, ceiling);
     const base = `${api.origin}/api/v1`;
     const ceilingBase = `${ceiling.origin}/api/v1`;
-    const spreadOf = (comparison: Comparison) => `${comparison.lowest.toFixed(2)}–${comparison.highest.toFixed(2)} over ${ROUNDS} rounds`;
 
     console.log(`Public reads against a bare Express handler (20 connections, ${ROUNDS} rounds of ${SLICE_S} s each, taking turns):`);
     await load(`${bare.origin}/`, { seconds: SLICE_S });
@@ -259,7 +262,7 @@ async function main(): Promise<number> {
         ok: wanted === null ? null : comparison.ratio >= wanted && target.bad === 0,
         detail:
           `${target.rps.toFixed(0)} vs ${baseline.rps.toFixed(0)} req/s, ${target.cpuMicros.toFixed(0)} vs ${baseline.cpuMicros.toFixed(0)} µs of CPU each, ` +
-          `${target.calls.toFixed(2)} Firestore calls/request; ${spreadOf(comparison)}${target.bad ? `, ${target.bad} failed` : ""}`,
+          `${target.calls.toFixed(2)} Firestore calls/request; ${comparison.spread}${target.bad ? `, ${target.bad} failed` : ""}`,
       });
     }
 
@@ -289,7 +292,7 @@ async function main(): Promise<number> {
         ok: comparison.ratio >= wanted && target.bad === 0 && (counted === null || counted === target.ok),
         detail:
           `${target.rps.toFixed(0)} vs ${baseline.rps.toFixed(0)} req/s; ${(target.cpuMicros / 1000).toFixed(1)} vs ${(baseline.cpuMicros / 1000).toFixed(1)} ms of CPU, ` +
-          `${target.calls.toFixed(2)} Firestore calls, ${target.roundTrips.toFixed(2)} round trips/request; ${spreadOf(comparison)}` +
+          `${target.calls.toFixed(2)} Firestore calls, ${target.roundTrips.toFixed(2)} round trips/request; ${comparison.spread}` +
           (counted === null ? "" : `; ${target.ok} downloads answered, ${counted} counted`) +
           (target.bad ? `, ${target.bad} failed` : ""),
       });
@@ -468,14 +471,13 @@ async function signCost(deps: Deps) {
       rawTimes.push(pair.baseline);
       signTimes.push(pair.target);
     }
-    const ratios = rawTimes.map((raw, i) => raw / signTimes[i]);
-    const ratio = median(ratios);
+    const { ratio, spread } = ratiosOf(rawTimes.map((raw, i) => raw / signTimes[i]), "runs");
     report({
       name,
       ratio,
       wanted: "≥ 0.8",
       ok: ratio >= 0.8,
-      detail: `${median(signTimes).toFixed(0)} ms vs ${median(rawTimes).toFixed(0)} ms (medians); ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} over ${runs} runs`,
+      detail: `${median(signTimes).toFixed(0)} ms vs ${median(rawTimes).toFixed(0)} ms (medians); ${spread}`,
     });
   }
 }
@@ -533,14 +535,13 @@ async function coldLoad() {
     baselineTimes.push(pair.baseline);
     serviceTimes.push(pair.target);
   }
-  const ratios = serviceTimes.map((service, run) => service / baselineTimes[run]);
-  const ratio = median(ratios);
+  const { ratio, spread } = ratiosOf(serviceTimes.map((service, run) => service / baselineTimes[run]), "pairs");
   report({
     name: "cold load vs a minimal function with the Admin SDK",
     ratio,
     wanted: "≤ 1.3",
     ok: ratio <= 1.3,
-    detail: `${median(serviceTimes).toFixed(0)} ms vs ${median(baselineTimes).toFixed(0)} ms (medians); ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} over 6 pairs`,
+    detail: `${median(serviceTimes).toFixed(0)} ms vs ${median(baselineTimes).toFixed(0)} ms (medians); ${spread}`,
   });
 }
 
