@@ -17,9 +17,10 @@ import { DAY_MS } from "./time";
 
 /** Topics: every module listing at once, or one module with its versions. */
 export const MODULES_TOPIC = "modules";
-export const moduleTopic = (moduleId: string) => `module:${moduleId}`;
+const MODULE_TOPIC_PREFIX = "module:";
+export const moduleTopic = (moduleId: string) => `${MODULE_TOPIC_PREFIX}${moduleId}`;
 /** The module a topic names, or null for a topic of another kind. */
-export const moduleOfTopic = (topic: string): string | null => (topic.startsWith("module:") ? topic.slice("module:".length) : null);
+export const moduleOfTopic = (topic: string): string | null => (topic.startsWith(MODULE_TOPIC_PREFIX) ? topic.slice(MODULE_TOPIC_PREFIX.length) : null);
 /** What a change of one module (its document or a version) touches. */
 export const moduleChange = (moduleId: string) => [MODULES_TOPIC, moduleTopic(moduleId)];
 
