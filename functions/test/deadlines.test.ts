@@ -1,9 +1,14 @@
 import { execFileSync } from "node:child_process";
+import { createServer, type Server } from "node:net";
 import request from "supertest";
 import type { Express } from "express";
+import { initializeApp } from "firebase-admin/app";
+import { getStorage } from "firebase-admin/storage";
+import { createApp } from "../src/app";
+import { bucketStore } from "../src/core/storage";
 import { countDocuments } from "./support/fixtures";
 import { modulePackage } from "./support/packages";
-import { bearer, createDeveloper, expectProblem, resetEmulators, storedObjects, testApp, type TestDeveloper } from "./support/harness";
+import { bearer, createDeveloper, expectProblem, resetEmulators, storedObjects, testApp, testDeps, type TestDeveloper } from "./support/harness";
 
 /**
  * With the Firestore emulator frozen (SIGSTOP of the process the test run started), requests
@@ -68,6 +73,44 @@ describe("deadlines", () => {
       .send(await modulePackage());
     expectProblem(response, 503, "unavailable");
     thaw();
+    expect(await storedObjects("modules/")).toEqual([]);
+    expect(await countDocuments("modules")).toBe(0);
+  }, 30_000);
+});
+
+/**
+ * A Cloud Storage that cuts every connection once the request starts to arrive, as an overloaded
+ * or restarting backend does mid-upload (the client sees EPIPE or ECONNRESET): a backend failure,
+ * answered 503 with Retry-After, never a 500, and nothing is recorded.
+ */
+describe("a Storage that cuts connections", () => {
+  let cutter: Server;
+  let app: Express;
+  let developer: TestDeveloper;
+
+  beforeAll(async () => {
+    await resetEmulators();
+    cutter = createServer((socket) => socket.once("data", () => socket.destroy()));
+    await new Promise<void>((resolve) => cutter.listen(0, "127.0.0.1", resolve));
+    const deps = await testDeps();
+    // The Storage client reads its emulator's address when it is made.
+    const storageHost = process.env.STORAGE_EMULATOR_HOST;
+    process.env.STORAGE_EMULATOR_HOST = `127.0.0.1:${(cutter.address() as { port: number }).port}`;
+    try {
+      const bucket = getStorage(initializeApp({ projectId: deps.config.projectId }, "test-cut-storage")).bucket(deps.config.storageBucket);
+      app = createApp({ ...deps, store: bucketStore(bucket, deps.clock) });
+    } finally {
+      process.env.STORAGE_EMULATOR_HOST = storageHost;
+    }
+    developer = await createDeveloper("acme");
+  });
+  afterAll(() => new Promise((resolve) => cutter.close(resolve)));
+
+  it("answers a sign 503 unavailable with Retry-After, and records nothing", async () => {
+    const response = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
+      .send(await modulePackage());
+    expectProblem(response, 503, "unavailable");
+    expect(response.headers["retry-after"]).toBe("5");
     expect(await storedObjects("modules/")).toEqual([]);
     expect(await countDocuments("modules")).toBe(0);
   }, 30_000);

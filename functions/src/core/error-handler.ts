@@ -60,8 +60,18 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   );
 }
 
-/** DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE. */
-export const BACKEND_UNAVAILABLE = new Set([4, 8, 10, 14]);
+/** gRPC statuses (Firestore) of a backend that is down, overloaded, or lost a contended transaction: DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE. */
+const GRPC_UNAVAILABLE = new Set([4, 8, 10, 14]);
+/** HTTP statuses of a REST backend (Cloud Storage) that is overloaded or failing. */
+const HTTP_UNAVAILABLE = new Set([429, 500, 502, 503, 504]);
+/** A connection to a backend refused, reset or cut mid-request (an upload answered EPIPE). */
+const CONNECTION_FAILURES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "ESOCKETTIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+
+/** Whether an error is a backend's failure that a retry may not meet: answered 503 with Retry-After, never 500. */
+export function isBackendUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "number" ? GRPC_UNAVAILABLE.has(code) || HTTP_UNAVAILABLE.has(code) : typeof code === "string" && CONNECTION_FAILURES.has(code);
+}
 
 function toApiError(error: unknown, req: Request, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
@@ -70,8 +80,7 @@ function toApiError(error: unknown, req: Request, logger: Logger): ApiError {
   if (status === 400 && (error instanceof URIError || (error as { expose?: boolean }).expose)) {
     return invalidRequest("The request URL is malformed (not valid percent-encoding).");
   }
-  // gRPC statuses of a backend that is down, overloaded, or lost a contended transaction.
-  if (BACKEND_UNAVAILABLE.has((error as { code?: unknown }).code as number)) {
+  if (isBackendUnavailable(error)) {
     logger.warn("backend unavailable", { requestId: req.requestId, path: req.path, error: (error as Error).message });
     return unavailable("A backend is unavailable; retry later.", RETRY_AFTER_SECONDS);
   }

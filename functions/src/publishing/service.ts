@@ -81,7 +81,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
   const storagePath = packagePath(moduleId, version, sha256);
   const signedAt = clock();
   // The package is stored only if a version record points at it.
-  const { replacedPath, signed, verdict } = await storeThenRecord(store, storagePath, {
+  const stored = storeThenRecord(store, storagePath, {
     store: () => store.write(storagePath, bytes, { contentType: "application/zip", metadata: { moduleId, version, sha256 } }),
     record: async () => {
       const { verdict, content } = await examined;
@@ -133,6 +133,12 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
       }));
     },
     recordedAnyway: async () => (await modules.getVersion(moduleId, version))?.storagePath === storagePath,
+  });
+  // When the upload fails, the examination beside it is waited for too: no work of a sign (its
+  // memory counted against MAX_CONCURRENT_SIGNS) goes on after its answer.
+  const { replacedPath, signed, verdict } = await stored.catch(async (error: unknown) => {
+    await examined.catch(() => undefined);
+    throw error;
   });
   if (replacedPath && replacedPath !== storagePath) {
     await store.delete(replacedPath).catch((error: Error) =>

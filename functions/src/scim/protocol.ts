@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from "express";
-import { BACKEND_UNAVAILABLE } from "../core/error-handler";
+import { isBackendUnavailable } from "../core/error-handler";
 import { ApiError } from "../core/errors";
 import type { Deps } from "../deps";
 import { createGroup, createUser, deleteGroup, deleteUser, getGroup, getUser, listGroups, listUsers, parseScim, patchGroup, patchUser, replaceGroup, replaceUser } from "./directory";
@@ -113,8 +113,7 @@ function scimErrors(deps: Deps): ErrorRequestHandler {
       res.set(error.headers);
       return send(res, error.status, scimErrorBody(error.status, error.detail, null));
     }
-    // gRPC statuses of a backend that is down, overloaded, or lost a contended transaction.
-    if (BACKEND_UNAVAILABLE.has((error as { code?: unknown }).code as number)) {
+    if (isBackendUnavailable(error)) {
       res.set("Retry-After", "1");
       return send(res, 503, scimErrorBody(503, "A backend is unavailable; retry later.", null));
     }
