@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin
 import { z } from "zod";
 import { instanceQueue } from "../core/concurrency";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * `users/{uid}/activations/{moduleId}`: which modules a user confirmed, and on which devices
@@ -41,7 +41,7 @@ export interface ActivationRecord {
 /** Transactions on one activation from several instances at once retry this often before giving up. */
 const TRANSACTION_ATTEMPTS = 10;
 
-export function activationStore(db: Firestore) {
+export const activationStore = oncePerDatabase((db: Firestore) => {
   // Confirmations and releases of one activation in one instance take turns (core/concurrency.ts).
   const turns = instanceQueue(db, "activations");
   const collection = (uid: string) => documentAt(db.collection("users"), uid).collection("activations");
@@ -113,4 +113,4 @@ export function activationStore(db: Firestore) {
       );
     },
   });
-}
+});

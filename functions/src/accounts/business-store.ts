@@ -2,7 +2,7 @@ import { FieldPath, FieldValue, Timestamp, type DocumentSnapshot, type Firestore
 import { z } from "zod";
 import { BUSINESS_ROLES, type BusinessRole, type SeatHolder } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabase } from "../core/documents";
 
 /**
  * `businesses/{businessId}`: a business, its members with their roles and seats, its pending
@@ -177,7 +177,7 @@ export const MAX_BUSINESS_DOCUMENT_BYTES = 900 * 1024;
 
 export const memberOf = (business: Pick<BusinessRecord, "members">, uid: string): MemberRecord | undefined => business.members.find((member) => member.uid === uid);
 
-export function businessStore(db: Firestore) {
+export const businessStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("businesses");
   const ref = (businessId: string) => documentAt(collection, businessId);
   const read = (snapshot: DocumentSnapshot): BusinessRecord | null => {
@@ -335,4 +335,4 @@ export function businessStore(db: Firestore) {
       tx.update(ref(businessId), "stripeCustomerId", customerId);
     },
   });
-}
+});

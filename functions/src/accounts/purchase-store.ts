@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } fr
 import { z } from "zod";
 import { PURCHASE_STATUSES, type PurchaseStatus } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * `purchases/{purchaseId}`: modules bought through Stripe (contract §20), written only by the
@@ -85,7 +85,7 @@ export function purchaseStatus(facts: Pick<PurchaseRecord, "baseStatus" | "refun
 /** Firestore's `in` takes at most 30 values. */
 const IN_LIMIT = 30;
 
-export function purchaseStore(db: Firestore) {
+export const purchaseStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("purchases");
   const read = (snapshot: DocumentSnapshot): PurchaseRecord | null => {
     const stored = readDocument(purchaseDocument, snapshot);
@@ -133,4 +133,4 @@ export function purchaseStore(db: Firestore) {
       });
     },
   });
-}
+});

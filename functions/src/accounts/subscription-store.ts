@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, typ
 import { z } from "zod";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /** `subscriptions/{businessId}`: written by billing (and the operator CLI), read by the service. */
 
@@ -29,7 +29,7 @@ export interface SubscriptionRecord {
   stripe: { subscriptionId: string; eventCreated: Date } | null;
 }
 
-export function subscriptionStore(db: Firestore) {
+export const subscriptionStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("subscriptions");
   const read = (snapshot: DocumentSnapshot): SubscriptionRecord | null => {
     const stored = readDocument(subscriptionDocument, snapshot);
@@ -71,4 +71,4 @@ export function subscriptionStore(db: Firestore) {
       (writer as WriteBatch).set(documentAt(collection, businessId), toDocument(subscription));
     },
   });
-}
+});

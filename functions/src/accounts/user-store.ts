@@ -1,7 +1,7 @@
 import { FieldValue, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument } from "../core/documents";
+import { documentAt, readDocument, oncePerDatabase } from "../core/documents";
 
 /** `users/{uid}`: a user's profile data and direct entitlement grants (support and operators write it). */
 
@@ -19,7 +19,7 @@ export interface UserRecord {
   stripeCustomerId: string | null;
 }
 
-export function userStore(db: Firestore) {
+export const userStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("users");
   const read = (snapshot: DocumentSnapshot): UserRecord | null => {
     const stored = readDocument(userDocument, snapshot);
@@ -44,4 +44,4 @@ export function userStore(db: Firestore) {
       writer.update(documentAt(collection, uid), { entitlements: FieldValue.arrayRemove(key) });
     },
   });
-}
+});

@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * `authorKeys/{kid}`: publishers' own Ed25519 public keys (contract §15), addressed by their RFC
@@ -28,7 +28,7 @@ export interface AuthorKeyRecord {
   revokedAt: Date | null;
 }
 
-export function authorKeyStore(db: Firestore) {
+export const authorKeyStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("authorKeys");
   const read = (snapshot: DocumentSnapshot): AuthorKeyRecord | null => {
     const stored = readDocument(authorKeyDocument, snapshot);
@@ -73,4 +73,4 @@ export function authorKeyStore(db: Firestore) {
       },
     }),
   };
-}
+});

@@ -1,7 +1,7 @@
 import type { DocumentSnapshot, Firestore, Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument } from "../core/documents";
+import { documentAt, readDocument, oncePerDatabase } from "../core/documents";
 
 /**
  * `invitationTokens/{sha256 of the token}`: which business and invitation a token opens (§17).
@@ -12,7 +12,7 @@ const tokenDocument = z.object({ businessId: z.string(), invitationId: z.string(
 
 export type InvitationTokenRecord = z.output<typeof tokenDocument>;
 
-export function invitationTokenStore(db: Firestore) {
+export const invitationTokenStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("invitationTokens");
   return withDeadlines("Firestore", {
     ref: (tokenHash: string) => documentAt(collection, tokenHash),
@@ -24,4 +24,4 @@ export function invitationTokenStore(db: Firestore) {
       for (const hash of tokenHashes) tx.delete(documentAt(collection, hash));
     },
   });
-}
+});

@@ -1,6 +1,6 @@
 import type { Firestore, Transaction } from "firebase-admin/firestore";
 import { Timestamp } from "firebase-admin/firestore";
-import { documentAt } from "../core/documents";
+import { documentAt, oncePerDatabase } from "../core/documents";
 import { randomBase62 } from "../core/secret-tokens";
 
 /**
@@ -18,7 +18,7 @@ export interface MailMessage {
   html: string;
 }
 
-export function mailStore(db: Firestore) {
+export const mailStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("mail");
   return {
     queueIn(tx: Transaction, message: MailMessage, at: Date): void {
@@ -29,4 +29,4 @@ export function mailStore(db: Firestore) {
       });
     },
   };
-}
+});

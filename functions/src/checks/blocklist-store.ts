@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, typ
 import { z } from "zod";
 import { ACTOR_KINDS, type Actor } from "../core/audit-log";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * `blocklist/{sha256}`: SHA-256s (hex) of files and packages that operators refuse (contract §14),
@@ -25,7 +25,7 @@ export interface BlocklistRecord {
 /** Firestore's getAll takes this many documents per call comfortably. */
 const READ_CHUNK = 300;
 
-export function blocklistStore(db: Firestore) {
+export const blocklistStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("blocklist");
   const read = (snapshot: DocumentSnapshot): BlocklistRecord | null => {
     const stored = readDocument(blocklistDocument, snapshot);
@@ -64,4 +64,4 @@ export function blocklistStore(db: Firestore) {
       },
     }),
   };
-}
+});

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { FieldValue, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument } from "../core/documents";
+import { documentAt, readDocument, oncePerDatabase } from "../core/documents";
 import { foldedNamesOf, indexKeysOf } from "./names";
 
 /**
@@ -21,7 +21,7 @@ export type NamedModule = z.output<typeof entry>;
 /** Keys may hold any character a name folds to: documents are addressed by their hash. */
 const documentIdOf = (key: string) => createHash("sha256").update(key).digest("hex");
 
-export function nameIndexStore(db: Firestore) {
+export const nameIndexStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("moduleNames");
   const read = (snapshot: DocumentSnapshot) => readDocument(nameIndexDocument, snapshot);
   return {
@@ -44,4 +44,4 @@ export function nameIndexStore(db: Firestore) {
       },
     }),
   };
-}
+});

@@ -64,22 +64,37 @@ export function outsideDeadlines<T>(work: () => T): T {
 
 /** The result of a backend call, or a 503 when it does not come within the current budget. */
 export function withinDeadline<T>(what: string, work: Promise<T>): Promise<T> {
+  return withinCallDeadline(backendCall(what), work);
+}
+
+/** What is said and counted of one kind of backend call: worked out once per method (withDeadlines), not per call. */
+interface BackendCall {
+  backend: string;
+  roundTrips: string;
+  expired: string;
+}
+
+const backendCall = (what: string): BackendCall => {
   const backend = what.split(" ")[0];
-  count(backend);
+  return { backend, roundTrips: `${backend} round trips`, expired: `${what} did not answer in time; retry later.` };
+};
+
+function withinCallDeadline<T>(call: BackendCall, work: Promise<T>): Promise<T> {
+  count(call.backend);
   const budget = budgets.getStore();
   if (!budget) return work;
-  let round = budget.rounds.get(backend);
+  let round = budget.rounds.get(call.backend);
   if (!round || round.finished) {
     round = { finished: false };
-    budget.rounds.set(backend, round);
-    count(`${backend} round trips`);
+    budget.rounds.set(call.backend, round);
+    count(call.roundTrips);
   }
-  const settled = () => (budget.rounds.get(backend)!.finished = true);
+  const settled = () => (budget.rounds.get(call.backend)!.finished = true);
   // Marks the round trip's end; it also handles a late failure of a call abandoned at its
   // deadline, which nobody is waiting for then.
   work.then(settled, settled);
   if (budget.toCompletion) return work;
-  return settledWithin(work, Math.min(budget.callMs, budget.endsAt - Date.now()), `${what} did not answer in time; retry later.`);
+  return settledWithin(work, Math.min(budget.callMs, budget.endsAt - Date.now()), call.expired);
 }
 
 const count = (key: string) => callCounts.set(key, (callCounts.get(key) ?? 0) + 1);
@@ -112,11 +127,19 @@ export function withinRequestDeadline<T>(what: string, work: Promise<T>): Promis
 
 /** `work`'s result, or a 503 saying `message` when it has not settled within `ms`. */
 function settledWithin<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(unavailable(message, RETRY_AFTER_SECONDS)), Math.max(0, ms));
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(unavailable(message, RETRY_AFTER_SECONDS)), Math.max(0, ms));
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -126,13 +149,15 @@ function settledWithin<T>(work: Promise<T>, ms: number, message: string): Promis
 export function withDeadlines<T extends object>(what: string, methods: T): T {
   const bound = {} as Record<string, unknown>;
   for (const [name, value] of Object.entries(methods)) {
-    bound[name] =
-      typeof value === "function"
-        ? (...args: unknown[]) => {
-            const result = value.apply(methods, args);
-            return result instanceof Promise ? withinDeadline(`${what} (${name})`, result) : result;
-          }
-        : value;
+    if (typeof value !== "function") {
+      bound[name] = value;
+      continue;
+    }
+    const call = backendCall(`${what} (${name})`);
+    bound[name] = (...args: unknown[]) => {
+      const result = value.apply(methods, args);
+      return result instanceof Promise ? withinCallDeadline(call, result) : result;
+    };
   }
   return bound as T;
 }

@@ -1,4 +1,4 @@
-import { Timestamp, type CollectionReference, type DocumentData, type DocumentReference, type DocumentSnapshot, type Transaction } from "firebase-admin/firestore";
+import { Timestamp, type CollectionReference, type DocumentData, type DocumentReference, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import semver from "semver";
 import { z } from "zod";
 import { invalidRequest } from "./errors";
@@ -14,6 +14,21 @@ export const timestamp = z.instanceof(Timestamp);
 
 /** A semver version as written in documents and manifests: "1.2.3", never "v1.2.3". */
 export const semverVersion = z.string().max(256).refine((value) => semver.valid(value) === value, "must be a semver version such as 1.2.3");
+
+/**
+ * A store's factory that builds each database's store once. A store holds no state of its own (its
+ * methods read the request's deadlines when they are called), and building one at every call
+ * (collection references, each method bound under the deadlines) took about 60 µs of each
+ * `/users/me` in a CPU profile, a seventh of what the request spent in our own code.
+ */
+export function oncePerDatabase<S>(build: (db: Firestore) => S): (db: Firestore) => S {
+  const stores = new WeakMap<Firestore, S>();
+  return (db) => {
+    let store = stores.get(db);
+    if (store === undefined) stores.set(db, (store = build(db)));
+    return store;
+  };
+}
 
 /** A publisher's id, e.g. "acme": the namespace of its modules. */
 export const PUBLISHER_ID = /^[a-z][a-z0-9-]{2,31}$/;

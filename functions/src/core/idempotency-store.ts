@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { FieldValue, Timestamp, type DocumentReference, type Firestore } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "./deadline";
-import { documentAt, isAlreadyExists, isFailedPrecondition, readDocument, timestamp } from "./documents";
+import { documentAt, isAlreadyExists, isFailedPrecondition, readDocument, timestamp, oncePerDatabase } from "./documents";
 
 /**
  * `idempotencyKeys/{sha256(scope, key)}`: one caller's `Idempotency-Key` (contract §1, "Safe
@@ -45,7 +45,7 @@ export interface KeyClaim {
 
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-export function idempotencyKeyStore(db: Firestore) {
+export const idempotencyKeyStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("idempotencyKeys");
   // The id is a hash: a caller's key may hold any printable character, and names no one else's.
   const refOf = (scope: string, key: string) => documentAt(collection, createHash("sha256").update(`${scope}\n${key}`).digest("hex"));
@@ -104,7 +104,7 @@ export function idempotencyKeyStore(db: Firestore) {
       await claim.ref.delete({ lastUpdateTime: claim.claimedAt }).catch(ignoreLostClaim);
     },
   });
-}
+});
 
 /** A claim taken over meanwhile (its lease ran out) is the new holder's to finish. */
 const ignoreLostClaim = (error: unknown) => {

@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * `accessTokens/{sha256}`: publishers' access tokens (contract §12), addressed by the SHA-256 of
@@ -27,7 +27,7 @@ export interface AccessTokenRecord {
   lastUsedAt: Date | null;
 }
 
-export function accessTokenStore(db: Firestore) {
+export const accessTokenStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("accessTokens");
   const read = (snapshot: DocumentSnapshot): AccessTokenRecord | null => {
     const stored = readDocument(accessTokenDocument, snapshot);
@@ -73,4 +73,4 @@ export function accessTokenStore(db: Firestore) {
       await documentAt(collection, hash).update({ lastUsedAt: Timestamp.fromDate(at) });
     },
   });
-}
+});

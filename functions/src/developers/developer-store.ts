@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } fr
 import { z } from "zod";
 import type { DeveloperAccount } from "../core/auth";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabase } from "../core/documents";
 
 /**
  * `developers/{uid}`: developer accounts; and `publishers/{publisherId}` (`{ developerId,
@@ -29,7 +29,7 @@ export interface PublisherProfile {
   verifiedDomain: string | null;
 }
 
-export function developerStore(db: Firestore) {
+export const developerStore = oncePerDatabase((db: Firestore) => {
   const developers = db.collection("developers");
   const publishers = db.collection("publishers");
   const read = (snapshot: DocumentSnapshot): DeveloperAccount | null => {
@@ -82,4 +82,4 @@ export function developerStore(db: Firestore) {
       });
     },
   });
-}
+});

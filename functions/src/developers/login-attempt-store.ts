@@ -1,13 +1,13 @@
 import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
 import { withDeadlines } from "../core/deadline";
-import { documentAt } from "../core/documents";
+import { documentAt, oncePerDatabase } from "../core/documents";
 
 /**
  * `loginAttempts/{accountHash}-{window}`: failed developer logins of one account in one window
  * (login-limit.ts). Increments are atomic and need no transaction, so a burst of failures from
  * many places never contends; `expireAt` lets a Firestore TTL policy delete old windows.
  */
-export function loginAttemptStore(db: Firestore) {
+export const loginAttemptStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("loginAttempts");
   return withDeadlines("Firestore", {
     async failures(key: string): Promise<number> {
@@ -21,4 +21,4 @@ export function loginAttemptStore(db: Firestore) {
       await documentAt(collection, key).delete();
     },
   });
-}
+});

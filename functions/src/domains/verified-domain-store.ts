@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * `verifiedDomains/{domain}`: which business holds a verified domain (§22). One document per
@@ -18,7 +18,7 @@ export interface VerifiedDomainRecord {
   verifiedAt: Date;
 }
 
-export function verifiedDomainStore(db: Firestore) {
+export const verifiedDomainStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("verifiedDomains");
   const ref = (domain: string): DocumentReference => documentAt(collection, domain);
   const read = (snapshot: DocumentSnapshot): VerifiedDomainRecord | null => {
@@ -41,4 +41,4 @@ export function verifiedDomainStore(db: Firestore) {
       tx.delete(ref(domain));
     },
   });
-}
+});

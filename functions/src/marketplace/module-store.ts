@@ -10,7 +10,7 @@ import {
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { ACTOR_KINDS, type Actor } from "../core/audit-log";
-import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabase } from "../core/documents";
 import { packageFindingSchema, type PackageFinding } from "../core/findings";
 import { provenanceSchema, type Provenance } from "../core/provenance";
 import type { VersionSummary } from "./versions";
@@ -245,7 +245,7 @@ function writeWhole(
 const readRevocation = (stored: z.output<typeof revocationFields> | undefined): Revocation | null =>
   stored ? { reason: stored.reason, revokedAt: stored.revokedAt.toDate() } : null;
 
-export function moduleStore(db: Firestore) {
+export const moduleStore = oncePerDatabase((db: Firestore) => {
   const modules = db.collection("modules");
   const moduleRef = (moduleId: string) => documentAt(modules, moduleId);
   const versionRef = (moduleId: string, version: string) => documentAt(moduleRef(moduleId).collection("versions"), version);
@@ -417,4 +417,4 @@ export function moduleStore(db: Firestore) {
       return new Set(snapshot.docs.map((doc) => doc.get("storagePath") as string));
     },
   });
-}
+});

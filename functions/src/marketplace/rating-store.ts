@@ -1,7 +1,7 @@
 import { FieldValue, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt } from "../core/documents";
+import { documentAt, oncePerDatabase } from "../core/documents";
 import type { RatingFigures } from "./ranking";
 
 /**
@@ -22,7 +22,7 @@ export interface RatingSummary extends RatingFigures {
 
 const emptySummary = (): RatingSummary => ({ count: 0, sum: 0, histogram: { "1": 0, "2": 0, "3": 0, "4": 0, "5": 0 } });
 
-export function ratingStore(db: Firestore) {
+export const ratingStore = oncePerDatabase((db: Firestore) => {
   const shards = (moduleId: string) => documentAt(db.collection("modules"), moduleId).collection("ratingShards");
   const add = (summary: RatingSummary, data: unknown) => {
     const shard = shardDocument.safeParse(data);
@@ -77,4 +77,4 @@ export function ratingStore(db: Firestore) {
       tx.set(shard, { count: FieldValue.increment(count), sum: FieldValue.increment(sum), histogram }, { merge: true });
     },
   });
-}
+});

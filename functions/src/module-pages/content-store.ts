@@ -1,7 +1,7 @@
 import type { Firestore, Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument } from "../core/documents";
+import { documentAt, readDocument, oncePerDatabase } from "../core/documents";
 import { CONTENT_RULES, type PackageContent, type PackageImage } from "./package-content";
 
 /**
@@ -20,7 +20,7 @@ export interface VersionContent {
   changelogHtml: string | null;
 }
 
-export function contentStore(db: Firestore) {
+export const contentStore = oncePerDatabase((db: Firestore) => {
   const contentOf = (moduleId: string, version: string) => documentAt(documentAt(db.collection("modules"), moduleId).collection("versions"), version).collection("content");
   return withDeadlines("Firestore", {
     /** Replaces a version's content: what the package lacks is deleted. */
@@ -51,4 +51,4 @@ export function contentStore(db: Firestore) {
       return stored && Buffer.from(stored.png);
     },
   });
-}
+});

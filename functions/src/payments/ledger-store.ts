@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabase } from "../core/documents";
 
 /**
  * `ledger/{lineId}`: the money of module sales (contract §20), one line per Stripe object, keyed
@@ -54,7 +54,7 @@ const saleId = (paymentIntentId: string) => `sale_${paymentIntentId}`;
 const refundId = (paymentIntentId: string) => `refund_${paymentIntentId}`;
 const disputeId = (paymentIntentId: string) => `dispute_${paymentIntentId}`;
 
-export function ledgerStore(db: Firestore) {
+export const ledgerStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("ledger");
   const readSale = (snapshot: DocumentSnapshot): SaleLine | null => {
     const stored = readDocument(saleLine, snapshot);
@@ -110,4 +110,4 @@ export function ledgerStore(db: Firestore) {
       return withLines(snapshot.docs.map((doc) => readSale(doc)!), (refs) => db.getAll(...refs));
     },
   });
-}
+});

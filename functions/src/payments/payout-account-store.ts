@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * `payoutAccounts/{publisherId}`: a publisher's Stripe connected account (contract §20), created
@@ -33,7 +33,7 @@ export interface PayoutAccountRecord {
   updatedAt: Date;
 }
 
-export function payoutAccountStore(db: Firestore) {
+export const payoutAccountStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("payoutAccounts");
   const read = (snapshot: DocumentSnapshot): PayoutAccountRecord | null => {
     const stored = readDocument(payoutAccountDocument, snapshot);
@@ -68,4 +68,4 @@ export function payoutAccountStore(db: Firestore) {
       });
     },
   });
-}
+});

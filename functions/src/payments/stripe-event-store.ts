@@ -1,6 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { DAY_MS } from "../core/time";
-import { documentAt, writeReadAsMissing } from "../core/documents";
+import { documentAt, writeReadAsMissing, oncePerDatabase } from "../core/documents";
 
 /**
  * `stripeEvents/{eventId}`: the Stripe events this service has processed (§11, §20), so a replay changes
@@ -16,7 +16,7 @@ export type StripeEventOutcome = "applied" | "stale" | "superseded";
 /** What an event was about: the business (a plan subscription), the purchase, or the publisher (a payouts account). */
 export type StripeEventSubject = { businessId: string } | { purchaseId: string } | { publisherId: string } | { paymentIntentId: string };
 
-export function stripeEventStore(db: Firestore) {
+export const stripeEventStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("stripeEvents");
   return {
     ref: (eventId: string) => documentAt(collection, eventId),
@@ -33,4 +33,4 @@ export function stripeEventStore(db: Firestore) {
       });
     },
   };
-}
+});

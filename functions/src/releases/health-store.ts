@@ -1,7 +1,7 @@
 import { FieldValue, Timestamp, type Firestore, type QueryDocumentSnapshot, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, isAlreadyExists } from "../core/documents";
+import { documentAt, isAlreadyExists, oncePerDatabase } from "../core/documents";
 import { tokenHash } from "../core/secret-tokens";
 import { HEALTH_EVENTS, type HealthEvent } from "./rules";
 
@@ -36,7 +36,7 @@ function sum(docs: QueryDocumentSnapshot[]): HealthCounts {
   return counts;
 }
 
-export function healthStore(db: Firestore) {
+export const healthStore = oncePerDatabase((db: Firestore) => {
   const release = (releaseId: string) => documentAt(db.collection("releases"), releaseId);
   return withDeadlines("Firestore", {
     /** Records a report once: false when this app already reported this event for this release. */
@@ -67,4 +67,4 @@ export function healthStore(db: Firestore) {
       return sum((await tx.get(release(releaseId).collection("healthShards"))).docs);
     },
   });
-}
+});

@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type Tran
 import { z } from "zod";
 import { ARCHES, CHANNELS, PLATFORMS, type RampSchedule } from "./rules";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, semverVersion, timestamp } from "../core/documents";
+import { documentAt, readDocument, semverVersion, timestamp, oncePerDatabase } from "../core/documents";
 
 /** `releases/{releaseId}`: desktop installer releases, written by operators, read by the service. */
 
@@ -73,7 +73,7 @@ export interface ReleaseFilter {
   version?: string;
 }
 
-export function releaseStore(db: Firestore) {
+export const releaseStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("releases");
   const read = (snapshot: DocumentSnapshot): ReleaseRecord | null => {
     const stored = readDocument(releaseDocument, snapshot);
@@ -149,4 +149,4 @@ export function releaseStore(db: Firestore) {
       await documentAt(collection, releaseId).delete();
     },
   });
-}
+});

@@ -1,7 +1,7 @@
 import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabase } from "../core/documents";
 
 /**
  * `modules/{moduleId}/reviews/{uid}`: one review per user and module (contract §18), with the
@@ -60,7 +60,7 @@ export interface ReviewFilter {
   replied?: boolean;
 }
 
-export function reviewStore(db: Firestore) {
+export const reviewStore = oncePerDatabase((db: Firestore) => {
   const reviews = (moduleId: string) => documentAt(db.collection("modules"), moduleId).collection("reviews");
   const read = (snapshot: DocumentSnapshot): ReviewRecord | null => {
     const stored = readDocument(reviewDocument, snapshot);
@@ -143,4 +143,4 @@ export function reviewStore(db: Firestore) {
       return true;
     },
   });
-}
+});

@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * `registry/revocations`: the revocation list (contract §14) in one document, so that a change and
@@ -36,7 +36,7 @@ export interface RevocationList {
 
 export const ALL_VERSIONS = "*";
 
-export function revocationListStore(db: Firestore) {
+export const revocationListStore = oncePerDatabase((db: Firestore) => {
   const ref = documentAt(db.collection("registry"), "revocations");
   const read = (snapshot: DocumentSnapshot): RevocationList => {
     const stored = readDocument(listDocument, snapshot);
@@ -65,4 +65,4 @@ export function revocationListStore(db: Firestore) {
       },
     }),
   };
-}
+});

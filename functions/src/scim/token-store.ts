@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * `scimTokens/{sha256}`: a business's SCIM tokens (§22), addressed by the hex SHA-256 of the
@@ -19,7 +19,7 @@ export interface ScimTokenRecord {
   lastUsedAt: Date | null;
 }
 
-export function scimTokenStore(db: Firestore) {
+export const scimTokenStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("scimTokens");
   const read = (snapshot: DocumentSnapshot): ScimTokenRecord | null => {
     const stored = readDocument(scimTokenDocument, snapshot);
@@ -45,4 +45,4 @@ export function scimTokenStore(db: Firestore) {
       await documentAt(collection, hash).update({ lastUsedAt: Timestamp.fromDate(at) });
     },
   });
-}
+});

@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 import { provenanceSchema, type Provenance } from "../core/provenance";
 
 /**
@@ -32,7 +32,7 @@ export interface PublishTokenRecord {
   expiresAt: Date;
 }
 
-export function publishTokenStore(db: Firestore) {
+export const publishTokenStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("publishTokens");
   const read = (snapshot: DocumentSnapshot): PublishTokenRecord | null => {
     const stored = readDocument(publishTokenDocument, snapshot);
@@ -66,4 +66,4 @@ export function publishTokenStore(db: Firestore) {
       },
     }),
   };
-}
+});

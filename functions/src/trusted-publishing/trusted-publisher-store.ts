@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 import { PINNABLE_CLAIMS, type TrustedPublisherRule } from "./claims";
 
 /**
@@ -28,7 +28,7 @@ export interface TrustedPublisherRecord extends TrustedPublisherRule {
   createdAt: Date;
 }
 
-export function trustedPublisherStore(db: Firestore) {
+export const trustedPublisherStore = oncePerDatabase((db: Firestore) => {
   const group = db.collectionGroup("trustedPublishers");
   const collection = (moduleId: string) => documentAt(db.collection("modules"), moduleId).collection("trustedPublishers");
   const read = (snapshot: DocumentSnapshot): TrustedPublisherRecord | null => {
@@ -89,4 +89,4 @@ export function trustedPublisherStore(db: Firestore) {
       },
     }),
   };
-}
+});

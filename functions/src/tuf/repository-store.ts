@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentReference, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * The TUF repository (contract §23) in Firestore.
@@ -53,7 +53,7 @@ export interface MetadataFile {
 
 const metadataDocument = z.object({ role: z.string(), version: z.number().int().positive(), json: z.string() });
 
-export function tufRepositoryStore(db: Firestore) {
+export const tufRepositoryStore = oncePerDatabase((db: Firestore) => {
   const stateRef = documentAt(db.collection("registry"), "tuf");
   const files = db.collection("tufMetadata");
   const fileRef = (role: string, version: number) => documentAt(files, `${role}.${version}`);
@@ -111,4 +111,4 @@ export function tufRepositoryStore(db: Firestore) {
     },
     fileRef: (role: string, version: number): DocumentReference => fileRef(role, version),
   };
-}
+});

@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp, writeReadAsMissing } from "../core/documents";
+import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabase } from "../core/documents";
 import { EVENT_LIFETIME_MS } from "../core/event-outbox";
 import { pageOfQuery, type CursorPosition } from "../core/pagination";
 
@@ -53,7 +53,7 @@ export const deliveryId = (messageId: string, endpointId: string) => `${messageI
 
 const ts = (date: Date | null) => (date ? Timestamp.fromDate(date) : null);
 
-export function deliveryStore(db: Firestore) {
+export const deliveryStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("webhookDeliveries");
   const read = (snapshot: DocumentSnapshot): DeliveryRecord | null => {
     const stored = readDocument(deliveryDocument, snapshot);
@@ -116,4 +116,4 @@ export function deliveryStore(db: Firestore) {
       },
     }),
   };
-}
+});

@@ -1,7 +1,7 @@
 import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
 /**
  * `webhookEndpoints/{wh_…}`: where an owner's events go (contract §21): its URL, the event types it
@@ -51,7 +51,7 @@ export interface EndpointRecord {
 
 export const MAX_ENDPOINTS_PER_OWNER = 20;
 
-export function endpointStore(db: Firestore) {
+export const endpointStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("webhookEndpoints");
   const read = (snapshot: DocumentSnapshot): EndpointRecord | null => {
     const stored = readDocument(endpointDocument, snapshot);
@@ -119,4 +119,4 @@ export function endpointStore(db: Firestore) {
       },
     }),
   };
-}
+});
