@@ -67,7 +67,7 @@ const HTTP_UNAVAILABLE = new Set([429, 500, 502, 503, 504]);
 /** A connection to a backend refused, reset or cut mid-request (an upload answered EPIPE). */
 const CONNECTION_FAILURES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "ESOCKETTIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
 
-/** Whether an error is a backend's failure that a retry may not meet: answered 503 with Retry-After, never 500. */
+/** Whether an error is a backend's passing failure, which a later retry may not meet: answered 503 with Retry-After, never 500. */
 export function isBackendUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "number" ? GRPC_UNAVAILABLE.has(code) || HTTP_UNAVAILABLE.has(code) : typeof code === "string" && CONNECTION_FAILURES.has(code);

@@ -16,7 +16,7 @@ import { nameIndexStore } from "../checks/name-index-store";
 import { auditLog, type Actor, type AuditEvent } from "../core/audit-log";
 import type { DeveloperAccount } from "../core/auth";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
-import { withinDeadline } from "../core/deadline";
+import { withinDeadline, withinRequestDeadline } from "../core/deadline";
 import { storeThenRecord } from "../core/storage";
 import { packagePath } from "../core/storage-paths";
 import { isFailedPrecondition, toIso } from "../core/documents";
@@ -134,10 +134,10 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
     },
     recordedAnyway: async () => (await modules.getVersion(moduleId, version))?.storagePath === storagePath,
   });
-  // When the upload fails, the examination beside it is waited for too: no work of a sign (its
-  // memory counted against MAX_CONCURRENT_SIGNS) goes on after its answer.
+  // When the upload fails, the examination beside it is waited for too (up to the request's end):
+  // no work of a sign, whose memory MAX_CONCURRENT_SIGNS counts, goes on after its answer.
   const { replacedPath, signed, verdict } = await stored.catch(async (error: unknown) => {
-    await examined.catch(() => undefined);
+    await withinRequestDeadline("The package's examination", examined).catch(() => undefined);
     throw error;
   });
   if (replacedPath && replacedPath !== storagePath) {
