@@ -198,6 +198,13 @@ function countsOf({ child }: BenchServer): Promise<Record<string, number>> {
   });
 }
 
+/** How long some work took, in ms. */
+async function elapsedMs(work: () => unknown): Promise<number> {
+  const started = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
 /** The middle value, or the mean of the two middle ones. */
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -451,22 +458,17 @@ async function signCost(deps: Deps) {
         Array.from({ length: 25 }, (_, file) => ({ name: `src/file-${file}.js`, content: `// ${randomBytes(520_000).toString("hex")}\n`, compress: false })),
       ),
   };
-  const timed = async (work: () => Promise<unknown>) => {
-    const started = process.hrtime.bigint();
-    await work();
-    return Number(process.hrtime.bigint() - started) / 1e6;
-  };
   for (const [name, build] of Object.entries(kinds)) {
     const signTimes: number[] = [];
     const rawTimes: number[] = [];
     for (let i = 0; i < runs; i += 1) {
       const bytes = await build(`1.0.${i}`);
       const raw = () =>
-        timed(async () => {
+        elapsedMs(async () => {
           createHash("sha256").update(bytes).digest("hex");
           await deps.store.write(`bench/raw-${i}.bin`, bytes, { contentType: "application/octet-stream" });
         });
-      const sign = () => timed(() => signPackage(deps, publisher, bytes));
+      const sign = () => elapsedMs(() => signPackage(deps, publisher, bytes));
       const pair = await takingTurns(i, raw, sign);
       rawTimes.push(pair.baseline);
       signTimes.push(pair.target);
@@ -522,12 +524,11 @@ async function coldLoad() {
      const { onRequest } = r("firebase-functions/v2/https");
      exports.api = onRequest((req, res) => { initializeApp(); res.send("ok"); });`,
   );
-  const time = (file: string) => {
-    const started = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(file)})`], { cwd: FUNCTIONS_DIR, env: { ...process.env, GCLOUD_PROJECT: PROJECT_ID } });
-    if (result.status !== 0) throw new Error(result.stderr.toString());
-    return Number(process.hrtime.bigint() - started) / 1e6;
-  };
+  const time = (file: string) =>
+    elapsedMs(() => {
+      const result = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(file)})`], { cwd: FUNCTIONS_DIR, env: { ...process.env, GCLOUD_PROJECT: PROJECT_ID } });
+      if (result.status !== 0) throw new Error(result.stderr.toString());
+    });
   const serviceTimes: number[] = [];
   const baselineTimes: number[] = [];
   for (let run = 0; run < 6; run += 1) {
