@@ -75,8 +75,14 @@ export function answerSignatureBase(answer: SignedAnswer): { base: string; param
   return { base, params };
 }
 
+/** The two headers that carry an answer's signature. */
+export interface SignatureHeaders {
+  "Signature-Input": string;
+  Signature: string;
+}
+
 /** The Signature-Input and Signature headers of an answer, signed with `sign` (Ed25519). */
-export function answerSignature(answer: SignedAnswer, sign: (data: Buffer) => Buffer): { "Signature-Input": string; Signature: string } {
+export function answerSignature(answer: SignedAnswer, sign: (data: Buffer) => Buffer): SignatureHeaders {
   const { base, params } = answerSignatureBase(answer);
   return { "Signature-Input": `${ANSWER_SIGNATURE_LABEL}=${params}`, Signature: `${ANSWER_SIGNATURE_LABEL}=:${sign(Buffer.from(base)).toString("base64")}:` };
 }
@@ -87,7 +93,7 @@ export function answerSignature(answer: SignedAnswer, sign: (data: Buffer) => Bu
  */
 export function answerSignatures(keys: SigningKeys, clock: () => Date, logger: Logger): RequestHandler {
   const sign = (status: number, contentDigest: string, contentType: string, nonce: string | undefined) =>
-    answerSignature({ status, contentDigest, contentType, created: clock(), keyId: keys.keyId, nonce }, (data) => keys.signRaw(data));
+    answerSignature({ status, contentDigest, contentType, created: clock(), keyId: keys.keyId, nonce }, keys.signRaw);
   return (req, res, next) => {
     res.vary("Accept-Signature");
     let nonce: string | undefined;
@@ -104,7 +110,7 @@ export function answerSignatures(keys: SigningKeys, clock: () => Date, logger: L
   };
 }
 
-type Signer = (status: number, contentDigest: string, contentType: string) => { "Signature-Input": string; Signature: string };
+type Signer = (status: number, contentDigest: string, contentType: string) => SignatureHeaders;
 
 function withSignedEnd(res: Response, sign: Signer, logger: Logger): void {
   const end = res.end.bind(res) as (chunk?: unknown, encoding?: unknown, callback?: unknown) => Response;
