@@ -8,7 +8,7 @@ import { createApp } from "../src/app";
 import { bucketStore } from "../src/core/storage";
 import { countDocuments } from "./support/fixtures";
 import { modulePackage } from "./support/packages";
-import { bearer, createDeveloper, expectProblem, resetEmulators, storedObjects, testApp, testDeps, type TestDeveloper } from "./support/harness";
+import { bearer, createDeveloper, expectProblem, resetEmulators, signRequest, storedObjects, testApp, testDeps, type TestDeveloper } from "./support/harness";
 
 /**
  * With the Firestore emulator frozen (SIGSTOP of the process the test run started), requests
@@ -24,6 +24,12 @@ function firestorePid(): number {
     .find((line) => /^\s*\d+ \S*java /.test(line) && line.includes("CloudFirestore") && line.includes(`--port=${port}`));
   if (!row) throw new Error("The Firestore emulator of this test run was not found.");
   return Number(row.trim().split(/\s+/)[0]);
+}
+
+/** No package object and no module document: what a sign a backend failed must leave. */
+async function expectNothingStored(): Promise<void> {
+  expect(await storedObjects("modules/")).toEqual([]);
+  expect(await countDocuments("modules")).toBe(0);
 }
 
 describe("deadlines", () => {
@@ -69,12 +75,9 @@ describe("deadlines", () => {
 
   it("stores nothing of a sign that meets a frozen Firestore", async () => {
     freeze();
-    const response = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
-      .send(await modulePackage());
-    expectProblem(response, 503, "unavailable");
+    expectProblem(await signRequest(app, developer, await modulePackage()), 503, "unavailable");
     thaw();
-    expect(await storedObjects("modules/")).toEqual([]);
-    expect(await countDocuments("modules")).toBe(0);
+    await expectNothingStored();
   }, 30_000);
 });
 
@@ -107,11 +110,9 @@ describe("a Storage that cuts connections", () => {
   afterAll(() => new Promise((resolve) => cutter.close(resolve)));
 
   it("answers a sign 503 unavailable with Retry-After, and records nothing", async () => {
-    const response = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream")
-      .send(await modulePackage());
+    const response = await signRequest(app, developer, await modulePackage());
     expectProblem(response, 503, "unavailable");
     expect(response.headers["retry-after"]).toBe("5");
-    expect(await storedObjects("modules/")).toEqual([]);
-    expect(await countDocuments("modules")).toBe(0);
+    await expectNothingStored();
   }, 30_000);
 });

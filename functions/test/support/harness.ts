@@ -4,6 +4,7 @@
  */
 import { deleteApp, getApp, getApps } from "firebase-admin/app";
 import { getStorage } from "firebase-admin/storage";
+import type { Express } from "express";
 import request, { type Response } from "supertest";
 import { createApp } from "../../src/app";
 import { stopListeners } from "../../src/core/listeners";
@@ -173,11 +174,15 @@ export async function createDeveloper(publisherId: string): Promise<TestDevelope
   return { ...user, publisherId };
 }
 
+/** `POST /developers/modules/sign` of a package's bytes, as `who`: the answer, whatever it is. */
+export const signRequest = (app: Express, who: { idToken: string }, bytes: Buffer) =>
+  request(app).post("/api/v1/developers/modules/sign").set(bearer(who)).set("Content-Type", "application/octet-stream").send(bytes);
+
 /** Signs and publishes a package of `manifest` (and `files`, e.g. a README) through the API; returns its bytes. */
 export async function publishModule(developer: TestDeveloper, manifest: Record<string, unknown>, files: PackageEntry[] = []): Promise<Buffer> {
   const app = await testApp();
   const bytes = await modulePackage(manifest, files);
-  const signed = await request(app).post("/api/v1/developers/modules/sign").set(bearer(developer)).set("Content-Type", "application/octet-stream").send(bytes);
+  const signed = await signRequest(app, developer, bytes);
   if (signed.status !== 201) throw new Error(`sign failed: ${JSON.stringify(signed.body)}`);
   const published = await request(app).post("/api/v1/developers/modules/publish").set(bearer(developer)).send({ moduleId: manifest.id, version: manifest.version });
   if (published.status !== 200) throw new Error(`publish failed: ${JSON.stringify(published.body)}`);
