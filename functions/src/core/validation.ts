@@ -10,6 +10,7 @@ export type RequestPart = "body" | "query" | "path";
  */
 export function parseRequestPart<S extends z.ZodType>(schema: S, value: unknown, part: RequestPart): z.output<S> {
   refuseControlCharacters(value, part);
+  refusePrototypeKeys(value, part);
   return parseInput(schema, value, `The request ${part} is invalid.`);
 }
 
@@ -28,29 +29,58 @@ export const ANY_CONTROL = /[\u0000-\u001f\u007f]/;
 const BODY_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
 /**
- * The path (`a.0.b`) of the first string or key of a parsed JSON value (or query) that `matches`;
- * null when there is none. Walked with an explicit stack, not recursion: a body may nest as deep
- * as its size allows.
+ * The path (`a.0.b`) of the first string (`matchesString`) or key (`matchesKey`) of a parsed JSON
+ * value (or query) that matches; null when there is none. Walked with an explicit stack, not
+ * recursion: a body may nest as deep as its size allows.
  */
-export function pathOfString(root: unknown, matches: (text: string) => boolean): string | null {
+function pathOf(root: unknown, matchesString: (text: string) => boolean, matchesKey: (key: string) => boolean): string | null {
   const pending: { value: unknown; path: string }[] = [{ value: root, path: "" }];
   const child = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
   while (pending.length > 0) {
     const { value, path } = pending.pop()!;
     if (typeof value === "string") {
-      if (matches(value)) return path;
+      if (matchesString(value)) return path;
     } else if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index -= 1) pending.push({ value: value[index], path: child(path, index) });
     } else if (value !== null && typeof value === "object") {
       const entries = Object.entries(value);
       for (let index = entries.length - 1; index >= 0; index -= 1) {
         const [key, item] = entries[index];
-        if (matches(key)) return child(path, key);
+        if (matchesKey(key)) return child(path, key);
         pending.push({ value: item, path: child(path, key) });
       }
     }
   }
   return null;
+}
+
+/** The path of the first string or key that `matches`, null when there is none. */
+export const pathOfString = (root: unknown, matches: (text: string) => boolean) => pathOf(root, matches, matches);
+
+/** The path of the first key (at any depth) that `matches`, null when there is none. */
+export const pathOfKey = (root: unknown, matches: (key: string) => boolean) => pathOf(root, () => false, matches);
+
+/**
+ * Names that, used as a key or a path segment when writing into an object, reach the prototype
+ * every object shares: a caller's key that names one of them never gets near a merge, a patch or
+ * a bracket write. Compared in any case, because SCIM's attribute names are case-insensitive.
+ */
+const PROTOTYPE_NAMES = new Set(["__proto__", "constructor", "prototype"]);
+export const namesPrototype = (name: string) => PROTOTYPE_NAMES.has(name.toLowerCase());
+
+/** Whether an attribute path (`a.b`, `emails[type eq "work"].value`, a schema URN prefix) names a prototype key; quoted values do not count. */
+export const pathNamesPrototype = (path: string) =>
+  path
+    .replace(/"(?:[^"\\]|\\.)*"/g, "")
+    .split(/[^A-Za-z0-9_$]+/)
+    .some(namesPrototype);
+
+/** A 400 naming the first key of a request part that names a prototype key. */
+export function refusePrototypeKeys(value: unknown, part: RequestPart): void {
+  const unsafe = pathOfKey(value, namesPrototype);
+  if (unsafe !== null) {
+    throw invalidRequest(`The request ${part} is invalid.`, [{ path: unsafe, message: "This key is reserved (__proto__, constructor and prototype are never accepted)." }]);
+  }
 }
 
 /** Validates an operation's input (a request part, or an operator command's options) against its schema. */

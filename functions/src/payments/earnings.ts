@@ -1,5 +1,5 @@
 import type { DeveloperAccount } from "../core/auth";
-import { DAY_MS } from "../core/time";
+import { DAY_MS, storableInstant } from "../core/time";
 import type { Deps } from "../deps";
 import { statsRange } from "../publishing/stats";
 import { ledgerStore } from "./ledger-store";
@@ -12,6 +12,6 @@ import { earningsOf } from "./rules";
  */
 export async function publisherEarnings({ db, clock }: Deps, developer: DeveloperAccount, query: { from?: string; to?: string }) {
   const range = statsRange(query, clock());
-  const sales = await ledgerStore(db).salesOf(developer.publisherId, new Date(Date.parse(range.from)), new Date(Date.parse(range.to) + DAY_MS));
+  const sales = await ledgerStore(db).salesOf(developer.publisherId, storableInstant(Date.parse(range.from)), storableInstant(Date.parse(range.to) + DAY_MS));
   return { from: range.from, to: range.to, ...earningsOf(sales) };
 }

@@ -8,6 +8,7 @@ import { auditLog, type AuditEvent } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
 import { outboundEvent } from "../core/event-types";
 import { randomBase62 } from "../core/secret-tokens";
+import { pathNamesPrototype } from "../core/validation";
 import type { Deps } from "../deps";
 import { emailInDomains, verifiedDomainsOf } from "../domains/service";
 import {
@@ -395,6 +396,7 @@ function patchOperations(body: unknown): ScimPatchOperation[] {
     const name = typeof op === "string" ? op.toLowerCase() : "";
     if (!PATCH_OPS.has(name)) throw new ScimError(400, "invalidSyntax", `Unknown PATCH operation '${String(op)}': use add, replace or remove.`);
     if (path !== undefined && (typeof path !== "string" || path.length > 500)) throw new ScimError(400, "invalidPath", "A PATCH path must be a string of at most 500 characters.");
+    if (typeof path === "string" && pathNamesPrototype(path)) throw new ScimError(400, "invalidPath", `'${path}' is not an attribute path: __proto__, constructor and prototype are never accepted.`);
     if (name === "remove" && path === undefined) throw new ScimError(400, "noTarget", "A remove operation needs a path.");
     return { op: name, ...(path !== undefined ? { path } : {}), ...(value !== undefined ? { value } : {}) } as ScimPatchOperation;
   });

@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from "express";
 import { isBackendUnavailable } from "../core/error-handler";
 import { ApiError } from "../core/errors";
+import { pathNamesPrototype, pathOfKey } from "../core/validation";
 import type { Deps } from "../deps";
 import { createGroup, createUser, deleteGroup, deleteUser, getGroup, getUser, listGroups, listUsers, parseScim, patchGroup, patchUser, replaceGroup, replaceUser } from "./directory";
 import { resourceTypes, schemas, serviceProviderConfig } from "./discovery";
@@ -27,6 +28,21 @@ export function scimErrorBody(status: number, detail: string, scimType: string |
   return { schemas: [SCIM_ERROR], status: String(status), ...(scimType ? { scimType } : {}), detail };
 }
 
+/** The methods each known path takes, for a 405's `Allow` (RFC 9110 §15.5.6). */
+const ALLOWED_METHODS: Record<string, string[]> = {
+  "/ServiceProviderConfig": ["GET"],
+  "/ResourceTypes": ["GET"],
+  "/ResourceTypes/:id": ["GET"],
+  "/Schemas": ["GET"],
+  "/Schemas/:id": ["GET"],
+  "/Users": ["GET", "POST"],
+  "/Users/.search": ["POST"],
+  "/Users/:id": ["GET", "PUT", "PATCH", "DELETE"],
+  "/Groups": ["GET", "POST"],
+  "/Groups/.search": ["POST"],
+  "/Groups/:id": ["GET", "PUT", "PATCH", "DELETE"],
+};
+
 type Handler = (req: Request, caller: ScimCaller) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;
 
 export function scimProtocol(deps: Deps): Router {
@@ -38,6 +54,7 @@ export function scimProtocol(deps: Deps): Router {
     async (req, res, next) => {
       try {
         const caller = await authenticateScim(deps, req.get("authorization"), req.requestId);
+        refusePrototypeNames(req);
         const answer = await handler(req, caller);
         send(res, answer.status, answer.body, answer.headers);
       } catch (error) {
@@ -57,6 +74,16 @@ export function scimProtocol(deps: Deps): Router {
     if (req.body === undefined || typeof req.body !== "object" || Array.isArray(req.body)) throw new ScimError(400, "invalidSyntax", "A search needs a SearchRequest body.");
     return { status: 200, body: await list(deps, caller, parseScim(scimListQuery, req.body)) };
   };
+
+  // First, so that `GET /Users/.search` is a 405 rather than a User named ".search".
+  for (const [path, methods] of Object.entries(ALLOWED_METHODS)) {
+    router.all(path, (req, res, next) => {
+      if (methods.includes(req.method) || (req.method === "HEAD" && methods.includes("GET"))) return next();
+      if (String(req.params.id).toLowerCase() === ".search") return next(); // /Users/.search is its own path, not a User
+      res.set("Allow", methods.join(", "));
+      next(new ScimError(405, null, `${req.method} is not supported on ${req.path}: use ${methods.join(", ")}.`));
+    });
+  }
 
   router.get("/ServiceProviderConfig", ...route(async () => ({ status: 200, body: serviceProviderConfig(base()) })));
   router.get("/ResourceTypes", ...route(async () => ({ status: 200, body: listOf(resourceTypes(base())) })));
@@ -81,11 +108,20 @@ export function scimProtocol(deps: Deps): Router {
   router.delete("/Groups/:id", ...route(async (req, caller) => (await deleteGroup(deps, caller, String(req.params.id), ifMatch(req)), { status: 204 })));
 
   // Searches across resource types are not offered: the root /.search answers like any unknown path.
-  const known = ["/ServiceProviderConfig", "/ResourceTypes", "/ResourceTypes/:id", "/Schemas", "/Schemas/:id", "/Users", "/Users/.search", "/Users/:id", "/Groups", "/Groups/.search", "/Groups/:id"];
-  router.all(known, (req, _res, next) => next(new ScimError(405, null, `${req.method} is not supported on ${req.path}.`)));
   router.use((req, _res, next) => next(new ScimError(404, null, `No SCIM endpoint ${req.method} ${req.path}.`)));
   router.use(scimErrors(deps));
   return router;
+}
+
+/**
+ * No key of a body or query that could reach an object's prototype gets past here: scim-patch
+ * writes paths (including a no-path value's keys, which Entra sends as paths) into objects.
+ */
+function refusePrototypeNames(req: Request): void {
+  const inQuery = pathOfKey(req.query, pathNamesPrototype);
+  if (inQuery !== null) throw new ScimError(400, "invalidPath", `The query parameter '${inQuery}' is not accepted: __proto__, constructor and prototype are never attribute names.`);
+  const inBody = pathOfKey(req.body, pathNamesPrototype);
+  if (inBody !== null) throw new ScimError(400, "invalidValue", `The body's key '${inBody}' is not accepted: __proto__, constructor and prototype are never attribute names.`);
 }
 
 const listOf = (resources: unknown[]) => ({ schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], totalResults: resources.length, startIndex: 1, itemsPerPage: resources.length, Resources: resources });

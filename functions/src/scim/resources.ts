@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { filter as compiledFilter, parse, type Filter } from "scim2-parse-filter";
 import type { BusinessRecord, MemberRecord, ScimGroupRecord } from "../accounts/business-store";
 import { toIso } from "../core/documents";
+import { pathNamesPrototype } from "../core/validation";
 import { SCIM_GROUP, SCIM_LIST, SCIM_USER } from "./schemas";
 
 /**
@@ -75,12 +76,15 @@ const CANONICAL = new Map(ATTRIBUTES.map((name) => [name.toLowerCase(), name]));
 const CASE_INSENSITIVE = new Set(["userName", "displayName", "emails.value", "emails.type", "name.givenName", "name.familyName", "name.formatted", "name.middleName", "groups.display", "members.display"]);
 const CORE_PREFIX = /^urn:ietf:params:scim:schemas:core:2\.0:(user|group):/i;
 
-const canonicalPath = (path: string) =>
-  path
+/** An attribute path as this server names it; one that names a prototype key is 400 invalidPath before it nears an object. */
+const canonicalPath = (path: string) => {
+  if (pathNamesPrototype(path)) throw new ScimError(400, "invalidPath", `'${path}' is not an attribute: __proto__, constructor and prototype are never accepted.`);
+  return path
     .replace(CORE_PREFIX, "")
     .split(".")
     .map((segment) => CANONICAL.get(segment.toLowerCase()) ?? segment)
     .join(".");
+};
 
 const comparedValue = (path: string, value: unknown) => {
   if (typeof value !== "string") return value;
@@ -130,13 +134,13 @@ function comparable(resource: ScimResource): Record<string, unknown> {
 /** A predicate over resources from a filter's text; throws `invalidFilter` when it does not parse. */
 export function resourceFilter(text: string | undefined): (resource: ScimResource) => boolean {
   if (text === undefined || text.trim() === "") return () => true;
-  let ast: Filter;
+  let parsed: Filter;
   try {
-    ast = canonicalFilter(parse(text));
+    parsed = parse(text);
   } catch (error) {
     throw new ScimError(400, "invalidFilter", `The filter does not parse: ${(error as Error).message}`);
   }
-  const matches = compiledFilter(ast);
+  const matches = compiledFilter(canonicalFilter(parsed));
   return (resource) => matches(comparable(resource));
 }
 
@@ -157,7 +161,7 @@ export function project(resource: ScimResource, query: { attributes?: string | s
     result = { schemas: resource.schemas, id: resource.id };
     for (const path of wanted) {
       const [head, tail] = path.split(".");
-      if (!(head in resource)) continue;
+      if (!Object.hasOwn(resource, head)) continue;
       if (tail === undefined) result[head] = resource[head];
       else result[head] = pick(resource[head], tail, result[head]);
     }
@@ -174,16 +178,20 @@ export function project(resource: ScimResource, query: { attributes?: string | s
   return result;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A sub-attribute kept from a complex attribute (or each item of a multi-valued one); a simple value has no sub-attributes, so nothing of it is kept. */
 function pick(value: unknown, key: string, into: unknown): unknown {
-  if (Array.isArray(value)) return value.map((item, index) => ({ ...((into as Record<string, unknown>[] | undefined)?.[index] ?? {}), ...(key in item ? { [key]: item[key] } : {}) }));
-  if (value && typeof value === "object") return { ...((into as Record<string, unknown>) ?? {}), ...(key in value ? { [key]: (value as Record<string, unknown>)[key] } : {}) };
+  const picked = (item: unknown, already: unknown) => ({ ...(isRecord(already) ? already : {}), ...(isRecord(item) && Object.hasOwn(item, key) ? { [key]: item[key] } : {}) });
+  if (Array.isArray(value)) return value.some(isRecord) ? value.map((item, index) => picked(item, Array.isArray(into) ? into[index] : undefined)) : into;
+  if (isRecord(value)) return picked(value, into);
   return into;
 }
 
 function omit(value: unknown, key: string): unknown {
-  if (Array.isArray(value)) return value.map((item) => Object.fromEntries(Object.entries(item).filter(([name]) => name !== key)));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).filter(([name]) => name !== key));
-  return value;
+  const without = (item: unknown) => (isRecord(item) ? Object.fromEntries(Object.entries(item).filter(([name]) => name !== key)) : item);
+  if (Array.isArray(value)) return value.map(without);
+  return without(value);
 }
 
 /** Most resources one list answers (ServiceProviderConfig's filter.maxResults). */
