@@ -10,7 +10,7 @@
 import type { RequestListener, Server } from "node:http";
 import path from "node:path";
 import { createApp, API_PREFIX } from "../functions/src/app";
-import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
+import { LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer } from "../functions/src/local";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../functions/src/webhooks/dispatch";
@@ -183,7 +183,7 @@ async function main(): Promise<void> {
       // Stripe would. STRIPE_API_BASE=https://api.stripe.com (and a test key) uses Stripe itself.
       const stripeOptions = {
         prices: [{ id: "price_team", lookupKey: "team", entitlements: "pro" }],
-        webhook: { url: `${env.PUBLIC_BASE_URL}/billing/stripe/webhook`, secret: process.env.STRIPE_WEBHOOK_SECRET || LOCAL_STRIPE_WEBHOOK_SECRET },
+        webhook: { url: `${env.PUBLIC_BASE_URL}/billing/stripe/webhook`, ...localStripeSecrets() },
       };
       localStripe = await startLocalStripe({ ...stripeOptions, port: LOCAL_STRIPE_PORT }).catch(() => startLocalStripe(stripeOptions));
       Object.assign(env, { STRIPE_SECRET_KEY: process.env.STRIPE_SECRET_KEY || "sk_test_local", STRIPE_API_BASE: localStripe.url });
@@ -232,6 +232,13 @@ async function main(): Promise<void> {
 }
 
 /** Listens, or fails with the reason (Express 5's listen callback is also called on errors). */
+/** The local Stripe's two endpoint secrets (§11): STRIPE_WEBHOOK_SECRET's first and second entries when set (the first for both when it has one), else the local pair. */
+function localStripeSecrets(): { secret: string; connectSecret: string } {
+  const [secret, connectSecret] = (process.env.STRIPE_WEBHOOK_SECRET ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+  if (!secret) return { secret: LOCAL_STRIPE_WEBHOOK_SECRET, connectSecret: LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET };
+  return { secret, connectSecret: connectSecret ?? secret };
+}
+
 function listen(handler: RequestListener, port: number): Promise<Server> {
   const server = localServer(handler);
   return new Promise((resolve, reject) => {
@@ -280,7 +287,7 @@ ${
   Paid modules: ${origin}/publisher as dana@example.com: set up payouts (a local Stripe onboarding page), price a module;
     then buy it as bob@example.com on its page; refunds: npm run admin -- --emulators purchases list
   Stripe: ${stripeApiBase || "Stripe's own API"}${stripeApiBase && !stripeApiBase.endsWith(`:${LOCAL_STRIPE_PORT}`) ? ` (for the operator CLI's refunds: STRIPE_API_BASE=${stripeApiBase})` : ""}
-  Stripe webhook: ${base}/billing/stripe/webhook, secret ${process.env.STRIPE_WEBHOOK_SECRET || LOCAL_STRIPE_WEBHOOK_SECRET}
+  Stripe webhook: ${base}/billing/stripe/webhook, secrets ${localStripeSecrets().secret} (platform) and ${localStripeSecrets().connectSecret} (Connect)
     (for \`stripe listen --forward-to\`, start with STRIPE_WEBHOOK_SECRET set to the whsec_… it prints)
 `
     : ""

@@ -1,4 +1,4 @@
-import { assertServable, DEFAULTS, loadConfig } from "./config";
+import { assertServable, configurationWarnings, DEFAULTS, LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET, loadConfig } from "./config";
 
 describe("configuration", () => {
   it("has the documented defaults", () => {
@@ -29,6 +29,18 @@ describe("configuration", () => {
     const config = loadConfig({ GCLOUD_PROJECT: "p", SIGNED_URL_TTL_SECONDS: "86400", REQUEST_DEADLINE_SECONDS: "600" });
     expect(config.signedUrlTtlSeconds).toBe(900);
     expect(config.deadlines.requestMs).toBe(30_000);
+  });
+
+  it("reads STRIPE_WEBHOOK_SECRET as a list (§11): the local pair on emulators, none deployed (warned at start), a malformed entry refused", () => {
+    expect(loadConfig({ GCLOUD_PROJECT: "p", FIRESTORE_EMULATOR_HOST: "127.0.0.1:8080" }).stripeWebhookSecrets).toEqual([LOCAL_STRIPE_WEBHOOK_SECRET, LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET]);
+    const deployed = loadConfig({ GCLOUD_PROJECT: "p" });
+    expect(deployed.stripeWebhookSecrets).toEqual([]);
+    expect(configurationWarnings(deployed)).toEqual([expect.stringMatching(/^STRIPE_WEBHOOK_SECRET is not set/)]);
+    const both = loadConfig({ GCLOUD_PROJECT: "p", STRIPE_WEBHOOK_SECRET: "whsec_platform1, whsec_connect2" });
+    expect(both.stripeWebhookSecrets).toEqual(["whsec_platform1", "whsec_connect2"]);
+    expect(configurationWarnings(both)).toEqual([]);
+    expect(() => loadConfig({ GCLOUD_PROJECT: "p", STRIPE_WEBHOOK_SECRET: "whsec_a;whsec_b" })).toThrow(/entry 1 of 1 is not an endpoint signing secret/);
+    expect(() => loadConfig({ GCLOUD_PROJECT: "p", STRIPE_WEBHOOK_SECRET: "whsec_a,,whsec_b" })).toThrow(/entry 2 of 3/);
   });
 
   it("reads self-serve billing and invitation emails (§17), off and on by default", () => {

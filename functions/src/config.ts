@@ -37,8 +37,9 @@ export const DEFAULTS = {
   marketplaceCurrencies: ["usd", "eur", "gbp"],
 } as const;
 
-/** The Stripe webhook secret of local runs (contract §7); production has a Firebase secret. */
+/** The Stripe webhook secrets of local runs (contract §7, §11): the platform endpoint's and the Connect endpoint's; production has a Firebase secret. */
 export const LOCAL_STRIPE_WEBHOOK_SECRET = "whsec_marketplace_local";
+export const LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET = "whsec_marketplace_local_connect";
 /**
  * The emulated runs' key for webhook secrets (§21): 32 bytes anybody can read here, never used
  * deployed (a deployed function without WEBHOOK_SECRETS_KEY refuses to create endpoints).
@@ -244,7 +245,8 @@ export interface Config {
   /** The TUF repository's online key(s), PKCS#8 PEM (tuf/keys.ts); empty: the repository's changes wait. */
   tufOnlineKey: string;
   /** Verifies Stripe's webhook signatures (billing/); empty refuses every event. */
-  stripeWebhookSecret: string;
+  /** Every endpoint signing secret an event may be signed with (§11): the platform endpoint's and the Connect endpoint's, during a roll also the old ones. */
+  stripeWebhookSecrets: string[];
   /**
    * Self-serve billing (§17): the Stripe secret key (empty: 503 billing_not_configured), where the
    * stripe library calls (null: Stripe itself), and the plans a business may buy, each a price id
@@ -326,9 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     moduleSigningKeys: env.MODULE_SIGNING_KEYS ?? "",
     tufOnlineKey: env.TUF_ONLINE_KEY ?? "",
-    // Only emulated runs fall back to the well-known local secret; a deployed function without
-    // the secret refuses every event rather than trusting one anybody could sign.
-    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || (isEmulated(env) ? LOCAL_STRIPE_WEBHOOK_SECRET : ""),
+    stripeWebhookSecrets: stripeWebhookSecrets(env),
     billing: { ...stripeSettings(env), plans: billingPlans(env.BILLING_PLANS) },
     payments: { feeBasisPoints: feeBasisPoints(env.MARKETPLACE_FEE_PERCENT), currencies: currencies(env.MARKETPLACE_CURRENCIES) },
     appUrlScheme: appUrlScheme(env.APP_URL_SCHEME),
@@ -483,6 +483,31 @@ function trustedIssuers(env: Env): string[] {
       }
       return issuer;
     });
+}
+
+/**
+ * STRIPE_WEBHOOK_SECRET: one endpoint signing secret or several, comma-separated (§11). Stripe
+ * signs a Connect endpoint's events (connected accounts', §20) with that endpoint's own secret, so
+ * a deployment that sells modules lists both. Only emulated runs fall back to the well-known local
+ * pair; a deployed function without any refuses every event rather than trust one anybody could
+ * sign. An entry that is not a `whsec_` secret is a configuration error, never a key that no
+ * event can match.
+ */
+function stripeWebhookSecrets(env: Env): string[] {
+  const raw = env.STRIPE_WEBHOOK_SECRET?.trim() ?? "";
+  if (!raw) return isEmulated(env) ? [LOCAL_STRIPE_WEBHOOK_SECRET, LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET] : [];
+  const secrets = raw.split(",").map((secret) => secret.trim());
+  secrets.forEach((secret, index) => {
+    if (!/^whsec_[A-Za-z0-9+/=_-]+$/.test(secret)) {
+      throw new Error(`STRIPE_WEBHOOK_SECRET: entry ${index + 1} of ${secrets.length} is not an endpoint signing secret (whsec_…); separate several with commas.`);
+    }
+  });
+  return secrets;
+}
+
+/** What a deployed instance can serve without but an operator must hear about at once, one log line each. */
+export function configurationWarnings(config: Config): string[] {
+  return config.stripeWebhookSecrets.length === 0 ? ["STRIPE_WEBHOOK_SECRET is not set: every Stripe event is refused (400 invalid_signature) until it is."] : [];
 }
 
 /** What the API cannot serve without, checked before a deployed instance takes its first request. */

@@ -4,7 +4,7 @@ import { onSchedule } from "firebase-functions/v2/scheduler";
 import { onDocumentCreated } from "firebase-functions/v2/firestore";
 import type { ServerResponse } from "node:http";
 import type { Express } from "express";
-import { assertServable, loadConfig, params } from "./config";
+import { assertServable, configurationWarnings, loadConfig, params } from "./config";
 import { cloudLogger } from "./core/logger";
 import { requestIdFor } from "./core/request-context";
 
@@ -25,6 +25,7 @@ function productionApp(): Promise<Express> {
     const [{ createApp }, { buildDeps }] = await Promise.all([import("./app"), import("./deps")]);
     const config = loadConfig();
     assertServable(config);
+    for (const warning of configurationWarnings(config)) cloudLogger.error(warning);
     return createApp(await buildDeps(adminApp(), config, cloudLogger));
   })();
   return app;

@@ -185,7 +185,7 @@ describe("POST /billing/stripe/webhook (§11)", () => {
 
   it("refuses every event when no secret is configured", async () => {
     const { payload, header } = signed(subscriptionEvent());
-    const app = await testApp({ config: { stripeWebhookSecret: "" } });
+    const app = await testApp({ config: { stripeWebhookSecrets: [] } });
     expectProblem(await request(app).post(WEBHOOK).set("Content-Type", "application/json").set("Stripe-Signature", header).send(payload), 400, "invalid_signature");
   });
 });

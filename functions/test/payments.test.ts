@@ -5,7 +5,7 @@ import { Timestamp } from "firebase-admin/firestore";
 import request from "supertest";
 import { verifyActivationCertificate } from "../../docs/examples/verify-activation-certificate";
 import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
-import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
+import { LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
 import { bearer, createDeveloper, createUser, expectProblem, otherInstanceApp, publishModule, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
 import { runAdmin } from "./support/admin";
 import { nowSeconds, signed } from "./support/stripe-events";
@@ -32,7 +32,7 @@ describe("paid modules (§20)", () => {
     server = createServer((req, res) => app(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as AddressInfo).port;
-    stripe = await startLocalStripe({ prices: [], webhook: { url: `http://127.0.0.1:${port}${api}/billing/stripe/webhook`, secret: LOCAL_STRIPE_WEBHOOK_SECRET } });
+    stripe = await startLocalStripe({ prices: [], webhook: { url: `http://127.0.0.1:${port}${api}/billing/stripe/webhook`, secret: LOCAL_STRIPE_WEBHOOK_SECRET, connectSecret: LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET } });
     app = await testApp({ config: stripeConfig() });
     other = await otherInstanceApp({ config: stripeConfig() });
   });
@@ -120,6 +120,53 @@ describe("paid modules (§20)", () => {
       const stale = { id: "evt_stale_account", object: "event", type: "account.updated", created: nowSeconds() - 3600, account: first.body.accountId, data: { object: { id: first.body.accountId, object: "account", metadata: { publisherId: "acme" }, charges_enabled: false, payouts_enabled: false, requirements: { currently_due: ["x"] } } } };
       expect((await deliver(stale)).body.outcome).toBe("stale");
       expect((await request(app).get(`${api}/developers/payouts`).set(bearer(developer))).body.chargesEnabled).toBe(true);
+    });
+
+    it("takes account.updated signed by the Connect endpoint's own secret, and no event signed by a secret it does not hold", async () => {
+      const developer = await createDeveloper("acme");
+      const opened = await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer));
+      const event = (id: string, chargesEnabled: boolean) => ({ id, object: "event", type: "account.updated", created: nowSeconds(), account: opened.body.accountId, data: { object: { id: opened.body.accountId, object: "account", metadata: { publisherId: "acme" }, charges_enabled: chargesEnabled, payouts_enabled: chargesEnabled, requirements: { currently_due: [] } } } });
+      const send = (target: Express, body: object, secret: string) => {
+        const { payload, header } = signed(body, { secret });
+        return request(target).post(`${api}/billing/stripe/webhook`).set("Content-Type", "application/json").set("Stripe-Signature", header).send(payload);
+      };
+      // Only the platform's secret configured: the Connect endpoint's event is refused, and changes nothing.
+      const platformOnly = await testApp({ config: { ...stripeConfig(), stripeWebhookSecrets: [LOCAL_STRIPE_WEBHOOK_SECRET] } });
+      expectProblem(await send(platformOnly, event("evt_connect_1", true), LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET), 400, "invalid_signature");
+      expectProblem(await send(app, event("evt_other_1", true), "whsec_somebody_else"), 400, "invalid_signature");
+      const { db } = await testDeps();
+      expect((await db.collection("payoutAccounts").doc("acme").get()).get("chargesEnabled")).toBe(false);
+      // Both configured (the default): the second secret's event enables charges.
+      expect((await send(app, event("evt_connect_2", true), LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET)).status).toBe(200);
+      expect((await db.collection("payoutAccounts").doc("acme").get()).get("chargesEnabled")).toBe(true);
+    });
+
+    it("shows the state Stripe has when the publisher is back from onboarding, before account.updated arrives", async () => {
+      const developer = await createDeveloper("acme");
+      const opened = await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer));
+      const release = stripe.holdEvents();
+      await submit(`${opened.body.onboardingUrl}/complete`);
+      expect(stripe.events.map((event) => event.type)).toEqual(["account.updated"]);
+      const reads = callsTo(`/v1/accounts/${opened.body.accountId}`).length;
+      const state = await request(app).get(`${api}/developers/payouts`).set(bearer(developer));
+      expect(state.body).toEqual({ accountId: opened.body.accountId, chargesEnabled: true, payoutsEnabled: true, requirementsDue: [] });
+      expect(callsTo(`/v1/accounts/${opened.body.accountId}`).length).toBe(reads + 1);
+      // Recorded, for every instance: the account is not read again.
+      expect((await (await testDeps()).db.collection("payoutAccounts").doc("acme").get()).get("chargesEnabled")).toBe(true);
+      await request(other).get(`${api}/developers/payouts`).set(bearer(developer));
+      expect(callsTo(`/v1/accounts/${opened.body.accountId}`).length).toBe(reads + 1);
+      // The event, late, is older than what was read: it changes nothing.
+      await release();
+      expect((await request(app).get(`${api}/developers/payouts`).set(bearer(developer))).body.chargesEnabled).toBe(true);
+    });
+
+    it("answers the recorded state when Stripe cannot be read", async () => {
+      const developer = await createDeveloper("acme");
+      const opened = await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer));
+      stripe.failNext(4, { status: 500 }, `/v1/accounts/${opened.body.accountId}`);
+      const state = await request(app).get(`${api}/developers/payouts`).set(bearer(developer));
+      expect(state.status).toBe(200);
+      expect(state.body.chargesEnabled).toBe(false);
     });
 
     it("answers 502 when Stripe fails and 503 without a key, recording nothing", async () => {

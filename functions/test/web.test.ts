@@ -8,7 +8,7 @@ import { Webhook } from "standardwebhooks";
 import type { Express } from "express";
 import { buildSite } from "../../tools/build-site";
 import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
-import { LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
+import { LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
 import { createApp } from "../src/app";
 import { localServer } from "../src/local";
 import { localSite } from "../src/local-site";
@@ -59,7 +59,7 @@ describe("web pages (§16)", () => {
     server = localServer((req, res) => site.current!(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    stripe = await startLocalStripe({ prices: [], webhook: { url: `${origin}/api/v1/billing/stripe/webhook`, secret: LOCAL_STRIPE_WEBHOOK_SECRET } });
+    stripe = await startLocalStripe({ prices: [], webhook: { url: `${origin}/api/v1/billing/stripe/webhook`, secret: LOCAL_STRIPE_WEBHOOK_SECRET, connectSecret: LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET } });
     const billing = { ...deps.config.billing, stripeSecretKey: "sk_test_local", apiBase: { protocol: "http" as const, host: "127.0.0.1", port: Number(new URL(stripe.url).port) } };
     // Stripe's pages return to this site: its own address is the public one.
     dns = await startLocalDns();

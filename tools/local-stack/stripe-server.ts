@@ -38,6 +38,8 @@ export interface LocalStripe {
   events: { id: string; type: string; data: { object: Record<string, unknown> } }[];
   /** The next `count` API calls (to `path` only, when given) fail: with a Stripe API error of `status`, or by closing the connection. */
   failNext(count: number, how: { status: number } | "disconnect", path?: string): void;
+  /** Keeps the events made from now on from the webhook (as a slow or failing delivery would) until the returned function sends them, in order. */
+  holdEvents(): () => Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -51,8 +53,12 @@ const DAY = 24 * 3600;
 export async function startLocalStripe(options: {
   port?: number;
   prices: LocalPrice[];
-  /** Where the pages send their events, and the secret that signs them (STRIPE_WEBHOOK_SECRET). */
-  webhook?: { url: string; secret: string };
+  /**
+   * Where the pages send their events, and the secrets that sign them (STRIPE_WEBHOOK_SECRET): as
+   * Stripe's two endpoints do, connected accounts' events (those carrying `account`) are signed
+   * with the Connect endpoint's own secret, the others with the platform endpoint's.
+   */
+  webhook?: { url: string; secret: string; connectSecret: string };
 }): Promise<LocalStripe> {
   const requests: StripeRequest[] = [];
   const events: LocalStripe["events"] = [];
@@ -66,6 +72,7 @@ export async function startLocalStripe(options: {
   const answered = new Map<string, { status: number; body: unknown }>();
   let failures: { count: number; how: { status: number } | "disconnect"; path?: string } = { count: 0, how: "disconnect" };
   let base = "";
+  let held: (() => Promise<void>)[] | null = null;
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "Content-Type": "application/json", "Request-Id": id("req") }).end(JSON.stringify(body));
@@ -126,6 +133,10 @@ export async function startLocalStripe(options: {
         };
         accounts.set(account.id, account);
         return ok(account);
+      }
+      case "GET /v1/accounts/:id": {
+        const account = accounts.get(target);
+        return account ? ok(account) : stripeError(404, `No such account: '${target}'`);
       }
       case "POST /v1/account_links": {
         const account = accounts.get(String(params.account));
@@ -268,10 +279,17 @@ export async function startLocalStripe(options: {
   async function sendEvent(type: string, object: StripeObject, account?: string) {
     const event = { id: id("evt"), object: "event", type, created: nowSeconds(), ...(account ? { account } : {}), data: { object: structuredClone(object) } };
     events.push(event);
+    if (held) held.push(() => deliver(event, account));
+    else await deliver(event, account);
+  }
+
+  async function deliver(event: { type: string }, account?: string) {
     if (!options.webhook) return;
+    const { type } = event;
     const payload = JSON.stringify(event);
     const timestamp = nowSeconds();
-    const signature = createHmac("sha256", options.webhook.secret).update(`${timestamp}.${payload}`).digest("hex");
+    const secret = account ? options.webhook.connectSecret : options.webhook.secret;
+    const signature = createHmac("sha256", secret).update(`${timestamp}.${payload}`).digest("hex");
     const answer = await fetch(options.webhook.url, { method: "POST", headers: { "Content-Type": "application/json", "Stripe-Signature": `t=${timestamp},v1=${signature}` }, body: payload });
     if (!answer.ok) throw new Error(`the webhook answered ${answer.status} to ${type}: ${await answer.text()}`);
   }
@@ -290,6 +308,13 @@ export async function startLocalStripe(options: {
     requests,
     events,
     failNext: (count, how, path) => (failures = { count, how, path }),
+    holdEvents: () => {
+      const waiting = (held ??= []);
+      return async () => {
+        if (held === waiting) held = null;
+        for (const send of waiting.splice(0)) await send();
+      };
+    },
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -15,6 +15,19 @@ import { HANDLED_EVENT_TYPES, stripeWriteDecision, subscriptionFromStripe } from
 export type WebhookOutcome = "applied" | "duplicate" | "stale" | "superseded" | "ignored";
 
 
+/** The event, when any of the endpoints' secrets signed it (the platform's, Connect's, an old one during a roll). */
+async function verifiedEvent(rawBody: Buffer, signatureHeader: string, secrets: string[], now: Date): Promise<unknown> {
+  const { webhooks } = await loadStripe();
+  for (const secret of secrets) {
+    try {
+      return webhooks.constructEvent(rawBody, signatureHeader, secret, undefined, undefined, now.getTime());
+    } catch (error) {
+      if (error instanceof SyntaxError) throw invalidRequest("The event is not valid JSON.");
+    }
+  }
+  throw new ApiError("invalid_signature", "The Stripe-Signature does not verify for this body with any of the endpoints' secrets (or is older than 5 minutes).");
+}
+
 /**
  * A Stripe webhook delivery (contract §11): verifies the signature over the raw bytes, then hands
  * a paid module's event to payments/ (§20), or writes the business's subscription, the business
@@ -25,18 +38,12 @@ export type WebhookOutcome = "applied" | "duplicate" | "stale" | "superseded" | 
 export async function receiveStripeEvent(deps: Deps, rawBody: Buffer, signatureHeader: string | undefined): Promise<{ eventId: string; outcome: WebhookOutcome }> {
   const { config, logger, clock } = deps;
   const now = clock();
-  if (!config.stripeWebhookSecret) {
+  if (config.stripeWebhookSecrets.length === 0) {
     logger.error("STRIPE_WEBHOOK_SECRET is not set: every Stripe event is refused");
     throw new ApiError("invalid_signature", "This service has no Stripe webhook secret configured.");
   }
   if (!signatureHeader) throw new ApiError("invalid_signature", "The Stripe-Signature header is missing.");
-  let verified: unknown;
-  try {
-    verified = (await loadStripe()).webhooks.constructEvent(rawBody, signatureHeader, config.stripeWebhookSecret, undefined, undefined, now.getTime());
-  } catch (error) {
-    if (error instanceof SyntaxError) throw invalidRequest("The event is not valid JSON.");
-    throw new ApiError("invalid_signature", "The Stripe-Signature does not verify for this body (or is older than 5 minutes).");
-  }
+  const verified = await verifiedEvent(rawBody, signatureHeader, config.stripeWebhookSecrets, now);
   const event = parseInput(stripeEvent, verified, "The body is not a Stripe event.");
   const ignore = (reason: string) => {
     logger.info("stripe event ignored", { eventId: event.id, type: event.type, reason });

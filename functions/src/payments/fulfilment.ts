@@ -13,6 +13,7 @@ import type { Deps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
 import { ledgerStore, type DisputeLine, type RefundLine, type SaleLine, type SaleWithLines } from "./ledger-store";
 import { payoutAccountStore } from "./payout-account-store";
+import { recordAccountState } from "./payouts";
 import { feeOf } from "./rules";
 import { stripeEventStore, type StripeEventSubject } from "./stripe-event-store";
 import {
@@ -429,16 +430,5 @@ async function accountUpdate({ deps, tx, now, actor, created }: Context, publish
   const subject = { publisherId };
   const stored = accounts.read(await tx.get(accounts.ref(publisherId)));
   if (!stored || stored.accountId !== account.id) return { outcome: "ignored", subject, reason: "no payouts account of this publisher has that id" };
-  if (stored.stripeEventCreated && created < stored.stripeEventCreated) return { outcome: "stale", subject };
-  const next = {
-    ...stored,
-    chargesEnabled: account.charges_enabled ?? false,
-    payoutsEnabled: account.payouts_enabled ?? false,
-    requirementsDue: account.requirements?.currently_due ?? [],
-    stripeEventCreated: created,
-    updatedAt: now,
-  };
-  accounts.setIn(tx, next);
-  auditLog(deps.db).record(tx, actor, { action: "payouts.account.updated", target: publisherId, details: { accountId: account.id, chargesEnabled: next.chargesEnabled, payoutsEnabled: next.payoutsEnabled, requirementsDue: next.requirementsDue } }, now);
-  return { outcome: "applied", subject };
+  return recordAccountState(tx, deps, stored, account, created, actor, now) ? { outcome: "applied", subject } : { outcome: "stale", subject };
 }

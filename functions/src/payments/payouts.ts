@@ -1,4 +1,6 @@
+import type { Transaction } from "firebase-admin/firestore";
 import type Stripe from "stripe";
+import type { z } from "zod";
 import type { DeveloperAccount } from "../core/auth";
 import { auditLog, type Actor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
@@ -7,6 +9,7 @@ import { callStripe, stripeClient } from "../core/stripe";
 import type { Deps } from "../deps";
 import { siteUrl } from "../businesses/invitations";
 import { payoutAccountStore, type PayoutAccountRecord } from "./payout-account-store";
+import { accountObject } from "./stripe-objects";
 
 /**
  * A publisher's payouts account (contract §20): a Stripe connected account whose dashboard is
@@ -22,11 +25,58 @@ const view = (account: PayoutAccountRecord) => ({
   requirementsDue: account.requirementsDue,
 });
 
-/** GET /developers/payouts. */
-export async function getPayoutAccount({ db }: Deps, developer: DeveloperAccount) {
-  const account = await payoutAccountStore(db).get(developer.publisherId);
-  if (!account) throw new ApiError("payouts_account_not_found", "This publisher has no payouts account yet: POST /developers/payouts/account sets one up.");
-  return view(account);
+/**
+ * GET /developers/payouts. While the account cannot take charges yet, Stripe is asked for its
+ * current state (a publisher just back from onboarding must not wait for `account.updated`) and
+ * what it says is recorded; should Stripe not answer, the recorded state is answered and the
+ * event brings the rest.
+ */
+export async function getPayoutAccount(deps: Deps, developer: DeveloperAccount, actor: Actor) {
+  const { db, config, logger, clock } = deps;
+  const accounts = payoutAccountStore(db);
+  const stored = await accounts.get(developer.publisherId);
+  if (!stored) throw new ApiError("payouts_account_not_found", "This publisher has no payouts account yet: POST /developers/payouts/account sets one up.");
+  if (stored.chargesEnabled || !config.billing.stripeSecretKey) return view(stored);
+  const readAt = clock();
+  let current: Stripe.Account;
+  try {
+    const stripe = await stripeClient(config.billing, config.deadlines.callMs);
+    current = await callStripe(logger, "accounts.retrieve", () => stripe.accounts.retrieve(stored.accountId));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return view(stored);
+  }
+  const account = accountObject.parse(current);
+  const recorded = await withinDeadline(
+    "Firestore (payouts account)",
+    db.runTransaction(async (tx) => {
+      const latest = accounts.read(await tx.get(accounts.ref(developer.publisherId)));
+      if (!latest) return stored;
+      return recordAccountState(tx, deps, latest, account, readAt, actor, clock()) ?? latest;
+    }),
+  );
+  return view(recorded);
+}
+
+/**
+ * Records what Stripe says of a connected account as of `seenAt` (an event's creation, or when it
+ * was read), unless something newer was recorded already: Stripe does not deliver in order.
+ * Returns the record written, or null when nothing was.
+ */
+export function recordAccountState(tx: Transaction, deps: Deps, stored: PayoutAccountRecord, account: z.output<typeof accountObject>, seenAt: Date, actor: Actor, now: Date): PayoutAccountRecord | null {
+  if (stored.accountId !== account.id) return null;
+  if (stored.stripeEventCreated && seenAt < stored.stripeEventCreated) return null;
+  const next = {
+    ...stored,
+    chargesEnabled: account.charges_enabled ?? false,
+    payoutsEnabled: account.payouts_enabled ?? false,
+    requirementsDue: account.requirements?.currently_due ?? [],
+    stripeEventCreated: seenAt,
+    updatedAt: now,
+  };
+  payoutAccountStore(deps.db).setIn(tx, next);
+  auditLog(deps.db).record(tx, actor, { action: "payouts.account.updated", target: stored.publisherId, details: { accountId: account.id, chargesEnabled: next.chargesEnabled, payoutsEnabled: next.payoutsEnabled, requirementsDue: next.requirementsDue } }, now);
+  return next;
 }
 
 /**

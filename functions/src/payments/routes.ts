@@ -40,9 +40,9 @@ export const paymentRoutes = (deps: Deps) => [
     summary: "The publisher's payouts account: whether it may take charges and receive payouts, and what Stripe still needs.",
     tag: "Payments",
     auth: "developer",
-    responses: { 200: { description: "The account as the last account.updated left it.", schema: payoutAccountSchema } },
+    responses: { 200: { description: "The account as Stripe last told it: while it cannot take charges yet, read from Stripe at this call.", schema: payoutAccountSchema } },
     problems: ["payouts_account_not_found"],
-    handle: async ({ caller }) => ({ status: 200, body: await getPayoutAccount(deps, caller.developer) }),
+    handle: async ({ caller, actor }) => ({ status: 200, body: await getPayoutAccount(deps, caller.developer, actor) }),
   }),
   defineRoute({
     method: "put",
