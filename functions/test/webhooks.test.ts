@@ -218,11 +218,15 @@ describe("webhooks (§21)", () => {
       "https://224.0.0.1/hook",
       "https://intranet/hook",
       `https://example.com/${"a".repeat(2_000)}`,
+      `https://example.com/${"a".repeat(20_000)}`,
       "not a url",
+      "https://[::7f00:1]/hook",
+      "https://[::a9fe:a9fe]/hook",
+      "https://[::c0a8:101]/hook",
     ];
     for (const url of refused) {
       const response = await request(app).post(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner)).send({ url, events: ["*"] });
-      expect([url, response.status, response.body.code]).toEqual([url, 400, url.length > 2_000 || url === "not a url" ? expect.stringMatching(/invalid_webhook_url|invalid_request/) : "invalid_webhook_url"]);
+      expect([url.slice(0, 60), response.status, response.body.code]).toEqual([url.slice(0, 60), 400, "invalid_webhook_url"]);
     }
     // The exemption is for the host as written: another spelling of 127.0.0.1 is not exempt.
     expectProblem(await request(app).post(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner)).send({ url: receiver.origin.replace("127.0.0.1", "127.000.000.001"), events: ["*"] }), 400, "invalid_webhook_url");

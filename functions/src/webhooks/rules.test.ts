@@ -22,6 +22,12 @@ describe("webhook retries (§21)", () => {
     expect(verdictOf({ statusCode: 500 }, SCHEDULE.length + 1, SCHEDULE, now)).toEqual({ status: "failed" });
   });
 
+  it("honours a Retry-After up to 24 hours, a longer one as 24 hours", () => {
+    const day = 24 * 3_600_000;
+    expect(verdictOf({ statusCode: 429, retryAfterMs: 99_999_999_000 }, 1, SCHEDULE, now, () => 0.5)).toEqual({ status: "pending", nextAttemptAt: new Date(now.getTime() + day) });
+    expect(verdictOf({ statusCode: 503, retryAfterMs: day - 1_000 }, 1, SCHEDULE, now, () => 0.5)).toEqual({ status: "pending", nextAttemptAt: new Date(now.getTime() + day - 1_000) });
+  });
+
   it("honours a longer Retry-After, and disables on 410", () => {
     const verdict = verdictOf({ statusCode: 429, retryAfterMs: 60_000 }, 1, SCHEDULE, now, () => 0.5);
     expect(verdict).toEqual({ status: "pending", nextAttemptAt: new Date(now.getTime() + 60_000) });

@@ -6,6 +6,8 @@ import { DAY_MS } from "../core/time";
 export const FAILING_LIMIT_MS = 5 * DAY_MS;
 /** How long an instance holds a delivery it is sending: longer than an attempt may take. */
 export const LEASE_MS = 60_000;
+/** A receiver's Retry-After is honoured up to this; a longer one counts as this (§21). */
+export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 /** At most this many attempts in flight to one endpoint from one instance. */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
 
@@ -32,7 +34,8 @@ export function verdictOf(
   const wait = scheduleMs[attempt - 1];
   if (wait === undefined) return { status: "failed" };
   const jittered = Math.round(wait * (0.9 + 0.2 * random()));
-  return { status: "pending", nextAttemptAt: new Date(now.getTime() + Math.max(jittered, outcome.retryAfterMs ?? 0)) };
+  const asked = Math.min(outcome.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS);
+  return { status: "pending", nextAttemptAt: new Date(now.getTime() + Math.max(jittered, asked)) };
 }
 
 /** Whether an endpoint failing since `failingSince` has failed long enough to be disabled. */

@@ -43,6 +43,24 @@ describe("webhook sender (§21)", () => {
     await new Promise((resolve) => trap.close(resolve));
   });
 
+  it("bounds the whole attempt, so a receiver that drips its answer fails (error timeout) within the bound", async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const dripping = createServer((_req, res) => {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      timers.push(setInterval(() => res.write("."), 20));
+    });
+    await new Promise<void>((resolve) => dripping.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(dripping.address() as AddressInfo).port}/hook`;
+    const started = Date.now();
+    const outcome = await sendMessage(url, message, { allowedHosts: ["127.0.0.1"], dnsResolvers: [] }, now, 400);
+    expect(outcome).toMatchObject({ statusCode: null, error: "timeout" });
+    // Every byte kept the connection busy, so an idle timeout would never have fired; the bound did, once.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    timers.forEach(clearInterval);
+    dripping.closeAllConnections();
+    await new Promise((resolve) => dripping.close(resolve));
+  });
+
   it("connects to the address it resolved and checked, not to a second lookup of the name, and signs", async () => {
     const received: { host?: string; body: string; headers: Record<string, string> }[] = [];
     const server = createServer((req, res) => {

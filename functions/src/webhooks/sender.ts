@@ -53,7 +53,7 @@ export interface SignedMessage {
   secrets: string[];
 }
 
-export async function sendMessage(rawUrl: string, message: SignedMessage, rules: AddressRules, now: () => Date): Promise<AttemptOutcome> {
+export async function sendMessage(rawUrl: string, message: SignedMessage, rules: AddressRules, now: () => Date, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<AttemptOutcome> {
   const started = Date.now();
   const took = () => Date.now() - started;
   let target: Awaited<ReturnType<typeof publicAddresses>>;
@@ -72,7 +72,17 @@ export async function sendMessage(rawUrl: string, message: SignedMessage, rules:
   };
   const { url } = target;
   const client = url.protocol === "https:" ? https : http;
-  return new Promise<AttemptOutcome>((resolve) => {
+  return new Promise<AttemptOutcome>((settled) => {
+    // 15 s for the whole attempt, connection to the answer's last byte: a receiver that drips its
+    // answer is as failed as one that never answers, and never outlives the delivery's lease.
+    const deadline = setTimeout(() => {
+      resolve({ statusCode: null, error: "timeout", durationMs: took() });
+      request.destroy();
+    }, timeoutMs);
+    const resolve = (outcome: AttemptOutcome) => {
+      clearTimeout(deadline);
+      settled(outcome);
+    };
     const request = client.request(
       {
         method: "POST",
@@ -83,7 +93,6 @@ export async function sendMessage(rawUrl: string, message: SignedMessage, rules:
         lookup: pinned,
         // A connection of its own each time: never a pooled socket to an address checked for another attempt.
         agent: false,
-        timeout: ATTEMPT_TIMEOUT_MS,
         headers: {
           "content-type": "application/json",
           "content-length": Buffer.byteLength(message.payload),
@@ -110,7 +119,6 @@ export async function sendMessage(rawUrl: string, message: SignedMessage, rules:
         response.on("error", settle);
       },
     );
-    request.on("timeout", () => request.destroy(new Error(`No answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.`)));
     request.on("error", (error) => resolve({ statusCode: null, error: error.message, durationMs: took() }));
     request.end(message.payload);
   });

@@ -59,6 +59,20 @@ describe("webhook URL rules (§21)", () => {
     }
   });
 
+  it("refuses every IPv4-compatible IPv6 spelling (::/96) and anything outside 2000::/3", () => {
+    const compatible = [
+      "[::7f00:1]", "[::127.0.0.1]", "[0:0:0:0:0:0:7f00:1]", "[::7f00:0001]", "[0::7f00:1]", "[0000::7f00:1]", "[::7F00:1]",
+      "[::a9fe:a9fe]", "[::169.254.169.254]", "[::c0a8:101]", "[::192.168.1.1]", "[::a00:1]", "[::10.0.0.1]", "[::ac10:1]",
+      "[::172.16.0.1]", "[::6440:1]", "[::100.64.0.1]", "[::c612:1]", "[::f000:1]", "[::e000:1]", "[::0.0.0.1]", "[::808:808]", "[::8.8.8.8]",
+    ];
+    for (const host of compatible) {
+      expect([host, refuses(`https://${host}/`)]).toEqual([host, true]);
+      expect(() => checkWebhookUrl(`https://${host}/`, [])).toThrow(expect.objectContaining({ code: "invalid_webhook_url" }));
+    }
+    for (const address of ["100::1", "1::1", "4000::1", "::7f00:1"]) expect([address, isPublicAddress(address)]).toEqual([address, false]);
+    expect(isPublicAddress("2a00:1450:4001::1")).toBe(true);
+  });
+
   it("exempts a listed host only as written, and allows http: only there", () => {
     expect(checkWebhookUrl("http://127.0.0.1:9000/hook", ["127.0.0.1"]).exempt).toBe(true);
     for (const other of ["http://127.1:9000/", "http://2130706433/", "http://0x7f000001/", "http://[::ffff:127.0.0.1]/", "http://localhost/"]) {

@@ -18,8 +18,15 @@ export const invalidWebhookUrl = (reason: string) => new ApiError("invalid_webho
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.parse(address).range() === "unicast";
+  const parsed = ipaddr.parse(address);
+  // IPv6 outside 2000::/3, the only block allocated for global unicast, is never a public host:
+  // this also refuses the deprecated IPv4-compatible form (::/96, `::7f00:1` is 127.0.0.1), which
+  // ipaddr.js calls unicast, and every other spelling inside ::/8.
+  if (parsed.kind() === "ipv6" && !parsed.match(GLOBAL_UNICAST_V6)) return false;
+  return parsed.range() === "unicast";
 }
+
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3") as [ipaddr.IPv6, number];
 
 export interface CheckedUrl {
   url: URL;
