@@ -1,6 +1,7 @@
 import type { Express } from "express";
 import request, { type Response } from "supertest";
 import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
+import { managedUserId } from "../src/scim/rules";
 import { daysFromNow, putSubscription } from "./support/fixtures";
 import { bearer, createUser, expectProblem, resetEmulators, signInThroughProvider, testApp, testDeps, type TestUser } from "./support/harness";
 
@@ -19,15 +20,25 @@ beforeAll(async () => {
 });
 afterAll(() => dns.stop());
 
-async function setup(options: { seats?: number } = {}) {
+/** Verifies a domain for a business through its TXT record on the local DNS server. */
+async function verifyDomain(app: Express, owner: TestUser, businessId: string, domain: string) {
+  const added = await request(app).post(`${api}/businesses/${businessId}/domains`).set(bearer(owner)).send({ domain });
+  dns.set(added.body.txtName, "TXT", [added.body.txtValue]);
+  expect((await request(app).post(`${api}/businesses/${businessId}/domains/${domain}/verify`).set(bearer(owner))).status).toBe(200);
+}
+
+/** A business with a subscription, a SCIM token and (unless `domain: null`) acme.test verified, where SCIM may make accounts. */
+async function setup(options: { seats?: number; domain?: string | null } = {}) {
   const app = await testApp({ config: { dnsResolvers: [dns.address] } });
-  const owner = await createUser({ displayName: "Olivia Owner" });
+  const owner = await createUser({ displayName: "Olivia Owner", email: "olivia@acme.test" });
   const created = await request(app).post(`${api}/businesses`).set(bearer(owner)).send({ name: "Acme" });
   expect(created.status).toBe(201);
   const businessId = created.body.id as string;
   await putSubscription(businessId, { status: "active", seats: options.seats ?? 10, currentPeriodEnd: daysFromNow(30), entitlements: ["pro"] });
   const token = await request(app).post(`${api}/businesses/${businessId}/scim/tokens`).set(bearer(owner)).send({ name: "Okta" });
   expect(token.status).toBe(201);
+  const domain = options.domain === undefined ? "acme.test" : options.domain;
+  if (domain) await verifyDomain(app, owner, businessId, domain);
   const auth = { Authorization: `Bearer ${token.body.token}` };
   return { app, owner, businessId, auth, token: token.body as { id: string; token: string; baseUrl: string } };
 }
@@ -372,6 +383,65 @@ describe("SCIM Users (§22)", () => {
   });
 });
 
+describe("whose accounts SCIM makes and touches (§22)", () => {
+  beforeEach(resetEmulators);
+
+  /** A second business of another owner with its own SCIM token and no verified domain. */
+  async function otherBusiness(app: Express) {
+    const owner = await createUser({ displayName: "Rita Rival" });
+    const businessId = (await request(app).post(`${api}/businesses`).set(bearer(owner)).send({ name: "Rival" })).body.id as string;
+    await putSubscription(businessId, { status: "active", seats: 10, currentPeriodEnd: daysFromNow(30), entitlements: ["pro"] });
+    const token = await request(app).post(`${api}/businesses/${businessId}/scim/tokens`).set(bearer(owner)).send({ name: "Entra" });
+    return { owner, businessId, auth: { Authorization: `Bearer ${token.body.token}` } };
+  }
+  const disabled = async (uid: string) => (await (await testDeps()).auth.getUser(uid)).disabled;
+
+  it("makes no account for an email outside the business's verified domains, and links an existing one", async () => {
+    const { app, auth } = await setup({ domain: null });
+    expectScimError(await request(app).post(`${scim}/Users`).set(auth).send(oktaUser("nobody@acme.test")), 400, "invalidValue");
+    await expect((await testDeps()).auth.getUserByEmail("nobody@acme.test")).rejects.toMatchObject({ code: "auth/user-not-found" });
+    const existing = await createUser({ email: "carol@elsewhere.test" });
+    const linked = await provision(app, auth, "carol@elsewhere.test");
+    expect(linked.id).toBe(existing.uid);
+  });
+
+  it("lets no business's SCIM disable or enable an account that another business's SCIM made", async () => {
+    const { app, owner, auth } = await setup();
+    const ann = await provision(app, auth, "ann@acme.test");
+    const rival = await otherBusiness(app);
+    const linked = await provision(app, rival.auth, "ann@acme.test");
+    expect(linked.id).toBe(ann.id);
+
+    // The rival suspends its own membership only: the account stays enabled, Acme's seat stays.
+    const off = await request(app).patch(`${scim}/Users/${ann.id}`).set(rival.auth).send({ Operations: [{ op: "replace", value: { active: false } }] });
+    expect([off.status, off.body.active]).toEqual([200, false]);
+    expect(await disabled(ann.id)).toBe(false);
+    expect((await memberList(app, owner, (await request(app).get(`${api}/users/me`).set(bearer(owner))).body.businesses[0].id)).find((member) => member.uid === ann.id)).toEqual(expect.objectContaining({ suspended: false }));
+
+    // Acme, which made the account, disables it; the rival's routine PUT with active true does not enable it.
+    expect((await request(app).patch(`${scim}/Users/${ann.id}`).set(auth).send({ Operations: [{ op: "replace", path: "active", value: false }] })).status).toBe(200);
+    expect(await disabled(ann.id)).toBe(true);
+    const put = await request(app).put(`${scim}/Users/${ann.id}`).set(rival.auth).send(oktaUser("ann@acme.test", { active: true }));
+    expect([put.status, put.body.active]).toEqual([200, true]);
+    expect(await disabled(ann.id)).toBe(true);
+    // Nor does the rival's delete touch it; Acme enabling it does.
+    expect((await request(app).delete(`${scim}/Users/${ann.id}`).set(rival.auth)).status).toBe(204);
+    expect((await request(app).patch(`${scim}/Users/${ann.id}`).set(auth).send({ Operations: [{ op: "replace", path: "active", value: "True" }] })).status).toBe(200);
+    expect(await disabled(ann.id)).toBe(false);
+  });
+
+  it("still manages the account it made when the create is retried after the account was made", async () => {
+    const { app, auth, owner } = await setup();
+    // The first attempt made the account and was lost before the membership was written.
+    const businessId = (await request(app).get(`${api}/users/me`).set(bearer(owner))).body.businesses[0].id as string;
+    const made = await (await testDeps()).auth.createUser({ uid: managedUserId(businessId, "dan@acme.test"), email: "dan@acme.test", emailVerified: true });
+    const dan = await provision(app, auth, "dan@acme.test");
+    expect(dan.id).toBe(made.uid);
+    expect((await request(app).patch(`${scim}/Users/${dan.id}`).set(auth).send({ Operations: [{ op: "replace", value: { active: false } }] })).status).toBe(200);
+    expect(await disabled(dan.id)).toBe(true);
+  });
+});
+
 describe("SCIM Groups (§22)", () => {
   beforeEach(resetEmulators);
 
@@ -430,7 +500,7 @@ describe("verified domains (§22)", () => {
   beforeEach(resetEmulators);
 
   it("are verified by their TXT record, held by the first business to verify, and limit SCIM to them", async () => {
-    const { app, owner, businessId, auth } = await setup();
+    const { app, owner, businessId, auth } = await setup({ domain: null });
     const added = await request(app).post(`${api}/businesses/${businessId}/domains`).set(bearer(owner)).send({ domain: "Acme.Test" });
     expect(added.status).toBe(201);
     expect(added.body).toEqual({ domain: "acme.test", txtName: "_marketplace-verification.acme.test", txtValue: expect.stringMatching(/^marketplace-verification=/), verifiedAt: null });

@@ -77,7 +77,7 @@ export const pathNamesPrototype = (path: string) =>
 
 /** A 400 naming the first key of a request part that names a prototype key. */
 export function refusePrototypeKeys(value: unknown, part: RequestPart): void {
-  const unsafe = pathOfKey(value, namesPrototype);
+  const unsafe = pathOfKey(value, pathNamesPrototype);
   if (unsafe !== null) {
     throw invalidRequest(`The request ${part} is invalid.`, [{ path: unsafe, message: "This key is reserved (__proto__, constructor and prototype are never accepted)." }]);
   }

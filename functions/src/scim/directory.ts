@@ -25,7 +25,7 @@ import {
   userResource,
   type ScimResource,
 } from "./resources";
-import { groupNamesOf, reconcileDirectory, seatForNewcomer } from "./rules";
+import { groupNamesOf, managesAccount, managedUserId, reconcileDirectory, seatForNewcomer } from "./rules";
 import { scimGroupInput, scimUserInput, type ScimGroupInput, type ScimUserInput } from "./schemas";
 import { scimBaseUrl, type ScimCaller } from "./tokens";
 
@@ -141,21 +141,30 @@ function withActive(business: BusinessRecord, subscription: SubscriptionRecord |
   return { ...member, suspended: false, seat, seatAssignedAt: seat ? now : null };
 }
 
-/** Finds the Firebase Auth user of an email, or makes a managed one (email verified, no password). */
-async function authUserFor(deps: Deps, input: ScimUserInput): Promise<{ user: UserRecord; created: boolean }> {
+/**
+ * Finds the Firebase Auth user of an email, or makes a managed one (email verified, no password,
+ * the uid that says this business made it); an account is made only for an email in a domain the
+ * business has verified.
+ */
+async function authUserFor(deps: Deps, business: BusinessRecord, input: ScimUserInput): Promise<UserRecord> {
   const { auth } = deps;
   const byEmail = () => withinDeadline("Auth", auth.getUserByEmail(input.userName));
   try {
-    return { user: await byEmail(), created: false };
+    return await byEmail();
   } catch (error) {
     if ((error as { code?: string }).code !== "auth/user-not-found") throw error;
   }
+  if (!emailInDomains(input.userName, verifiedDomainsOf(business))) {
+    throw invalidValue(`No account has the email ${input.userName}, and SCIM makes accounts only in a domain this business has verified: verify the domain first (POST /businesses/${business.id}/domains).`);
+  }
   const displayName = input.displayName ?? ([input.name?.givenName, input.name?.familyName].filter(Boolean).join(" ") || undefined);
+  const uid = managedUserId(business.id, input.userName);
   try {
-    return { user: await withinDeadline("Auth", auth.createUser({ email: input.userName, emailVerified: true, ...(displayName ? { displayName } : {}) })), created: true };
+    return await withinDeadline("Auth", auth.createUser({ uid, email: input.userName, emailVerified: true, ...(displayName ? { displayName } : {}) }));
   } catch (error) {
     // Another request made it first: the same user, found by its email.
-    if ((error as { code?: string }).code === "auth/email-already-exists") return { user: await byEmail(), created: false };
+    const code = (error as { code?: string }).code;
+    if (code === "auth/email-already-exists" || code === "auth/uid-already-exists") return byEmail();
     throw error;
   }
 }
@@ -188,7 +197,7 @@ export async function createUser(deps: Deps, caller: ScimCaller, body: unknown, 
   const { business: before } = await readBusiness(deps, null, businessId);
   assertInDomains(present(before), input.userName);
   assertUnique(present(before), null, input);
-  const { user, created } = await authUserFor(deps, input);
+  const user = await authUserFor(deps, present(before), input);
   const now = deps.clock();
   const { business, member } = await inBusinessTransaction(deps, businessId, (tx, state) => {
     const business = present(state.business);
@@ -203,7 +212,7 @@ export async function createUser(deps: Deps, caller: ScimCaller, body: unknown, 
       member = { ...withActive(business, state.subscription, existing, active, now), scim: profile };
     } else {
       const seat = active && seatForNewcomer(business, state.subscription, [], now);
-      const managed = created || user.providerData.length === 0;
+      const managed = managesAccount(businessId, user.uid, input.userName);
       member = { uid: user.uid, role: "member", joinedAt: now, seat, seatAssignedAt: seat ? now : null, source: "scim", suspended: !active, managed, scim: profile };
     }
     const changed = settle(tx, deps, businessId, business, state.subscription, [member], now);

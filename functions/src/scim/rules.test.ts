@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { BusinessRecord, MemberRecord, ScimGroupRecord } from "../accounts/business-store";
 import { ssoBlocks } from "../access/rules";
-import { reconcileDirectory, seatForNewcomer } from "./rules";
+import { managedUserId, managesAccount, reconcileDirectory, seatForNewcomer } from "./rules";
 
 const now = new Date("2026-06-15T12:00:00.000Z");
 const at = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
@@ -115,5 +115,18 @@ describe("ssoBlocks", () => {
     expect(ssoBlocks(sso, "owner", "password")).toBe(false);
     expect(ssoBlocks({ ...sso, enforce: false }, "member", "password")).toBe(false);
     expect(ssoBlocks(null, "member", undefined)).toBe(false);
+  });
+});
+
+describe("managed accounts (§22)", () => {
+  it("are named by the business that made them, so only that business manages them", () => {
+    const acme = managedUserId("acme", "Ann@Acme.test");
+    expect(acme).toMatch(/^scim_[A-Za-z0-9_-]{32}$/);
+    expect(managedUserId("acme", "ann@acme.test")).toBe(acme);
+    expect(managedUserId("rival", "ann@acme.test")).not.toBe(acme);
+    expect(managedUserId("acme", "bob@acme.test")).not.toBe(acme);
+    expect(managesAccount("acme", acme, "ann@acme.test")).toBe(true);
+    expect(managesAccount("rival", acme, "ann@acme.test")).toBe(false);
+    expect(managesAccount("acme", "a-password-account", "ann@acme.test")).toBe(false);
   });
 });

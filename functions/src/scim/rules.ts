@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { seatHolders, type BusinessRecord, type MemberRecord } from "../accounts/business-store";
 
 /**
@@ -59,3 +60,14 @@ export function reconcileDirectory(business: BusinessRecord, subscription: { sea
   }
   return [...changed.values()];
 }
+
+/**
+ * The uid of the account a business's SCIM makes for an email (a *managed* user). Derived, not
+ * random, so that it says which business made it: a retry after a lost answer finds the account
+ * it made and still manages it, while another business that links the same person never does,
+ * and so never disables or enables an account it did not make.
+ */
+export const managedUserId = (businessId: string, email: string) => `scim_${createHash("sha256").update(`${businessId}\n${email.toLowerCase()}`).digest("base64url").slice(0, 32)}`;
+
+/** Whether a business's SCIM manages (disables and enables) the account it links or made. */
+export const managesAccount = (businessId: string, uid: string, email: string) => uid === managedUserId(businessId, email);
