@@ -100,6 +100,22 @@ describe("SCIM tokens (§22)", () => {
     expectProblem(await request(app).delete(`${api}/businesses/${businessId}/scim/tokens/${token.id}`).set(bearer(owner)), 404, "scim_token_not_found");
   });
 
+  it("are never replayed nor stored in clear: a repeat under an Idempotency-Key answers token: null", async () => {
+    const { app, owner, businessId } = await setup();
+    const make = () => request(app).post(`${api}/businesses/${businessId}/scim/tokens`).set(bearer(owner)).set("Idempotency-Key", "scim-token-1").send({ name: "Entra" });
+    const first = await make();
+    expect(first.status).toBe(201);
+    expect(first.body.token).toMatch(/^scim_/);
+    const again = await make();
+    expect([again.status, again.headers["idempotency-replayed"], again.body.id, again.body.token]).toEqual([201, "true", first.body.id, null]);
+    // No document anywhere holds the token.
+    const { db } = await testDeps();
+    for (const collection of await db.listCollections()) {
+      for (const document of (await collection.get()).docs) expect([collection.id, JSON.stringify(document.data()).includes(first.body.token)]).toEqual([collection.id, false]);
+    }
+    expect((await request(app).get(`${scim}/Users`).set({ Authorization: `Bearer ${first.body.token}` })).status).toBe(200);
+  });
+
   it("are for owners only", async () => {
     const { app, businessId, auth } = await setup();
     const stranger = await createUser();

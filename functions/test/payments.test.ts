@@ -160,6 +160,20 @@ describe("paid modules (§20)", () => {
       expect((await request(app).get(`${api}/developers/payouts`).set(bearer(developer))).body.chargesEnabled).toBe(true);
     });
 
+    it("takes an Idempotency-Key: a repeat replays the account without its single-use link, a malformed key is a 400", async () => {
+      const developer = await createDeveloper("acme");
+      const open = (key: string) => request(app).post(`${api}/developers/payouts/account`).set(bearer(developer)).set("Idempotency-Key", key);
+      const first = await open("payouts-1");
+      expect(first.status).toBe(200);
+      const links = callsTo("/v1/account_links").length;
+      const again = await open("payouts-1");
+      expect([again.status, again.headers["idempotency-replayed"], again.body.accountId, again.body.onboardingUrl]).toEqual([200, "true", first.body.accountId, null]);
+      expect(callsTo("/v1/account_links").length).toBe(links);
+      expectProblem(await open("k".repeat(256)), 400, "invalid_request");
+      const document = (await request(app).get(`${api}/openapi.json`)).body;
+      expect(document.paths["/developers/payouts/account"].post.parameters.map((parameter: { name: string }) => parameter.name)).toContain("Idempotency-Key");
+    });
+
     it("answers the recorded state when Stripe cannot be read", async () => {
       const developer = await createDeveloper("acme");
       const opened = await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer));

@@ -27,9 +27,9 @@ export const paymentRoutes = (deps: Deps) => [
     summary: "Creates the publisher's Stripe connected account on the first call, and answers a fresh onboarding link every time.",
     tag: "Payments",
     auth: "developer",
-    // Each call answers a fresh single-use link; the account itself is created once through Stripe's own idempotency key.
-    idempotencyKey: false,
-    responses: { 200: { description: "The account, and where to continue onboarding.", schema: openedPayoutAccountSchema } },
+    // The onboarding link is single-use and short-lived, a credential for the publisher's Stripe onboarding: never kept for a replay.
+    shownOnce: ["onboardingUrl"],
+    responses: { 200: { description: "The account, and where to continue onboarding; a replay under an Idempotency-Key answers `onboardingUrl: null` (call again without the key for a fresh link).", schema: openedPayoutAccountSchema } },
     problems: [...STRIPE_PROBLEMS],
     handle: async ({ caller, actor }) => ({ status: 200, body: await openPayoutAccount(deps, caller.developer, actor) }),
   }),

@@ -33,7 +33,7 @@ export const payoutAccountSchema = z
   })
   .meta({ id: "PayoutAccount" });
 
-export const openedPayoutAccountSchema = payoutAccountSchema.extend({ onboardingUrl: z.string().meta({ description: "Stripe's onboarding page for the publisher; single use, short-lived." }) }).meta({ id: "OpenedPayoutAccount" });
+export const openedPayoutAccountSchema = payoutAccountSchema.extend({ onboardingUrl: z.string().nullable().meta({ description: "Stripe's onboarding page for the publisher; single use, short-lived; null in a replay under an Idempotency-Key." }) }).meta({ id: "OpenedPayoutAccount" });
 
 export const checkoutInputSchema = z
   .strictObject({

@@ -2038,8 +2038,8 @@ export interface components {
             payoutsEnabled: boolean;
             /** @description What Stripe still needs (requirements.currently_due). */
             requirementsDue: string[];
-            /** @description Stripe's onboarding page for the publisher; single use, short-lived. */
-            onboardingUrl: string;
+            /** @description Stripe's onboarding page for the publisher; single use, short-lived; null in a replay under an Idempotency-Key. */
+            onboardingUrl: string | null;
         };
         PayoutAccount: {
             /** @description The Stripe connected account. */
@@ -5596,19 +5596,33 @@ export interface operations {
     openPayoutAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The account, and where to continue onboarding. */
+            /** @description The account, and where to continue onboarding; a replay under an Idempotency-Key answers `onboardingUrl: null` (call again without the key for a fresh link). */
             200: {
                 headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OpenedPayoutAccount"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
@@ -5622,6 +5636,24 @@ export interface operations {
             };
             /** @description Problem: not_a_developer. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: request_in_progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5676,7 +5708,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The account as the last account.updated left it. */
+            /** @description The account as Stripe last told it: while it cannot take charges yet, read from Stripe at this call. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11328,7 +11360,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The token and the SCIM base URL. */
+            /** @description The token and the SCIM base URL; a replay under an Idempotency-Key answers `token: null`. */
             201: {
                 headers: {
                     /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */

@@ -23,6 +23,8 @@ export function Payouts({ api, modules, reloadModules }: { api: SignedInApi; mod
   const onboard = () =>
     run(async () => {
       const opened = await dataOf(api.POST("/developers/payouts/account"));
+      // Null only in a replay under an Idempotency-Key, which this page never sends.
+      if (!opened.onboardingUrl) return "Stripe's onboarding link was already used: try again.";
       location.assign(opened.onboardingUrl);
       return "Opening Stripe…";
     });
