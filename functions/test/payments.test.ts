@@ -341,9 +341,17 @@ describe("paid modules (§20)", () => {
       expect(callsTo("/v1/refunds").every((call) => call.params.amount === undefined)).toBe(true);
       stripe.failNext(0, "disconnect");
       stripe.requests.length = 0;
-      const partial = await operatorCli("--json", "purchases", "refund", purchaseId, "--amount", "400");
-      expect(JSON.parse(partial.stdout)).toMatchObject({ purchaseId, amount: 400, status: "succeeded" });
-      expect(callsTo("/v1/refunds")[0].params).toEqual({ payment_intent: purchaseId, reverse_transfer: "true", refund_application_fee: "true", amount: "400", metadata: { purchaseId } });
+      // Two refunds of the same amount are two refunds; a command repeated with its key is one.
+      const refundOf = async (...extra: string[]) => JSON.parse((await operatorCli("--json", "purchases", "refund", purchaseId, "--amount", "200", ...extra)).stdout);
+      const partial = await refundOf();
+      expect(partial).toMatchObject({ purchaseId, amount: 200, status: "succeeded", idempotencyKey: expect.stringMatching(new RegExp(`^refund-${purchaseId}-`)) });
+      const another = await refundOf();
+      expect(another.refundId).not.toBe(partial.refundId);
+      expect(another.idempotencyKey).not.toBe(partial.idempotencyKey);
+      expect((await refundOf("--idempotency-key", partial.idempotencyKey)).refundId).toBe(partial.refundId);
+      expect(callsTo("/v1/refunds").map((call) => call.idempotencyKey)).toEqual([partial.idempotencyKey, another.idempotencyKey, partial.idempotencyKey]);
+      expect(callsTo("/v1/refunds")[0].params).toEqual({ payment_intent: purchaseId, reverse_transfer: "true", refund_application_fee: "true", amount: "200", metadata: { purchaseId } });
+      expect((await operatorCli("purchases", "refund", purchaseId, "--cancel")).code).toBe(2);
       expect((await operatorCli("purchases", "refund", purchaseId, "--amount", "0.5")).code).toBe(2);
       expect((await request(app).get(`${api}/modules/download/acme.charts`).set(bearer(buyer))).status).toBe(200);
       expect((await operatorCli("purchases", "refund", purchaseId)).code).toBe(0);
@@ -351,7 +359,26 @@ describe("paid modules (§20)", () => {
       expect((await request(app).get(`${api}/users/me`).set(bearer(buyer))).body.purchases[0].status).toBe("refunded");
       const { db } = await testDeps();
       const audit = (await db.collection("auditLog").where("target", "==", purchaseId).get()).docs.map((doc) => doc.get("action")).sort();
-      expect(audit).toEqual(["module.purchase.completed", "module.purchase.disputed", "module.purchase.disputed", "module.purchase.refund", "module.purchase.refund", "module.purchase.refunded"]);
+      expect(audit).toEqual(["module.purchase.completed", "module.purchase.disputed", "module.purchase.disputed", "module.purchase.refund", "module.purchase.refund", "module.purchase.refund", "module.purchase.refund", "module.purchase.refunded"]);
+    });
+
+    it("refunds a subscription's paid invoice, the latest or one named, and ends its access only with --cancel", async () => {
+      await pricedModule("acme", "acme.charts", { model: "subscription", amount: 500, currency: "usd", interval: "month" });
+      const buyer = await createUser();
+      await buy(buyer, "acme.charts");
+      const purchase = (await request(app).get(`${api}/users/me`).set(bearer(buyer))).body.purchases[0];
+      expect(purchase).toMatchObject({ model: "subscription", status: "active" });
+      const invoice = stripe.events.find((event) => event.type === "invoice.paid")!.data.object.id as string;
+      const refundOf = async (...extra: string[]) => operatorCli("--json", "purchases", "refund", purchase.id, "--amount", "100", ...extra);
+      expect((await refundOf("--invoice", "in_0000")).code).not.toBe(0);
+      const named = await refundOf("--invoice", invoice);
+      expect(named.code).toBe(0);
+      // A refunded invoice changes earnings, never the subscription: access stays.
+      expect((await request(app).get(`${api}/modules/download/acme.charts`).set(bearer(buyer))).status).toBe(200);
+      const canceled = await refundOf("--cancel");
+      expect(JSON.parse(canceled.stdout)).toMatchObject({ amount: 100, canceled: expect.stringMatching(/^sub_/) });
+      expect(stripe.requests.some((call) => call.method === "DELETE" && call.path.startsWith("/v1/subscriptions/"))).toBe(true);
+      expectProblem(await request(other).get(`${api}/modules/download/acme.charts`).set(bearer(buyer)), 403, "not_entitled");
     });
 
     it("sells seats to a business: exactly that many seat holders, oldest seats first, one trial per buyer", async () => {

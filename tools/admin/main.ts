@@ -400,11 +400,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .description("refund a purchase's payment through Stripe (STRIPE_SECRET_KEY), reversing the publisher's transfer and the fee; the webhook then records it")
     .argument("<purchaseId>")
     .option("--amount <minor units>", "a partial refund, in the currency's minor unit (default: all)")
+    .option("--invoice <id>", "a subscription's invoice to refund (default: its latest paid one)")
+    .option("--cancel", "also cancel the subscription at once, which ends its access")
+    .option("--idempotency-key <key>", "repeat an earlier command's key (it prints the one it used) to retry it without refunding twice; default: a new key, a new refund")
     .action(
-      action((ctx, purchaseId: string, options: { amount?: string }, command: Command) => {
+      action((ctx, purchaseId: string, options: { amount?: string; invoice?: string; cancel?: boolean; idempotencyKey?: string }, command: Command) => {
         const amount = options.amount === undefined ? undefined : Number(options.amount);
         if (amount !== undefined && !(Number.isInteger(amount) && amount > 0)) throw new UsageError(`--amount must be a positive whole number of minor units, got '${options.amount}'.`);
-        return refundPurchase({ ...ctx, stripe: refundStripe(command.optsWithGlobals<GlobalOptions>(), io.env), logger: stderrLogger(io), timeoutMs: 30_000 }, { purchaseId, amount });
+        const { invoice, cancel, idempotencyKey } = options;
+        return refundPurchase({ ...ctx, stripe: refundStripe(command.optsWithGlobals<GlobalOptions>(), io.env), logger: stderrLogger(io), timeoutMs: 30_000 }, { purchaseId, amount, invoice, cancel, idempotencyKey });
       }),
     );
 

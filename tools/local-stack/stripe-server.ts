@@ -101,7 +101,7 @@ export async function startLocalStripe(options: {
   }
 
   async function handle(method: string, path: string, params: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
-    const route = `${method} ${path.replace(/\/(acct|sub|pi)_[0-9a-f]+$/, "/:id")}`;
+    const route = `${method} ${path.replace(/\/(acct|sub|pi|in)_[0-9a-f]+$/, "/:id")}`;
     const target = path.split("/").at(-1)!;
     switch (route) {
       case "GET /v1/prices": {
@@ -170,6 +170,17 @@ export async function startLocalStripe(options: {
         if (params.cancel_at_period_end !== undefined) subscription.cancel_at_period_end = params.cancel_at_period_end === "true";
         await sendEvent("customer.subscription.updated", subscription);
         return ok(subscription);
+      }
+      case "DELETE /v1/subscriptions/:id": {
+        const subscription = subscriptions.get(target);
+        if (!subscription) return stripeError(404, `No such subscription: '${target}'`);
+        subscription.status = "canceled";
+        await sendEvent("customer.subscription.deleted", subscription);
+        return ok(subscription);
+      }
+      case "GET /v1/invoices/:id": {
+        const invoice = invoices.find((candidate) => candidate.id === target);
+        return invoice ? ok(invoice) : stripeError(404, `No such invoice: '${target}'`);
       }
       case "GET /v1/invoices":
         return ok(list("/v1/invoices", invoices.filter((invoice) => (!params.subscription || subscriptionOf(invoice) === params.subscription) && (!params.status || invoice.status === params.status)).reverse()));

@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { findUser } from "../accounts/identity";
 import { purchaseStore, type PurchaseRecord } from "../accounts/purchase-store";
 import { auditLog, operatorOf } from "../core/audit-log";
-import { ApiError } from "../core/errors";
+import { ApiError, invalidRequest } from "../core/errors";
 import type { Logger } from "../core/logger";
 import { callStripe, stripeClient, type StripeSettings } from "../core/stripe";
 import { documentId } from "../core/schemas";
@@ -43,31 +44,46 @@ export async function listPurchases({ db, auth }: Pick<OperatorDeps, "db" | "aut
     .map(row);
 }
 
-const refundInput = z.object({ purchaseId: documentId, amount: z.number().int().positive().optional() });
+const refundInput = z.object({
+  purchaseId: documentId,
+  amount: z.number().int().positive().optional(),
+  invoice: z.string().regex(/^in_[A-Za-z0-9]+$/, "a Stripe invoice id (in_…)").optional(),
+  cancel: z.boolean().optional(),
+  idempotencyKey: z.string().regex(/^[\x21-\x7e]{1,200}$/, "1 to 200 printable ASCII characters").optional(),
+});
 
 /**
- * `purchases refund <purchaseId> [--amount <minor units>]`: refunds its payment (a subscription's
- * latest paid invoice is not known here: its payment intent is asked of Stripe), reversing the
- * transfer to the publisher and the marketplace's fee in proportion. The same refund asked again
- * within 24 hours (Stripe's idempotency window) is made once.
+ * `purchases refund <purchaseId> [--amount <minor units>] [--invoice <id>] [--cancel]
+ * [--idempotency-key <key>]`: refunds its payment (a subscription's latest paid invoice unless
+ * `--invoice` names another), reversing the transfer to the publisher and the marketplace's fee in
+ * proportion; `--cancel` also cancels the subscription at once, which ends its access. Each call is
+ * a refund of its own: its Stripe idempotency key is new unless `--idempotency-key` repeats one
+ * (the answer says which it used), so two refunds of the same amount are two refunds, and a
+ * command retried with its key is made once.
  */
 export async function refundPurchase(deps: Pick<OperatorDeps, "db" | "clock" | "actor"> & { stripe: StripeSettings; logger: Logger; timeoutMs: number }, input: z.input<typeof refundInput>) {
-  const { purchaseId, amount } = parseInput(refundInput, input);
+  const { purchaseId, amount, invoice, cancel, idempotencyKey = `refund-${purchaseId}-${randomUUID()}` } = parseInput(refundInput, input);
   const purchase = await purchaseStore(deps.db).get(purchaseId);
   if (!purchase) throw new ApiError("not_found", `No purchase '${purchaseId}'.`);
+  const subscriptionId = purchase.stripe.subscriptionId;
+  if ((invoice || cancel) && !subscriptionId) throw invalidRequest(`Purchase '${purchaseId}' is not a subscription: --invoice and --cancel are for subscriptions.`);
   const stripe = await stripeClient(deps.stripe, deps.timeoutMs);
   let paymentIntent = purchase.stripe.paymentIntentId;
-  if (!paymentIntent && purchase.stripe.subscriptionId) {
-    const subscriptionId = purchase.stripe.subscriptionId;
-    const invoices = await callStripe(deps.logger, "invoices.list", () => stripe.invoices.list({ subscription: subscriptionId, status: "paid", limit: 1 }));
-    const latest = invoices.data[0] as unknown as { payment_intent?: string | { id: string } | null } | undefined;
-    paymentIntent = typeof latest?.payment_intent === "string" ? latest.payment_intent : (latest?.payment_intent?.id ?? null);
+  if (subscriptionId) {
+    const paid = invoice
+      ? await callStripe(deps.logger, "invoices.retrieve", () => stripe.invoices.retrieve(invoice))
+      : (await callStripe(deps.logger, "invoices.list", () => stripe.invoices.list({ subscription: subscriptionId, status: "paid", limit: 1 }))).data[0];
+    const found = paid as unknown as { subscription?: string | null; parent?: { subscription_details?: { subscription?: string } } | null; payment_intent?: string | { id: string } | null } | undefined;
+    const ofSubscription = found?.parent?.subscription_details?.subscription ?? found?.subscription;
+    if (invoice && ofSubscription !== subscriptionId) throw invalidRequest(`Invoice '${invoice}' is not one of purchase '${purchaseId}''s subscription.`);
+    paymentIntent = typeof found?.payment_intent === "string" ? found.payment_intent : (found?.payment_intent?.id ?? null);
   }
   if (!paymentIntent) throw new ApiError("not_found", `Purchase '${purchaseId}' has no payment to refund yet.`);
   const target = paymentIntent;
   const refund = await callStripe(deps.logger, "refunds.create", () =>
-    stripe.refunds.create({ payment_intent: target, reverse_transfer: true, refund_application_fee: true, ...(amount ? { amount } : {}), metadata: { purchaseId } }, { idempotencyKey: `refund-${purchaseId}-${amount ?? "all"}` }),
+    stripe.refunds.create({ payment_intent: target, reverse_transfer: true, refund_application_fee: true, ...(amount ? { amount } : {}), metadata: { purchaseId } }, { idempotencyKey }),
   );
-  await auditLog(deps.db).commit(operatorOf(deps), { action: "module.purchase.refund", target: purchaseId, details: { refundId: refund.id, paymentIntent: target, amount: refund.amount } }, deps.clock(), () => undefined);
-  return { purchaseId, refundId: refund.id, paymentIntent: target, amount: refund.amount, currency: refund.currency, status: refund.status };
+  if (cancel && subscriptionId) await callStripe(deps.logger, "subscriptions.cancel", () => stripe.subscriptions.cancel(subscriptionId, {}, { idempotencyKey: `${idempotencyKey}-cancel` }));
+  await auditLog(deps.db).commit(operatorOf(deps), { action: "module.purchase.refund", target: purchaseId, details: { refundId: refund.id, paymentIntent: target, amount: refund.amount, ...(cancel ? { canceled: subscriptionId } : {}) } }, deps.clock(), () => undefined);
+  return { purchaseId, refundId: refund.id, paymentIntent: target, amount: refund.amount, currency: refund.currency, status: refund.status, idempotencyKey, ...(cancel ? { canceled: subscriptionId } : {}) };
 }
