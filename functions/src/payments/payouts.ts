@@ -46,7 +46,11 @@ export async function getPayoutAccount(deps: Deps, developer: DeveloperAccount, 
     if (!(error instanceof ApiError)) throw error;
     return view(stored);
   }
-  const account = accountObject.parse(current);
+  const parsed = accountObject.safeParse(current);
+  if (!parsed.success) return view(stored);
+  const account = parsed.data;
+  const unchanged = (account.charges_enabled ?? false) === stored.chargesEnabled && (account.payouts_enabled ?? false) === stored.payoutsEnabled && JSON.stringify(account.requirements?.currently_due ?? []) === JSON.stringify(stored.requirementsDue);
+  if (unchanged) return view(stored);
   const recorded = await withinDeadline(
     "Firestore (payouts account)",
     db.runTransaction(async (tx) => {
