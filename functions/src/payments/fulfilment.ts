@@ -23,10 +23,11 @@ import {
   disputeObject,
   idOf,
   invoiceObject,
+  paymentIntentOf,
   periodEndOf,
   stripeSubscriptionObject,
+  subscriptionOf,
   SUBSCRIPTION_STATUS,
-  type InvoiceObject,
   type StripeEvent,
 } from "./stripe-objects";
 
@@ -179,7 +180,7 @@ function handlerOf(event: StripeEvent): Handler | string {
       const invoice = parsed(invoiceObject);
       const buyer = buyerOf(invoice.parent?.subscription_details?.metadata ?? invoice.subscription_details?.metadata);
       if (typeof buyer === "string") return `not a module subscription's invoice (${buyer})`;
-      const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription ?? invoice.subscription);
+      const subscriptionId = subscriptionOf(invoice);
       const paymentIntentId = paymentIntentOf(invoice);
       if (!subscriptionId || documentIdProblem(subscriptionId)) return "the invoice names no subscription";
       if (invoice.amount_paid === 0) return "nothing was charged (a trial's invoice)";
@@ -217,10 +218,6 @@ function handlerOf(event: StripeEvent): Handler | string {
     default:
       return "not an event of paid modules";
   }
-}
-
-function paymentIntentOf(invoice: InvoiceObject): string | null {
-  return idOf(invoice.payment_intent) ?? idOf(invoice.payments?.data.find((entry) => entry.payment?.payment_intent)?.payment?.payment_intent);
 }
 
 /** Reads what a purchase's status depends on: the module, the purchase, and the ledger lines of all its payments. */

@@ -49,8 +49,7 @@ export async function getPayoutAccount(deps: Deps, developer: DeveloperAccount, 
   const parsed = accountObject.safeParse(current);
   if (!parsed.success) return view(stored);
   const account = parsed.data;
-  const unchanged = (account.charges_enabled ?? false) === stored.chargesEnabled && (account.payouts_enabled ?? false) === stored.payoutsEnabled && JSON.stringify(account.requirements?.currently_due ?? []) === JSON.stringify(stored.requirementsDue);
-  if (unchanged) return view(stored);
+  if (JSON.stringify(stateOf(account)) === JSON.stringify(view(stored))) return view(stored);
   const recorded = await withinDeadline(
     "Firestore (payouts account)",
     db.runTransaction(async (tx) => {
@@ -62,6 +61,14 @@ export async function getPayoutAccount(deps: Deps, developer: DeveloperAccount, 
   return view(recorded);
 }
 
+/** What Stripe's account says the publisher may do, in the answer's order and names. */
+const stateOf = (account: z.output<typeof accountObject>) => ({
+  accountId: account.id,
+  chargesEnabled: account.charges_enabled ?? false,
+  payoutsEnabled: account.payouts_enabled ?? false,
+  requirementsDue: account.requirements?.currently_due ?? [],
+});
+
 /**
  * Records what Stripe says of a connected account as of `seenAt` (an event's creation, or when it
  * was read), unless something newer was recorded already: Stripe does not deliver in order.
@@ -70,14 +77,7 @@ export async function getPayoutAccount(deps: Deps, developer: DeveloperAccount, 
 export function recordAccountState(tx: Transaction, deps: Deps, stored: PayoutAccountRecord, account: z.output<typeof accountObject>, seenAt: Date, actor: Actor, now: Date): PayoutAccountRecord | null {
   if (stored.accountId !== account.id) return null;
   if (stored.stripeEventCreated && seenAt < stored.stripeEventCreated) return null;
-  const next = {
-    ...stored,
-    chargesEnabled: account.charges_enabled ?? false,
-    payoutsEnabled: account.payouts_enabled ?? false,
-    requirementsDue: account.requirements?.currently_due ?? [],
-    stripeEventCreated: seenAt,
-    updatedAt: now,
-  };
+  const next = { ...stored, ...stateOf(account), stripeEventCreated: seenAt, updatedAt: now };
   payoutAccountStore(deps.db).setIn(tx, next);
   auditLog(deps.db).record(tx, actor, { action: "payouts.account.updated", target: stored.publisherId, details: { accountId: account.id, chargesEnabled: next.chargesEnabled, payoutsEnabled: next.payoutsEnabled, requirementsDue: next.requirementsDue } }, now);
   return next;

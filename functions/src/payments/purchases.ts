@@ -7,6 +7,7 @@ import { ApiError, invalidRequest } from "../core/errors";
 import type { Logger } from "../core/logger";
 import { callStripe, stripeClient, type StripeSettings } from "../core/stripe";
 import { documentId } from "../core/schemas";
+import { invoiceObject, paymentIntentOf, subscriptionOf } from "./stripe-objects";
 import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
 
@@ -73,10 +74,9 @@ export async function refundPurchase(deps: Pick<OperatorDeps, "db" | "clock" | "
     const paid = invoice
       ? await callStripe(deps.logger, "invoices.retrieve", () => stripe.invoices.retrieve(invoice))
       : (await callStripe(deps.logger, "invoices.list", () => stripe.invoices.list({ subscription: subscriptionId, status: "paid", limit: 1 }))).data[0];
-    const found = paid as unknown as { subscription?: string | null; parent?: { subscription_details?: { subscription?: string } } | null; payment_intent?: string | { id: string } | null } | undefined;
-    const ofSubscription = found?.parent?.subscription_details?.subscription ?? found?.subscription;
-    if (invoice && ofSubscription !== subscriptionId) throw invalidRequest(`Invoice '${invoice}' is not one of purchase '${purchaseId}''s subscription.`);
-    paymentIntent = typeof found?.payment_intent === "string" ? found.payment_intent : (found?.payment_intent?.id ?? null);
+    const found = paid === undefined ? null : invoiceObject.safeParse(paid).data ?? null;
+    if (invoice && (!found || subscriptionOf(found) !== subscriptionId)) throw invalidRequest(`Invoice '${invoice}' is not one of purchase '${purchaseId}''s subscription.`);
+    paymentIntent = found && paymentIntentOf(found);
   }
   if (!paymentIntent) throw new ApiError("not_found", `Purchase '${purchaseId}' has no payment to refund yet.`);
   const target = paymentIntent;

@@ -100,6 +100,13 @@ export const invoiceObject = z.looseObject({
 });
 export type InvoiceObject = z.output<typeof invoiceObject>;
 
+/** The payment intent an invoice was paid with, in the older API's field or the newer one's payments. */
+export const paymentIntentOf = (invoice: InvoiceObject): string | null =>
+  idOf(invoice.payment_intent) ?? idOf(invoice.payments?.data.find((entry) => entry.payment?.payment_intent)?.payment?.payment_intent);
+
+/** The subscription an invoice bills, in the newer API's parent or the older API's field. */
+export const subscriptionOf = (invoice: InvoiceObject): string | null => idOf(invoice.parent?.subscription_details?.subscription ?? invoice.subscription);
+
 export const chargeObject = z.looseObject({
   id: stripeId,
   amount: z.number().int().nonnegative(),
