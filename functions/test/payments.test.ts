@@ -359,7 +359,10 @@ describe("paid modules (§20)", () => {
       expect((await request(app).get(`${api}/users/me`).set(bearer(buyer))).body.purchases[0].status).toBe("refunded");
       const { db } = await testDeps();
       const audit = (await db.collection("auditLog").where("target", "==", purchaseId).get()).docs.map((doc) => doc.get("action")).sort();
-      expect(audit).toEqual(["module.purchase.completed", "module.purchase.disputed", "module.purchase.disputed", "module.purchase.refund", "module.purchase.refund", "module.purchase.refund", "module.purchase.refund", "module.purchase.refunded"]);
+      expect(audit).toEqual(["module.purchase.completed", "module.purchase.disputed", "module.purchase.disputed", "module.purchase.refund", "module.purchase.refund", "module.purchase.refund", "module.purchase.refund", "module.purchase.refunded", "module.purchase.refunded", "module.purchase.refunded"]);
+      // One module.purchase.refunded per refund (200, 200, then the remaining 599), each once.
+      const refundedEvents = (await db.collection("events").where("type", "==", "module.purchase.refunded").get()).docs.map((doc) => doc.get("data"));
+      expect(refundedEvents.map((data) => data.amount).sort()).toEqual([200, 200, 599]);
     });
 
     it("refunds a subscription's paid invoice, the latest or one named, and ends its access only with --cancel", async () => {
@@ -379,6 +382,106 @@ describe("paid modules (§20)", () => {
       expect(JSON.parse(canceled.stdout)).toMatchObject({ amount: 100, canceled: expect.stringMatching(/^sub_/) });
       expect(stripe.requests.some((call) => call.method === "DELETE" && call.path.startsWith("/v1/subscriptions/"))).toBe(true);
       expectProblem(await request(other).get(`${api}/modules/download/acme.charts`).set(bearer(buyer)), 403, "not_entitled");
+    });
+
+    it("follows a module subscription as Stripe has it: a refunded or lost invoice keeps access, the next paid one renews it, and events of one second end as Stripe says", async () => {
+      const developer = await pricedModule("acme", "acme.charts", { model: "subscription", amount: 500, currency: "usd", interval: "month" });
+      const buyer = await createUser();
+      await buy(buyer, "acme.charts");
+      const purchaseOf = async () => (await request(app).get(`${api}/users/me`).set(bearer(buyer))).body.purchases[0];
+      const download = async () => (await request(other).get(`${api}/modules/download/acme.charts`).set(bearer(buyer))).status;
+      const january = await purchaseOf();
+      expect(january).toMatchObject({ model: "subscription", status: "active" });
+
+      // January's invoice refunded in full: earnings change, the subscription does not.
+      expect((await operatorCli("purchases", "refund", january.id)).code).toBe(0);
+      expect(await download()).toBe(200);
+      // February is paid: a new period, and a dispute of it lost changes earnings only.
+      const february = await stripe.renew(january.id);
+      expect(await download()).toBe(200);
+      const renewed = await purchaseOf();
+      expect(renewed.status).toBe("active");
+      expect(Date.parse(renewed.currentPeriodEnd) - Date.parse(january.currentPeriodEnd)).toBe(30 * DAY * 1000);
+      const lost = { id: "evt_lost_february", object: "event", type: "charge.dispute.closed", created: nowSeconds(), data: { object: { id: "dp_feb", object: "dispute", amount: 500, status: "lost", payment_intent: february.payment_intent } } };
+      expect((await deliver(lost)).body.outcome).toBe("applied");
+      expect(await download()).toBe(200);
+      // Fees: 75 on each invoice; January's is given back with its refund.
+      expect((await request(app).get(`${api}/developers/earnings`).set(bearer(developer))).body.totals).toEqual([{ currency: "usd", sales: 2, gross: 1000, fees: 75, refunds: 1000, net: -75 }]);
+
+      // Stripe cancels it; its event is late, and an "active" update of the same second comes first: what counts is what Stripe says.
+      const release = stripe.holdEvents();
+      await cancelAtStripe(january.id);
+      const deleted = stripe.events.at(-1)!;
+      expect(deleted.type).toBe("customer.subscription.deleted");
+      const sameSecond = { ...deleted, id: "evt_same_second_update", type: "customer.subscription.updated", data: { object: { ...deleted.data.object, status: "active" } } };
+      expect((await deliver(sameSecond)).body.outcome).toBe("applied");
+      expect(await download()).toBe(403);
+      await release();
+      expect((await deliver({ ...sameSecond, id: "evt_same_second_again" }, other)).body.outcome).toBe("applied");
+      expect(await download()).toBe(403);
+      expect((await purchaseOf()).status).toBe("canceled");
+      const { db } = await testDeps();
+      expect((await db.collection("events").where("type", "==", "module.purchase.completed").get()).size).toBe(1);
+    });
+
+    it("fulfils a delayed payment when it settles, and grants nothing when it fails", async () => {
+      await pricedModule("acme", "acme.charts", { model: "one_time", amount: 999 });
+      const [paying, failing] = await Promise.all([createUser(), createUser()]);
+      const download = async (buyer: TestUser) => (await request(other).get(`${api}/modules/download/acme.charts`).set(bearer(buyer))).status;
+      const paidLater = async (buyer: TestUser) => {
+        const checkout = await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(buyer)).send({});
+        expect(checkout.status).toBe(200);
+        await submit(`${checkout.body.url}/pay`, "method=sepa_debit");
+        expect(stripe.events.at(-1)).toMatchObject({ type: "checkout.session.completed", data: { object: { payment_status: "unpaid" } } });
+        expect(await download(buyer)).toBe(403);
+        return checkout.body.url as string;
+      };
+      const succeeding = await paidLater(paying);
+      await submit(`${succeeding}/settle`, "outcome=succeeded");
+      expect(stripe.events.at(-1)!.type).toBe("checkout.session.async_payment_succeeded");
+      expect(await download(paying)).toBe(200);
+      expect((await request(app).get(`${api}/users/me`).set(bearer(paying))).body.purchases).toEqual([expect.objectContaining({ model: "one_time", status: "active" })]);
+
+      const failed = await paidLater(failing);
+      await submit(`${failed}/settle`, "outcome=failed");
+      expect(stripe.events.at(-1)!.type).toBe("checkout.session.async_payment_failed");
+      expect(await download(failing)).toBe(403);
+      expect((await request(app).get(`${api}/users/me`).set(bearer(failing))).body.purchases).toEqual([]);
+      const { db } = await testDeps();
+      expect((await db.collection("events").where("type", "==", "module.purchase.completed").get()).size).toBe(1);
+    });
+
+    it("sends module.purchase.completed once a purchase is paid, and module.purchase.refunded for every refund, whatever order the events come in", async () => {
+      const developer = await pricedModule("acme", "acme.charts", { model: "subscription", amount: 500, interval: "month", trialDays: 7 });
+      const buyer = await createUser();
+      await buy(buyer, "acme.charts");
+      const subscriptionId = String(stripe.events.find((event) => event.type === "customer.subscription.created")!.data.object.id);
+      const { db } = await testDeps();
+      const sent = async (type: string) => (await db.collection("events").where("type", "==", type).get()).docs.map((doc) => doc.get("data"));
+      // A trial, then a renewal that fails: never paid, so never completed.
+      await stripe.renew(subscriptionId, { paid: false });
+      expect((await request(app).get(`${api}/users/me`).set(bearer(buyer))).body.purchases[0].status).toBe("past_due");
+      expect(await sent("module.purchase.completed")).toEqual([]);
+      await stripe.renew(subscriptionId);
+      await stripe.renew(subscriptionId);
+      expect(await sent("module.purchase.completed")).toEqual([{ moduleId: "acme.charts", purchaseId: subscriptionId, amount: 500, currency: "usd" }]);
+
+      // A one-time sale with two refunds (300, then the rest: Stripe's amount_refunded is cumulative), each order twice over.
+      await publishModule(developer, { id: "acme.maps", version: "1.0.0" });
+      const orders = { pi_order_a: [0, 1, 2], pi_order_b: [1, 0, 2], pi_order_c: [2, 1, 0], pi_order_d: [1, 2, 0] };
+      for (const [pi, order] of Object.entries(orders)) {
+        const created = nowSeconds();
+        const events = [
+          { id: `evt_${pi}_sale`, object: "event", type: "checkout.session.completed", created, data: { object: { id: `cs_${pi}`, object: "checkout.session", mode: "payment", payment_status: "paid", metadata: { moduleId: "acme.maps", buyerUid: buyer.uid, quantity: "1" }, payment_intent: pi, amount_total: 1000, currency: "usd", created } } },
+          { id: `evt_${pi}_300`, object: "event", type: "charge.refunded", created, data: { object: { id: `ch_${pi}`, object: "charge", amount: 1000, amount_refunded: 300, currency: "usd", payment_intent: pi } } },
+          { id: `evt_${pi}_1000`, object: "event", type: "charge.refunded", created, data: { object: { id: `ch_${pi}`, object: "charge", amount: 1000, amount_refunded: 1000, currency: "usd", payment_intent: pi } } },
+        ];
+        for (const index of [...order, ...order]) expect((await deliver(events[index], index % 2 ? app : other)).status).toBe(200);
+      }
+      const refunds = (await sent("module.purchase.refunded")).reduce<Record<string, number[]>>((byPurchase, data) => ({ ...byPurchase, [data.purchaseId]: [...(byPurchase[data.purchaseId] ?? []), data.amount].sort((a, b) => a - b) }), {});
+      // Both refunds are announced when the sale is known before the second; a refund that arrives late (300 after 1,000) adds nothing.
+      expect(refunds).toEqual({ pi_order_a: [300, 700], pi_order_b: [300, 700], pi_order_c: [1000], pi_order_d: [1000] });
+      expect((await sent("module.purchase.completed")).map((data) => data.purchaseId).sort()).toEqual([...Object.keys(orders), subscriptionId].sort());
     });
 
     it("sells seats to a business: exactly that many seat holders, oldest seats first, one trial per buyer", async () => {
@@ -418,9 +521,14 @@ describe("paid modules (§20)", () => {
       expect(claims.exp).toBe(Math.floor(Date.parse(ownerProfile.purchases[0].currentPeriodEnd) / 1000) + 3 * DAY);
       expectProblem(await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(owner)).send({ businessId: "globex", seats: 3 }), 409, "already_owned");
 
+      // A second business of the same owner gets no trial of it either.
+      await db.doc("businesses/initech").set({ name: "Initech", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+      expect((await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(owner)).send({ businessId: "initech", seats: 1 })).status).toBe(200);
+      expect(callsTo("/v1/checkout/sessions").at(-1)!.params.subscription_data).not.toHaveProperty("trial_period_days");
+
       // Canceled: no access, and a second checkout offers no second trial. A person may still have their own.
       const subscription = stripe.events.find((event) => event.type === "customer.subscription.created")!.data.object;
-      expect((await deliver({ id: "evt_cancel", object: "event", type: "customer.subscription.deleted", created: nowSeconds() + 5, data: { object: { ...subscription, status: "canceled" } } })).body.outcome).toBe("applied");
+      await cancelAtStripe(String(subscription.id));
       expect(await entitled(owner)).toBe(false);
       const again = await buy(owner, "acme.charts", { businessId: "globex", seats: 3 });
       expect(again.subscription_data).not.toHaveProperty("trial_period_days");
@@ -429,7 +537,7 @@ describe("paid modules (§20)", () => {
 
       // Free again: the running module subscriptions end with their period, and nobody new pays.
       expect((await request(app).delete(`${api}/developers/modules/acme.charts/pricing`).set(bearer(developer))).status).toBe(204);
-      expect(stripe.requests.filter((call) => call.path.startsWith("/v1/subscriptions/")).map((call) => call.params)).toEqual([{ cancel_at_period_end: "true" }, { cancel_at_period_end: "true" }]);
+      expect(stripe.requests.filter((call) => call.method === "POST" && call.path.startsWith("/v1/subscriptions/")).map((call) => call.params)).toEqual([{ cancel_at_period_end: "true" }, { cancel_at_period_end: "true" }]);
       const purchases = (await request(app).get(`${api}/users/me`).set(bearer(late))).body.purchases;
       expect(purchases).toHaveLength(2);
       expect(await entitled(late)).toBe(true);
@@ -532,6 +640,12 @@ describe("paid modules (§20)", () => {
         else process.env[name] = value;
       }
     }
+  }
+
+  /** Cancels a subscription at Stripe, as the Billing Portal would: Stripe then sends customer.subscription.deleted. */
+  async function cancelAtStripe(subscriptionId: string) {
+    const answer = await fetch(`${stripe.url}/v1/subscriptions/${subscriptionId}`, { method: "DELETE", headers: { Authorization: "Bearer sk_test_local" } });
+    expect(answer.status).toBe(200);
   }
 
   async function deliver(event: object, target: Express = app) {

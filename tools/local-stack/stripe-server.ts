@@ -11,9 +11,11 @@ import qs from "qs";
  * it, and serves the pages its URLs point to, which send the API the signed events Stripe would:
  * - self-serve plans (§17): a checkout page whose payment sends `customer.subscription.created`;
  * - paid modules (§20): connected accounts and their onboarding page (`account.updated`),
- *   products and prices, one-time checkouts (`checkout.session.completed`), module subscriptions
- *   (`customer.subscription.created` and, unless on trial, `invoice.paid`), subscription updates,
- *   refunds (`charge.refunded`).
+ *   products and prices, one-time checkouts (`checkout.session.completed`; paid by SEPA debit, it
+ *   completes unpaid and settles later: `checkout.session.async_payment_succeeded|failed`),
+ *   module subscriptions (`customer.subscription.created` and, unless on trial, `invoice.paid`),
+ *   which the API reads back (`GET /v1/subscriptions/:id`), renewals (`renew`), subscription
+ *   updates and cancellations, refunds (`charge.refunded`).
  */
 
 export interface StripeRequest {
@@ -38,6 +40,14 @@ export interface LocalStripe {
   events: { id: string; type: string; data: { object: Record<string, unknown> } }[];
   /** The next `count` API calls (to `path` only, when given) fail: with a Stripe API error of `status`, or by closing the connection. */
   failNext(count: number, how: { status: number } | "disconnect", path?: string): void;
+  /**
+   * Ends a module subscription's period as Stripe would: the next invoice is paid (a new period,
+   * `invoice.paid`, then `customer.subscription.updated`) or, with `paid: false`, fails (the
+   * subscription becomes `past_due`). Answers the invoice.
+   */
+  renew(subscriptionId: string, options?: { paid?: boolean }): Promise<Record<string, unknown>>;
+  /** Changes a subscription at Stripe without telling the webhook (as when its events are still on their way). */
+  setSubscription(subscriptionId: string, change: Record<string, unknown>): Record<string, unknown>;
   /** Keeps the events made from now on from the webhook (as a slow or failing delivery would) until the returned function sends them, in order. */
   holdEvents(): () => Promise<void>;
   stop(): Promise<void>;
@@ -164,6 +174,10 @@ export async function startLocalStripe(options: {
         sessions.set(session.id, session);
         return ok(session);
       }
+      case "GET /v1/subscriptions/:id": {
+        const subscription = subscriptions.get(target);
+        return subscription ? ok(subscription) : stripeError(404, `No such subscription: '${target}'`);
+      }
       case "POST /v1/subscriptions/:id": {
         const subscription = subscriptions.get(target);
         if (!subscription) return stripeError(404, `No such subscription: '${target}'`);
@@ -209,7 +223,13 @@ export async function startLocalStripe(options: {
     }
     if (req.method === "POST" && kind === "checkout" && action === "pay") {
       const item = (session.line_items as { quantity: string }[])[0];
-      await pay(session, Number(qs.parse(await readBody(req)).quantity ?? item.quantity));
+      const form = qs.parse(await readBody(req));
+      await pay(session, Number(form.quantity ?? item.quantity), String(form.method ?? "card"));
+      res.writeHead(303, { Location: String(session.success_url) }).end();
+      return;
+    }
+    if (req.method === "POST" && kind === "checkout" && action === "settle" && session.payment_status === "unpaid") {
+      await settle(session, qs.parse(await readBody(req)).outcome !== "failed");
       res.writeHead(303, { Location: String(session.success_url) }).end();
       return;
     }
@@ -224,8 +244,8 @@ export async function startLocalStripe(options: {
     res.end(kind === "checkout" ? checkoutPage(session, prices.get(String((session.line_items as { price: string }[])[0].price))!) : kind === "portal" ? portalPage(session) : onboardingPage(session, accounts.get(String(session.account))!));
   }
 
-  /** What paying a session makes happen at Stripe, told to the webhook. */
-  async function pay(session: StripeObject, quantity: number) {
+  /** What paying a session makes happen at Stripe, told to the webhook. A delayed method (`sepa_debit`) completes the session unpaid until it settles. */
+  async function pay(session: StripeObject, quantity: number, method: string) {
     const price = prices.get(String((session.line_items as { price: string }[])[0].price))!;
     const customer = typeof session.customer === "string" ? session.customer : id("cus");
     const now = nowSeconds();
@@ -233,15 +253,12 @@ export async function startLocalStripe(options: {
     const currency = String(price.currency ?? "usd");
     if (session.mode === "payment") {
       const paymentIntent = id("pi");
-      payments.set(paymentIntent, { charge: id("ch"), amount, currency, refunded: 0 });
-      await sendEvent("checkout.session.completed", {
-        id: session.id,
+      const delayed = method === "sepa_debit";
+      if (!delayed) payments.set(paymentIntent, { charge: id("ch"), amount, currency, refunded: 0 });
+      Object.assign(session, {
         object: "checkout.session",
-        mode: "payment",
         status: "complete",
-        payment_status: "paid",
-        metadata: session.metadata ?? {},
-        client_reference_id: session.client_reference_id ?? null,
+        payment_status: delayed ? "unpaid" : "paid",
         customer,
         payment_intent: paymentIntent,
         amount_subtotal: amount,
@@ -249,11 +266,12 @@ export async function startLocalStripe(options: {
         currency,
         created: now,
       });
+      await sendEvent("checkout.session.completed", checkoutSessionEvent(session));
       return;
     }
     const data = (session.subscription_data ?? {}) as { metadata?: Metadata; trial_period_days?: string; application_fee_percent?: string };
     const trialDays = Number(data.trial_period_days ?? 0);
-    const periodEnd = now + (trialDays > 0 ? trialDays : price.recurring && (price.recurring as { interval: string }).interval === "year" ? 365 : 30) * DAY;
+    const periodEnd = now + (trialDays > 0 ? trialDays * DAY : periodOf(price));
     const subscription: StripeObject = {
       id: id("sub"),
       object: "subscription",
@@ -268,6 +286,18 @@ export async function startLocalStripe(options: {
     subscriptions.set(subscription.id, subscription);
     await sendEvent("customer.subscription.created", subscription);
     if (trialDays > 0 || !data.metadata?.moduleId) return;
+    await paidInvoice(subscription, amount, currency);
+  }
+
+  /** A delayed payment's outcome, days later at Stripe: `async_payment_succeeded` (now paid) or `async_payment_failed`. */
+  async function settle(session: StripeObject, succeeded: boolean) {
+    if (succeeded) payments.set(String(session.payment_intent), { charge: id("ch"), amount: Number(session.amount_total), currency: String(session.currency), refunded: 0 });
+    session.payment_status = succeeded ? "paid" : "unpaid";
+    await sendEvent(succeeded ? "checkout.session.async_payment_succeeded" : "checkout.session.async_payment_failed", checkoutSessionEvent(session));
+  }
+
+  /** A module subscription's invoice, paid: a charge of `amount`, told as `invoice.paid`. */
+  async function paidInvoice(subscription: StripeObject, amount: number, currency: string) {
     const paymentIntent = id("pi");
     payments.set(paymentIntent, { charge: id("ch"), amount, currency, refunded: 0 });
     const invoice = {
@@ -276,14 +306,35 @@ export async function startLocalStripe(options: {
       status: "paid",
       amount_paid: amount,
       currency,
-      created: now,
-      customer,
+      created: nowSeconds(),
+      customer: subscription.customer,
       application_fee_amount: subscription.application_fee_percent === null ? null : Math.floor((amount * Number(subscription.application_fee_percent) + 50) / 100),
       payment_intent: paymentIntent,
       parent: { type: "subscription_details", subscription_details: { subscription: subscription.id, metadata: subscription.metadata } },
     };
     invoices.push(invoice);
     await sendEvent("invoice.paid", invoice);
+    return invoice;
+  }
+
+  async function renew(subscriptionId: string, options: { paid?: boolean } = {}) {
+    const subscription = subscriptions.get(subscriptionId);
+    if (!subscription) throw new Error(`no subscription ${subscriptionId}`);
+    const [item] = (subscription.items as { data: { price: StripeObject; quantity: number; current_period_end: number }[] }).data;
+    const amount = Number(item.price.unit_amount ?? 0) * item.quantity;
+    const currency = String(item.price.currency ?? "usd");
+    if (options.paid === false) {
+      subscription.status = "past_due";
+      const invoice = { id: id("in"), object: "invoice", status: "open", amount_paid: 0, amount_due: amount, currency, created: nowSeconds(), customer: subscription.customer, parent: { type: "subscription_details", subscription_details: { subscription: subscription.id, metadata: subscription.metadata } } };
+      invoices.push(invoice);
+      await sendEvent("customer.subscription.updated", subscription);
+      return invoice;
+    }
+    item.current_period_end += periodOf(item.price);
+    Object.assign(subscription, { status: "active", trial_end: null });
+    const invoice = await paidInvoice(subscription, amount, currency);
+    await sendEvent("customer.subscription.updated", subscription);
+    return invoice;
   }
 
   /** Signs an event as Stripe does and sends it to the webhook; throws unless it is accepted. */
@@ -319,6 +370,8 @@ export async function startLocalStripe(options: {
     requests,
     events,
     failNext: (count, how, path) => (failures = { count, how, path }),
+    renew,
+    setSubscription: (subscriptionId, change) => Object.assign(subscriptions.get(subscriptionId)!, change),
     holdEvents: () => {
       const waiting = (held ??= []);
       return async () => {
@@ -331,6 +384,15 @@ export async function startLocalStripe(options: {
 }
 
 const list = (url: string, data: unknown[]) => ({ object: "list", data, has_more: false, url });
+
+/** A price's billing period, in seconds. */
+const periodOf = (price: StripeObject) => ((price.recurring as { interval?: string } | undefined)?.interval === "year" ? 365 : 30) * DAY;
+
+/** A checkout session as its events carry it. */
+const checkoutSessionEvent = (session: StripeObject): StripeObject => {
+  const { id: sessionId, mode, status, payment_status, metadata, client_reference_id, customer, payment_intent, amount_subtotal, amount_total, currency, created } = session;
+  return { id: sessionId, object: "checkout.session", mode, status, payment_status, metadata: metadata ?? {}, client_reference_id: client_reference_id ?? null, customer, payment_intent, amount_subtotal, amount_total, currency, created };
+};
 
 const subscriptionOf = (invoice: StripeObject) => (invoice.parent as { subscription_details: { subscription: string } }).subscription_details.subscription;
 
@@ -375,7 +437,11 @@ function checkoutPage(session: StripeObject, price: StripeObject): string {
     `<p>What the Marketplace API sent to Stripe:</p>
 <dl>${rows.map(([term, value]) => `<dt>${escape(term)}</dt><dd>${escape(value)}</dd>`).join("")}</dl>
 <form method="post" action="/checkout/${escape(session.id)}/pay"><label>${metadata.moduleId ? "Quantity" : "Seats"} <input name="quantity" type="number" value="${escape(item.quantity)}" min="${escape(item.adjustable_quantity?.minimum ?? 1)}" max="${escape(item.adjustable_quantity?.maximum ?? 10000)}"${adjustable ? "" : " readonly"}></label>
-<p><button type="submit">Pay</button> <a href="${escape(session.cancel_url)}">Cancel</a></p></form>`,
+<p><button type="submit">Pay</button>${session.mode === "payment" ? ` <button type="submit" name="method" value="sepa_debit">Pay by SEPA debit (settles later)</button>` : ""} <a href="${escape(session.cancel_url)}">Cancel</a></p></form>${
+      session.payment_status === "unpaid"
+        ? `<form method="post" action="/checkout/${escape(session.id)}/settle"><p>The SEPA debit is pending. <button type="submit" name="outcome" value="succeeded">Settle as paid</button> <button type="submit" name="outcome" value="failed">Fail it</button></p></form>`
+        : ""
+    }`,
   );
 }
 

@@ -1,4 +1,4 @@
-import { drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, GRACE_PERIOD_MS, heldSeats, isModuleUsable, usingKey, type PurchaseStatus, type PurchaseTerms } from "./rules";
+import { drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, GRACE_PERIOD_MS, heldSeats, isModuleUsable, purchaseStatus, usingKey, type PurchaseStatus, type PurchaseTerms } from "./rules";
 
 const now = new Date("2026-06-15T12:00:00.000Z");
 const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -149,5 +149,22 @@ describe("isModuleUsable", () => {
     expect(isModuleUsable({ id: "a.b", entitlement: "pro", price: { amount: 500 } }, new Set(["pro"]))).toBe(true);
     expect(usingKey({ id: "a.b", entitlement: "pro", price: { amount: 500 } }, new Set(["pro", "module:a.b"]))).toBe("module:a.b");
     expect(usingKey({ id: "a.b" }, new Set())).toBeNull();
+  });
+});
+
+describe("purchaseStatus (§20)", () => {
+  it("follows refunds and disputes for a one-time purchase, and only Stripe's status for a subscription", () => {
+    const table: [Parameters<typeof purchaseStatus>[0], PurchaseStatus][] = [
+      [{ model: "one_time", baseStatus: "active", refunded: false, dispute: null }, "active"],
+      [{ model: "one_time", baseStatus: "active", refunded: true, dispute: null }, "refunded"],
+      [{ model: "one_time", baseStatus: "active", refunded: false, dispute: "open" }, "disputed"],
+      [{ model: "one_time", baseStatus: "active", refunded: false, dispute: "won" }, "active"],
+      [{ model: "one_time", baseStatus: "active", refunded: true, dispute: "open" }, "refunded"],
+      [{ model: "one_time", baseStatus: "active", refunded: true, dispute: "lost" }, "revoked"],
+      [{ model: "subscription", baseStatus: "active", refunded: true, dispute: "lost" }, "active"],
+      [{ model: "subscription", baseStatus: "past_due", refunded: true, dispute: "open" }, "past_due"],
+      [{ model: "subscription", baseStatus: "canceled", refunded: false, dispute: null }, "canceled"],
+    ];
+    for (const [facts, status] of table) expect([facts, purchaseStatus(facts)]).toEqual([facts, status]);
   });
 });

@@ -55,6 +55,20 @@ export function grantsEntitlements(status: SubscriptionStatus): boolean {
 export const PURCHASE_STATUSES = ["active", "trialing", "past_due", "canceled", "expired", "refunded", "disputed", "revoked"] as const;
 export type PurchaseStatus = (typeof PURCHASE_STATUSES)[number];
 
+/**
+ * The status access reads (§20), from the facts kept beside it: a one-time purchase is revoked by
+ * a lost dispute, ended by a full refund and suspended by an open dispute; a subscription follows
+ * only Stripe's status of it (`baseStatus`): a refunded or disputed invoice changes earnings,
+ * never the subscription.
+ */
+export function purchaseStatus(facts: { model: "one_time" | "subscription"; baseStatus: PurchaseStatus; refunded: boolean; dispute: "open" | "won" | "lost" | null }): PurchaseStatus {
+  if (facts.model === "subscription") return facts.baseStatus;
+  if (facts.dispute === "lost") return "revoked";
+  if (facts.refunded) return "refunded";
+  if (facts.dispute === "open") return "disputed";
+  return facts.baseStatus;
+}
+
 /** The entitlement a purchase of a module grants (§20). */
 export const moduleEntitlement = (moduleId: string) => `module:${moduleId}`;
 

@@ -1,6 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
-import { PURCHASE_STATUSES, type PurchaseStatus } from "../access/rules";
+import { PURCHASE_STATUSES, purchaseStatus, type PurchaseStatus } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
@@ -9,9 +9,10 @@ import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/do
  * Stripe webhook's fulfilment (payments/). The id is Stripe's: the payment intent of a one-time
  * purchase, the subscription of a module subscription.
  *
- * `status` is what access reads; it is derived from the facts kept beside it: Stripe's own status
- * of the payment or subscription (`baseStatus`), whether the payment was refunded in full, and
- * the state of a dispute.
+ * `status` is what access reads; it is derived (access/rules `purchaseStatus`) from the facts kept
+ * beside it: Stripe's own status of the payment or subscription (`baseStatus`), whether the
+ * payment was refunded in full, and the state of a dispute. `completedAt` is when it first
+ * granted paid access, which is when `module.purchase.completed` was sent.
  */
 
 export const PURCHASE_MODELS = ["one_time", "subscription"] as const;
@@ -40,12 +41,12 @@ const purchaseDocument = z.object({
   currentPeriodEnd: timestamp.nullable(),
   cancelAtPeriodEnd: z.boolean(),
   trial: z.boolean(),
+  /** Missing on purchases written before it existed, which were completed when created. */
+  completedAt: timestamp.nullable().optional(),
   stripe: z.object({
     customerId: z.string().nullable(),
     paymentIntentId: z.string().nullable(),
     subscriptionId: z.string().nullable(),
-    /** The time of the last subscription event that wrote the base status (Stripe does not deliver in order). */
-    eventCreated: timestamp.nullable(),
   }),
   createdAt: timestamp,
   updatedAt: timestamp,
@@ -69,17 +70,10 @@ export interface PurchaseRecord {
   currentPeriodEnd: Date | null;
   cancelAtPeriodEnd: boolean;
   trial: boolean;
-  stripe: { customerId: string | null; paymentIntentId: string | null; subscriptionId: string | null; eventCreated: Date | null };
+  completedAt: Date | null;
+  stripe: { customerId: string | null; paymentIntentId: string | null; subscriptionId: string | null };
   createdAt: Date;
   updatedAt: Date;
-}
-
-/** The status access reads: a lost dispute revokes, a full refund ends, an open dispute suspends; else Stripe's. */
-export function purchaseStatus(facts: Pick<PurchaseRecord, "baseStatus" | "refunded" | "dispute">): PurchaseStatus {
-  if (facts.dispute === "lost") return "revoked";
-  if (facts.refunded) return "refunded";
-  if (facts.dispute === "open") return "disputed";
-  return facts.baseStatus;
 }
 
 /** Firestore's `in` takes at most 30 values. */
@@ -94,7 +88,8 @@ export const purchaseStore = oncePerDatabase((db: Firestore) => {
         ...stored,
         id: snapshot.id,
         currentPeriodEnd: stored.currentPeriodEnd?.toDate() ?? null,
-        stripe: { ...stored.stripe, eventCreated: stored.stripe.eventCreated?.toDate() ?? null },
+        completedAt: stored.completedAt === undefined ? stored.createdAt.toDate() : (stored.completedAt?.toDate() ?? null),
+        stripe: { customerId: stored.stripe.customerId, paymentIntentId: stored.stripe.paymentIntentId, subscriptionId: stored.stripe.subscriptionId },
         createdAt: stored.createdAt.toDate(),
         updatedAt: stored.updatedAt.toDate(),
       }
@@ -118,16 +113,18 @@ export const purchaseStore = oncePerDatabase((db: Firestore) => {
     ofOwnerAndModule: (owner: PurchaseOwner, moduleId: string) => query((base) => base.where("ownerKey", "==", ownerKey(owner)).where("moduleId", "==", moduleId)),
     ofModule: (moduleId: string) => query((base) => base.where("moduleId", "==", moduleId)),
     ofBuyer: (buyerUid: string) => query((base) => base.where("buyerUid", "==", buyerUid)),
+    /** Every purchase of one module bought by any of these people (at most 30), for themselves or a business. */
+    ofBuyersAndModule: (buyerUids: string[], moduleId: string) => query((base) => base.where("buyerUid", "in", [...new Set(buyerUids)].slice(0, IN_LIMIT)).where("moduleId", "==", moduleId)),
     /** The most recent purchases first, at most `limit`. */
     recent: (limit: number) => query((base) => base.orderBy("createdAt", "desc").limit(limit)),
     setIn(tx: Transaction, purchase: PurchaseRecord): void {
-      const { id, currentPeriodEnd, stripe, createdAt, updatedAt, ...fields } = purchase;
+      const { id, currentPeriodEnd, completedAt, createdAt, updatedAt, ...fields } = purchase;
       tx.set(documentAt(collection, id), {
         ...fields,
         ownerKey: ownerKey(purchase.owner),
         status: purchaseStatus(purchase),
         currentPeriodEnd: currentPeriodEnd ? Timestamp.fromDate(currentPeriodEnd) : null,
-        stripe: { ...stripe, eventCreated: stripe.eventCreated ? Timestamp.fromDate(stripe.eventCreated) : null },
+        completedAt: completedAt ? Timestamp.fromDate(completedAt) : null,
         createdAt: Timestamp.fromDate(createdAt),
         updatedAt: Timestamp.fromDate(updatedAt),
       });

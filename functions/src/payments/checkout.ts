@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { purchaseGrants } from "../access/rules";
+import { businessStore } from "../accounts/business-store";
 import { purchaseStore, type PurchaseOwner } from "../accounts/purchase-store";
 import { userStore } from "../accounts/user-store";
 import { ApiError, invalidRequest } from "../core/errors";
@@ -31,12 +32,14 @@ export async function startModuleCheckout(deps: Deps, caller: { uid: string; ema
 
   let owner: PurchaseOwner = { kind: "user", id: caller.uid };
   let customer: string | null;
+  let owners: string[] = [];
   if (input.businessId !== undefined) {
     const { business } = await readBusiness(deps, null, input.businessId);
     const member = requireAdmin(business, caller, input.businessId, "buy modules for it");
     if (!price.perSeat) throw invalidRequest(`Module '${moduleId}' is sold to people, not per seat to businesses.`, [{ path: "businessId", message: "This module is not sold per seat." }]);
     if (input.seats === undefined) throw invalidRequest("How many seats? A business buys a module per seat.", [{ path: "seats", message: "Required with businessId." }]);
     owner = { kind: "business", id: input.businessId };
+    owners = Object.entries(business!.roles).flatMap(([uid, role]) => (role === "owner" ? [uid] : []));
     customer = member.stripeCustomerId ?? null;
   } else {
     if (input.seats !== undefined) throw invalidRequest("Seats are bought for a business: send businessId too.", [{ path: "seats", message: "Only with businessId." }]);
@@ -47,7 +50,7 @@ export async function startModuleCheckout(deps: Deps, caller: { uid: string; ema
   if (earlier.some((purchase) => purchaseGrants(purchase, now))) {
     throw new ApiError("already_owned", owner.kind === "business" ? `Business '${owner.id}' already owns '${moduleId}': change its seats in the billing portal.` : `You already own '${moduleId}'.`);
   }
-  const trialDays = price.model === "subscription" && price.trialDays > 0 && !earlier.some((purchase) => purchase.model === "subscription") ? price.trialDays : 0;
+  const trialDays = price.model === "subscription" && price.trialDays > 0 && earlier.length === 0 && !(await hadModule(deps, [caller.uid, ...owners], moduleId)) ? price.trialDays : 0;
   const quantity = input.seats ?? 1;
   const metadata = { moduleId, buyerUid: caller.uid, ...(owner.kind === "business" ? { businessId: owner.id } : {}), quantity: String(quantity) };
   const destination = account.accountId;
@@ -79,6 +82,20 @@ export async function startModuleCheckout(deps: Deps, caller: { uid: string; ema
   );
   if (!session.url) throw new ApiError("billing_unavailable", "The billing provider returned no checkout page.");
   return { url: session.url };
+}
+
+/**
+ * Whether any of these people had a trial or a purchase of the module (§20: a trial once per
+ * person and module): bought by them, or owned by them or by a business they own.
+ */
+async function hadModule(deps: Deps, people: string[], moduleId: string): Promise<boolean> {
+  const purchases = purchaseStore(deps.db);
+  if ((await purchases.ofBuyersAndModule(people, moduleId)).length > 0) return true;
+  const owned = (await Promise.all(people.map((uid) => businessStore(deps.db).forMember(uid).then((businesses) => businesses.filter((business) => business.roles[uid] === "owner")))))
+    .flat()
+    .map((business): PurchaseOwner => ({ kind: "business", id: business.id }));
+  const owners: PurchaseOwner[] = [...people.map((uid): PurchaseOwner => ({ kind: "user", id: uid })), ...owned];
+  return (await purchases.ofOwners(owners)).some((purchase) => purchase.moduleId === moduleId);
 }
 
 /** POST /users/me/billing/portal: the Billing Portal of the caller's own Stripe customer (their module purchases). */

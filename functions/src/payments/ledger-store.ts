@@ -10,7 +10,8 @@ import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabas
  * - `sale_{paymentIntentId}`: a charge (a one-time purchase's payment, a paid invoice of a module
  *   subscription), written once, with who sold what;
  * - `refund_{paymentIntentId}`: what was refunded of that charge so far (Stripe's
- *   `amount_refunded` only grows: the largest seen is kept, so a repeated or late event is exact);
+ *   `amount_refunded` only grows: the largest seen is kept, so a repeated or late event is exact),
+ *   and how much of it was announced as `module.purchase.refunded` (once the sale is known);
  * - `dispute_{paymentIntentId}`: the charge's dispute and its state; a lost one takes its amount.
  * Earnings read the sale lines of a publisher in a range, then the other two of each (getAll).
  */
@@ -33,6 +34,8 @@ const refundLine = z.object({
   chargeId: z.string(),
   chargeAmount: z.number().int().nonnegative(),
   refunded: z.number().int().nonnegative(),
+  /** Missing on lines written before it existed: those were announced. */
+  announced: z.number().int().nonnegative().optional(),
   updatedAt: timestamp,
 });
 
@@ -45,7 +48,7 @@ const disputeLine = z.object({
 });
 
 export type SaleLine = Omit<z.output<typeof saleLine>, "at" | "kind"> & { paymentIntentId: string; at: Date };
-export type RefundLine = Omit<z.output<typeof refundLine>, "updatedAt" | "kind"> & { paymentIntentId: string };
+export type RefundLine = Omit<z.output<typeof refundLine>, "updatedAt" | "kind" | "announced"> & { paymentIntentId: string; announced: number };
 export type DisputeLine = Omit<z.output<typeof disputeLine>, "updatedAt" | "kind"> & { paymentIntentId: string };
 
 export type SaleWithLines = { sale: SaleLine; refund: RefundLine | null; dispute: DisputeLine | null };
@@ -65,8 +68,8 @@ export const ledgerStore = oncePerDatabase((db: Firestore) => {
   const readRefund = (snapshot: DocumentSnapshot): RefundLine | null => {
     const stored = readDocument(refundLine, snapshot);
     if (!stored) return null;
-    const { kind: _kind, updatedAt: _updatedAt, ...fields } = stored;
-    return { ...fields, paymentIntentId: snapshot.id.slice("refund_".length) };
+    const { kind: _kind, updatedAt: _updatedAt, announced, ...fields } = stored;
+    return { ...fields, announced: announced ?? fields.refunded, paymentIntentId: snapshot.id.slice("refund_".length) };
   };
   const readDispute = (snapshot: DocumentSnapshot): DisputeLine | null => {
     const stored = readDocument(disputeLine, snapshot);

@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import { earningsOf, feeOf, refundedFee } from "./rules";
+import type { PurchaseStatus } from "../access/rules";
+import { completesNow, earningsOf, feeOf, purchaseFacts, refundedFee, unannouncedRefund } from "./rules";
 
 describe("feeOf", () => {
   it("is amount × quantity × percent / 100, rounded half up", () => {
@@ -61,5 +62,41 @@ describe("earningsOf", () => {
         expect(earningsOf(shuffled)).toEqual(earningsOf(sales));
       }),
     );
+  });
+});
+
+describe("purchaseFacts, completesNow and unannouncedRefund", () => {
+  const sale = (amount: number) => ({ amount });
+  it("calls a purchase refunded only when one of its charges was refunded in full, and weighs disputes lost > open > won", () => {
+    const table: [Parameters<typeof purchaseFacts>[0], ReturnType<typeof purchaseFacts>][] = [
+      [[], { refunded: false, dispute: null }],
+      [[{ sale: sale(1000), refund: { refunded: 999 }, dispute: null }], { refunded: false, dispute: null }],
+      [[{ sale: sale(1000), refund: { refunded: 1000 }, dispute: null }], { refunded: true, dispute: null }],
+      [[{ sale: sale(0), refund: { refunded: 0 }, dispute: null }], { refunded: false, dispute: null }],
+      [[{ sale: sale(500), refund: null, dispute: { state: "won" } }, { sale: sale(500), refund: null, dispute: { state: "open" } }], { refunded: false, dispute: "open" }],
+      [[{ sale: sale(500), refund: null, dispute: { state: "open" } }, { sale: sale(500), refund: null, dispute: { state: "lost" } }], { refunded: false, dispute: "lost" }],
+    ];
+    for (const [lines, facts] of table) expect(purchaseFacts(lines)).toEqual(facts);
+  });
+
+  it("completes a purchase once: a one-time purchase when paid, a subscription when Stripe first calls it active", () => {
+    const table: [Date | null, "one_time" | "subscription", PurchaseStatus, boolean][] = [
+      [null, "one_time", "active", true],
+      [new Date(0), "one_time", "active", false],
+      [null, "subscription", "active", true],
+      [null, "subscription", "trialing", false],
+      [null, "subscription", "past_due", false],
+      [null, "subscription", "expired", false],
+      [new Date(0), "subscription", "active", false],
+    ];
+    for (const [completedAt, model, status, expected] of table) expect([model, status, completedAt, completesNow(completedAt, model, status)]).toEqual([model, status, completedAt, expected]);
+  });
+
+  it("announces what was refunded beyond what was announced, never a negative amount", () => {
+    expect(unannouncedRefund(null)).toBe(0);
+    expect(unannouncedRefund({ refunded: 300, announced: 0 })).toBe(300);
+    expect(unannouncedRefund({ refunded: 1000, announced: 300 })).toBe(700);
+    expect(unannouncedRefund({ refunded: 300, announced: 300 })).toBe(0);
+    expect(unannouncedRefund({ refunded: 300, announced: 1000 })).toBe(0);
   });
 });

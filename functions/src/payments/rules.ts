@@ -1,3 +1,4 @@
+import type { PurchaseStatus } from "../access/rules";
 import type { DisputeLine, RefundLine, SaleLine } from "./ledger-store";
 
 /** The money rules of paid modules (contract §20), as pure functions of their inputs. */
@@ -11,6 +12,34 @@ export function feeOf(amount: number, quantity: number, basisPoints: number): nu
 export function refundedFee(fee: number, amount: number, refunded: number): number {
   if (amount === 0) return 0;
   return Math.min(fee, Math.floor((fee * Math.min(refunded, amount) * 2 + amount) / (2 * amount)));
+}
+
+type DisputeState = DisputeLine["state"];
+
+/**
+ * A purchase's refund and dispute facts, from the ledger lines of all its payments: refunded when
+ * one of its charges was refunded in full; a lost dispute outweighs an open one, which outweighs a
+ * won one.
+ */
+export function purchaseFacts(lines: { sale: Pick<SaleLine, "amount">; refund: Pick<RefundLine, "refunded"> | null; dispute: Pick<DisputeLine, "state"> | null }[]): { refunded: boolean; dispute: DisputeState | null } {
+  const refunded = lines.some(({ sale, refund }) => refund !== null && sale.amount > 0 && refund.refunded >= sale.amount);
+  const states = lines.map(({ dispute }) => dispute?.state ?? null);
+  const dispute = states.includes("lost") ? "lost" : states.includes("open") ? "open" : states.includes("won") ? "won" : null;
+  return { refunded, dispute };
+}
+
+/**
+ * Whether `module.purchase.completed` is due now (§21): once, when a purchase first grants paid
+ * access. A one-time purchase is written only once paid; a subscription completes when Stripe
+ * first calls it active (a trial or an unpaid subscription does not).
+ */
+export function completesNow(completedAt: Date | null, model: "one_time" | "subscription", baseStatus: PurchaseStatus): boolean {
+  return completedAt === null && (model === "one_time" || baseStatus === "active");
+}
+
+/** What of a charge's refunds has yet to be sent as `module.purchase.refunded`: Stripe's cumulative amount less what was announced. */
+export function unannouncedRefund(refund: Pick<RefundLine, "refunded" | "announced"> | null): number {
+  return refund === null ? 0 : Math.max(0, refund.refunded - refund.announced);
 }
 
 export interface EarningsFigures {

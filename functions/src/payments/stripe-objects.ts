@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { SubscriptionStatus } from "../access/rules";
+import type { PurchaseOwner } from "../accounts/purchase-store";
+import { documentIdProblem } from "../core/documents";
 import { documentId } from "../core/schemas";
 
 /**
@@ -130,3 +132,20 @@ export const accountObject = z.looseObject({
   payouts_enabled: z.boolean().nullish(),
   requirements: z.looseObject({ currently_due: z.array(z.string()).nullish() }).nullish(),
 });
+
+export interface Buyer {
+  moduleId: string;
+  buyerUid: string;
+  owner: PurchaseOwner;
+  quantity: number | null;
+}
+
+/** The buyer a purchase's metadata names (§20's checkout writes it), or why it names none. */
+export function buyerOf(metadata: Record<string, string> | null | undefined): Buyer | string {
+  const { moduleId, buyerUid, businessId, quantity } = metadata ?? {};
+  if (!moduleId || documentIdProblem(moduleId)) return "the metadata has no valid moduleId";
+  if (!buyerUid || documentIdProblem(buyerUid)) return "the metadata has no valid buyerUid";
+  if (businessId !== undefined && documentIdProblem(businessId)) return "the metadata's businessId is not a valid id";
+  const seats = quantity === undefined ? null : Number(quantity);
+  return { moduleId, buyerUid, owner: businessId ? { kind: "business", id: businessId } : { kind: "user", id: buyerUid }, quantity: seats !== null && Number.isInteger(seats) && seats > 0 ? seats : null };
+}

@@ -1,0 +1,58 @@
+import type { Transaction } from "firebase-admin/firestore";
+import { businessStore } from "../accounts/business-store";
+import { purchaseStore, type PurchaseOwner, type PurchaseRecord } from "../accounts/purchase-store";
+import { auditLog, type Actor } from "../core/audit-log";
+import { outboundEvent } from "../core/event-types";
+import type { Deps } from "../deps";
+import { moduleStore } from "../marketplace/module-store";
+import { ledgerStore, type SaleLine, type SaleWithLines } from "./ledger-store";
+import { purchaseFacts, unannouncedRefund } from "./rules";
+
+/**
+ * What the handlers of §20's events share: reading a purchase with everything its status depends
+ * on, writing its refund and dispute facts, and announcing refunds. Each runs inside the event's
+ * transaction, so what it writes commits with the event's id, its audit entry and its outbound
+ * events, or not at all.
+ */
+
+/** Reads what a purchase's status depends on: the module, the purchase, and the ledger lines of all its payments. */
+export async function readPurchase(tx: Transaction, deps: Deps, purchaseId: string, moduleId: string, owner?: PurchaseOwner) {
+  const modules = moduleStore(deps.db);
+  const purchases = purchaseStore(deps.db);
+  const businesses = businessStore(deps.db);
+  // A business buyer's document comes in the same read: its Stripe customer is remembered.
+  const [moduleSnapshot, purchaseSnapshot, businessSnapshot] = await tx.getAll(
+    modules.moduleRef(moduleId),
+    purchases.ref(purchaseId),
+    ...(owner?.kind === "business" ? [businesses.ref(owner.id)] : []),
+  );
+  const lines = await ledgerStore(deps.db).linesOfPurchaseIn(tx, purchaseId);
+  return { module: modules.readModule(moduleSnapshot), purchase: purchases.read(purchaseSnapshot), business: businessSnapshot ? businesses.read(businessSnapshot) : null, lines };
+}
+
+/** Writes a purchase's refund and dispute facts (and so its status) when they changed, with an audit entry for a dispute's change. */
+export function writeFacts(tx: Transaction, deps: Deps, purchase: PurchaseRecord, lines: SaleWithLines[], now: Date, actor: Actor): void {
+  const facts = purchaseFacts(lines);
+  if (facts.refunded === purchase.refunded && facts.dispute === purchase.dispute) return;
+  purchaseStore(deps.db).setIn(tx, { ...purchase, ...facts, updatedAt: now });
+  if (facts.dispute !== purchase.dispute) {
+    auditLog(deps.db).record(tx, actor, { action: "module.purchase.disputed", target: purchase.id, details: { moduleId: purchase.moduleId, dispute: facts.dispute } }, now);
+  }
+}
+
+/**
+ * Sends `module.purchase.refunded` for what of a charge's refunds was not yet sent (§21: every
+ * refund, whatever order its events came in), once its sale is known, and records it as sent.
+ */
+export function announceRefund(tx: Transaction, deps: Deps, sale: SaleLine, line: SaleWithLines["refund"], now: Date, actor: Actor): void {
+  const amount = unannouncedRefund(line);
+  if (line === null || amount === 0) return;
+  ledgerStore(deps.db).setRefundIn(tx, { ...line, announced: line.refunded }, now);
+  const refunded = outboundEvent("module.purchase.refunded", [{ kind: "publisher", id: sale.publisherId }], { moduleId: sale.moduleId, purchaseId: sale.purchaseId, amount, currency: sale.currency });
+  auditLog(deps.db).record(
+    tx,
+    actor,
+    { action: "module.purchase.refunded", target: sale.purchaseId, details: { moduleId: sale.moduleId, paymentIntentId: sale.paymentIntentId, amount, refunded: line.refunded, charged: sale.amount }, emits: [refunded] },
+    now,
+  );
+}

@@ -1,0 +1,146 @@
+import type { Transaction } from "firebase-admin/firestore";
+import { businessStore } from "../accounts/business-store";
+import { purchaseStore, type PurchaseOwner, type PurchaseRecord } from "../accounts/purchase-store";
+import { userStore } from "../accounts/user-store";
+import { auditLog } from "../core/audit-log";
+import { outboundEvent } from "../core/event-types";
+import type { Deps } from "../deps";
+import type { Applied, Context } from "./fulfilment-context";
+import { ledgerStore, type SaleLine } from "./ledger-store";
+import { announceRefund, readPurchase } from "./purchase-state";
+import { completesNow, feeOf, purchaseFacts } from "./rules";
+import { currentSubscription } from "./stripe-reads";
+import { buyerOf, idOf, periodEndOf, SUBSCRIPTION_STATUS, type Buyer } from "./stripe-objects";
+
+/**
+ * Purchases from Stripe's objects (§20): a paid one-time checkout, and a module subscription as
+ * Stripe has it now. `module.purchase.completed` goes out once, in the transaction that first
+ * makes a purchase grant paid access.
+ */
+
+export interface OneTimePayment {
+  paymentIntentId: string;
+  amount: number;
+  currency: string;
+  at: Date;
+  stripeObjectId: string;
+  customerId: string | null;
+}
+
+/** A paid checkout (at once, or a delayed payment method's later success): an active one-time purchase. */
+export async function oneTimePurchase({ deps, tx, now, actor }: Context, buyer: Buyer, payment: OneTimePayment): Promise<Applied> {
+  const { db, config } = deps;
+  const purchaseId = payment.paymentIntentId;
+  const subject = { purchaseId };
+  const { module, purchase, business, lines } = await readPurchase(tx, deps, purchaseId, buyer.moduleId, buyer.owner);
+  const own = await ledgerStore(db).linesIn(tx, payment.paymentIntentId);
+  if (!module) return { outcome: "ignored", subject, reason: `no module '${buyer.moduleId}'` };
+  const quantity = buyer.quantity ?? 1;
+  const fee = feeOf(payment.amount, 1, config.payments.feeBasisPoints);
+  const { customerId, ...paid } = payment;
+  const sale: SaleLine = own.sale ?? { ...paid, publisherId: module.publisherId, moduleId: module.id, purchaseId, fee };
+  if (!own.sale) ledgerStore(db).createSaleIn(tx, sale);
+  const facts = purchaseFacts([...lines.filter((line) => line.sale.paymentIntentId !== payment.paymentIntentId), { sale, refund: own.refund, dispute: own.dispute }]);
+  const completes = completesNow(purchase?.completedAt ?? null, "one_time", "active");
+  const record: PurchaseRecord = {
+    id: purchaseId,
+    moduleId: module.id,
+    publisherId: module.publisherId,
+    owner: buyer.owner,
+    buyerUid: buyer.buyerUid,
+    model: "one_time",
+    status: "active",
+    baseStatus: "active",
+    ...facts,
+    quantity,
+    amount: Math.round(payment.amount / quantity),
+    currency: payment.currency,
+    fee,
+    currentPeriodEnd: null,
+    cancelAtPeriodEnd: false,
+    trial: false,
+    completedAt: purchase?.completedAt ?? now,
+    stripe: { customerId, paymentIntentId: payment.paymentIntentId, subscriptionId: null },
+    createdAt: purchase?.createdAt ?? now,
+    updatedAt: now,
+  };
+  purchaseStore(db).setIn(tx, record);
+  rememberCustomer(tx, deps, buyer.owner, customerId, business?.stripeCustomerId ?? null);
+  if (completes) {
+    const completed = outboundEvent("module.purchase.completed", [{ kind: "publisher", id: module.publisherId }], { moduleId: module.id, purchaseId, amount: payment.amount, currency: payment.currency });
+    auditLog(db).record(tx, actor, { action: "module.purchase.completed", target: purchaseId, details: { moduleId: module.id, owner: buyer.owner, model: "one_time", amount: payment.amount, currency: payment.currency, fee }, emits: [completed] }, now);
+  }
+  // A refund whose event came before the sale's is announced now that the sale is known.
+  announceRefund(tx, deps, sale, own.refund, now, actor);
+  return { outcome: "applied", subject };
+}
+
+/**
+ * A module subscription's event: the subscription is read from Stripe inside the transaction,
+ * after the purchase it writes, so that of two events applied at once the one committed last
+ * holds what Stripe said last.
+ */
+export async function subscriptionPurchase(context: Context, subscriptionId: string): Promise<Applied> {
+  const { deps, tx, now, actor } = context;
+  const { db, config } = deps;
+  const purchaseId = subscriptionId;
+  const subject = { purchaseId };
+  await tx.get(purchaseStore(db).ref(purchaseId));
+  const subscription = await currentSubscription(deps, subscriptionId);
+  if (!subscription) return { outcome: "ignored", subject, reason: "Stripe has no subscription of this id" };
+  const buyer = buyerOf(subscription.metadata);
+  if (typeof buyer === "string") return { outcome: "ignored", subject, reason: `Stripe's subscription: ${buyer}` };
+  const status = SUBSCRIPTION_STATUS.get(subscription.status);
+  if (status === undefined || status === "not_written") return { outcome: "ignored", subject, reason: `Stripe's status '${subscription.status}' is not written` };
+  const { module, purchase, business, lines } = await readPurchase(tx, deps, purchaseId, buyer.moduleId, buyer.owner);
+  if (!module) return { outcome: "ignored", subject, reason: `no module '${buyer.moduleId}'` };
+  const [item] = subscription.items.data;
+  const quantity = Math.max(1, item.quantity ?? 1);
+  const amount = item.price.unit_amount ?? 0;
+  const periodEnd = periodEndOf(subscription);
+  const feeBasisPoints = subscription.application_fee_percent == null ? config.payments.feeBasisPoints : Math.round(subscription.application_fee_percent * 100);
+  const completes = completesNow(purchase?.completedAt ?? null, "subscription", status);
+  const record: PurchaseRecord = {
+    id: purchaseId,
+    moduleId: module.id,
+    publisherId: module.publisherId,
+    owner: buyer.owner,
+    buyerUid: buyer.buyerUid,
+    model: "subscription",
+    status,
+    baseStatus: status,
+    ...purchaseFacts(lines),
+    quantity,
+    amount,
+    currency: item.price.currency ?? "usd",
+    fee: feeOf(amount, quantity, feeBasisPoints),
+    currentPeriodEnd: periodEnd === null ? null : new Date(periodEnd * 1000),
+    cancelAtPeriodEnd: subscription.cancel_at_period_end ?? false,
+    trial: (purchase?.trial ?? false) || subscription.status === "trialing" || subscription.trial_end != null,
+    completedAt: purchase?.completedAt ?? (completes ? now : null),
+    stripe: { customerId: idOf(subscription.customer), paymentIntentId: null, subscriptionId: purchaseId },
+    createdAt: purchase?.createdAt ?? now,
+    updatedAt: now,
+  };
+  purchaseStore(db).setIn(tx, record);
+  rememberCustomer(tx, deps, buyer.owner, record.stripe.customerId, business?.stripeCustomerId ?? null);
+  auditLog(db).record(
+    tx,
+    actor,
+    {
+      action: completes ? "module.purchase.completed" : purchase ? "module.purchase.updated" : "module.purchase.started",
+      target: purchaseId,
+      details: { moduleId: module.id, owner: buyer.owner, model: "subscription", status, quantity },
+      emits: completes ? [outboundEvent("module.purchase.completed", [{ kind: "publisher", id: module.publisherId }], { moduleId: module.id, purchaseId, amount: record.amount, currency: record.currency })] : [],
+    },
+    now,
+  );
+  return { outcome: "applied", subject };
+}
+
+/** The buyer's Stripe customer, for their Billing Portal: the user's own, or the business's when it has none yet. */
+function rememberCustomer(tx: Transaction, deps: Deps, owner: PurchaseOwner, customerId: string | null, businessCustomer: string | null) {
+  if (!customerId) return;
+  if (owner.kind === "user") userStore(deps.db).setStripeCustomerIn(tx, owner.id, customerId);
+  else if (businessCustomer === null) businessStore(deps.db).setStripeCustomer(tx, owner.id, customerId);
+}
