@@ -10,7 +10,7 @@ import { startWebhookDispatcher, type WebhookDispatcher } from "../src/webhooks/
 import { createWebhook } from "../src/webhooks/service";
 import { putBusiness } from "./support/fixtures";
 import { startReceiver, type Received } from "./support/webhook-receiver";
-import { bearer, createDeveloper, createUser, eventually, expectProblem, publishModule, resetEmulators, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, eventually, expectProblem, otherInstanceDeps, publishModule, resetEmulators, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
 /**
  * Contract §21 through the API and a local receiver that verifies every delivery with the
@@ -242,6 +242,32 @@ describe("webhooks (§21)", () => {
     expect(new Set(messages.map((message) => message.data.email)).size).toBe(30);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(receiver.at("/burst")).toHaveLength(30);
+  });
+
+  it("a receiver that holds every request sees at most 10 at once, from two instances, and then every message once", async () => {
+    const base = await otherInstanceDeps();
+    const second = startWebhookDispatcher({ ...base, config: { ...base.config, webhooks: deps.config.webhooks } }, { sweepMs: 500 });
+    try {
+      // A business of its own: the other tests' invitations count against the first one's daily limit.
+      const heldId = `held-${owner.uid}`.toLowerCase();
+      await putBusiness(heldId, { name: "Held Co", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+      const created = await request(app).post(`${api}/businesses/${heldId}/webhooks`).set(bearer(owner)).send({ url: `${receiver.origin}/held`, events: ["business.invitation.created"] });
+      expect(created.status).toBe(201);
+      const endpoint = created.body as { secret: string };
+      const holding = receiver.hold("/held");
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => request(app).post(`${api}/businesses/${heldId}/invitations`).set(bearer(owner)).send({ email: `held${i}@example.test`, seat: false })));
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
+      await eventually(async () => expect(holding.open()).toBe(10), 5_000);
+      // Both instances' listeners and sweeps keep trying meanwhile: none gets past the ten slots.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(holding.mostOpen()).toBe(10);
+      holding.release();
+      await eventually(async () => expect(new Set(receiver.at("/held").map((received) => received.headers["webhook-id"])).size).toBe(30), 10_000);
+      expect(new Set(verified(endpoint.secret, receiver.at("/held")).map((message) => message.data.email)).size).toBe(30);
+      expect(holding.mostOpen()).toBe(10);
+    } finally {
+      await second.stop();
+    }
   });
 
   it("holds at most 20 endpoints per owner, and answers 404 for another owner's", async () => {

@@ -1,11 +1,12 @@
-import type { Firestore } from "firebase-admin/firestore";
 import { eventOutbox, type RecordedEvent } from "../core/event-outbox";
 import { subscribable } from "../core/event-types";
 import type { Deps } from "../deps";
 import { escapeHtml, mailStore } from "../businesses/mail-store";
 import { deliveryStore, type DeliveryRecord } from "./delivery-store";
 import { endpointStore, type EndpointRecord } from "./endpoint-store";
-import { failedTooLong, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, verdictOf, type AttemptVerdict } from "./rules";
+import { isAlreadyExists } from "../core/documents";
+import { inFlightStore, type SlotState } from "./in-flight-store";
+import { failedTooLong, LEASE_MS, verdictOf, type AttemptVerdict } from "./rules";
 import { decryptSecret } from "./secrets";
 import { sendMessage } from "./sender";
 
@@ -55,59 +56,73 @@ export async function fanOut({ db, clock }: DispatchDeps, eventId: string): Prom
   });
 }
 
-const inFlight = new WeakMap<Firestore, Map<string, number>>();
+/** How many free slots one attempt tries before it counts the endpoint as busy. */
+const SLOT_TRIES = 3;
 
 /**
- * One attempt of a delivery, if it is due and no other instance holds it: its verdict, or null
- * when there was nothing to do (not due, held elsewhere, done, or this instance's limit of
- * attempts in flight to the endpoint reached).
+ * One attempt of a delivery, if it is due and no other instance holds it: its verdict; "busy" when
+ * the endpoint already has its 10 attempts in flight (try again shortly); null when there was
+ * nothing to do (not due, held elsewhere, done, or its endpoint disabled).
  */
-export async function attemptDelivery(deps: DispatchDeps, id: string): Promise<AttemptVerdict | null> {
+export async function attemptDelivery(deps: DispatchDeps, id: string): Promise<AttemptVerdict | "busy" | null> {
   const { db, clock, config } = deps;
   const deliveries = deliveryStore(db);
   const endpoints = endpointStore(db);
+  const inFlight = inFlightStore(db);
   const pending = await deliveries.get(id);
   if (!pending || pending.status !== "pending") return null;
-  // Read apart from the claim, which holds the delivery alone: attempts to one endpoint never queue on it.
+  // Read apart from the claim, which holds the delivery and one slot: attempts to one endpoint never queue on it.
   const endpoint = await endpoints.get(pending.endpointId);
-  const claimed = await db.runTransaction(async (tx) => {
-    const now = clock();
-    const delivery = await deliveries.getIn(tx, id);
-    if (!delivery || delivery.status !== "pending") return null;
-    if ((delivery.nextAttemptAt && delivery.nextAttemptAt > now) || (delivery.leaseUntil && delivery.leaseUntil > now)) return null;
-    if (!endpoint || endpoint.disabled) {
-      // Kept as failed: `recover` sends it again once the endpoint is enabled.
-      deliveries.update(tx, id, { status: "failed", nextAttemptAt: null, leaseUntil: null });
-      return null;
+  const free: (SlotState | null)[] = endpoint && !endpoint.disabled ? await inFlight.freeSlots(endpoint.id, clock()) : [null];
+  let claimed: { delivery: DeliveryRecord; slot: number } | null = null;
+  for (const seen of free.slice(0, SLOT_TRIES)) {
+    let claim: { delivery: DeliveryRecord; slot: number } | "taken" | null;
+    try {
+      claim = await db.runTransaction(async (tx) => {
+        const now = clock();
+        const delivery = await deliveries.getIn(tx, id);
+        if (!delivery || delivery.status !== "pending") return null;
+        if ((delivery.nextAttemptAt && delivery.nextAttemptAt > now) || (delivery.leaseUntil && delivery.leaseUntil > now)) return null;
+        if (!endpoint || endpoint.disabled || !seen) {
+          // Kept as failed: `recover` sends it again once the endpoint is enabled.
+          deliveries.update(tx, id, { status: "failed", nextAttemptAt: null, leaseUntil: null });
+          return null;
+        }
+        const leaseUntil = new Date(now.getTime() + LEASE_MS);
+        if (!(await inFlight.holdIn(tx, endpoint.id, seen, id, now, leaseUntil))) return "taken" as const;
+        deliveries.update(tx, id, { status: "pending", nextAttemptAt: delivery.nextAttemptAt, leaseUntil });
+        return { delivery, slot: seen.slot };
+      });
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      claim = "taken";
     }
-    const counts = inFlight.get(db) ?? new Map<string, number>();
-    inFlight.set(db, counts);
-    if ((counts.get(endpoint.id) ?? 0) >= MAX_IN_FLIGHT_PER_ENDPOINT) return null;
-    deliveries.update(tx, id, { status: "pending", nextAttemptAt: delivery.nextAttemptAt, leaseUntil: new Date(now.getTime() + LEASE_MS) });
-    return { delivery };
-  });
-  if (!claimed || !endpoint) return null;
-  const { delivery } = claimed;
-  const counts = inFlight.get(db)!;
-  counts.set(endpoint.id, (counts.get(endpoint.id) ?? 0) + 1);
+    if (claim === null) return null;
+    if (claim !== "taken") {
+      claimed = claim;
+      break;
+    }
+  }
+  if (!claimed || !endpoint) return "busy";
+  const { delivery, slot } = claimed;
   let outcome: Awaited<ReturnType<typeof sendMessage>>;
   try {
     const live = endpoint.secrets.filter((secret) => !secret.retiresAt || secret.retiresAt > clock());
-    const secrets = live.map((secret) => decryptSecret(secret.sealed, config.webhooks.secretsKey));
+    const secrets = live.map((secret) => decryptSecret(secret.sealed, config.webhooks.secretsKey, endpoint.id));
     outcome = await sendMessage(endpoint.url, { id: delivery.messageId, payload: delivery.payload, secrets }, config.webhooks, clock);
-  } finally {
-    counts.set(endpoint.id, (counts.get(endpoint.id) ?? 1) - 1);
+  } catch (error) {
+    outcome = { statusCode: null, durationMs: 0, error: `The message could not be sent: ${(error as Error).message}` };
   }
-  const verdict = await recordAttempt(deps, delivery, outcome);
+  const verdict = await recordAttempt(deps, delivery, slot, outcome);
   await recordHealth(deps, endpoint, verdict);
   return verdict;
 }
 
-/** The attempt on the delivery, and what follows it. */
-async function recordAttempt(deps: DispatchDeps, sent: DeliveryRecord, outcome: Awaited<ReturnType<typeof sendMessage>>): Promise<AttemptVerdict> {
+/** The attempt on the delivery, and what follows it; then the attempt's slot is given back. */
+async function recordAttempt(deps: DispatchDeps, sent: DeliveryRecord, slot: number, outcome: Awaited<ReturnType<typeof sendMessage>>): Promise<AttemptVerdict> {
   const { db, clock, config } = deps;
   const deliveries = deliveryStore(db);
-  return db.runTransaction(async (tx) => {
+  const verdict = await db.runTransaction(async (tx) => {
     const now = clock();
     const delivery = await deliveries.getIn(tx, sent.id);
     const attempts = [...(delivery ?? sent).attempts, { at: now, statusCode: outcome.statusCode, durationMs: outcome.durationMs, ...(outcome.error ? { error: outcome.error.slice(0, 500) } : {}) }];
@@ -115,6 +130,11 @@ async function recordAttempt(deps: DispatchDeps, sent: DeliveryRecord, outcome: 
     if (delivery) deliveries.update(tx, sent.id, { status: verdict.status, nextAttemptAt: verdict.status === "pending" ? verdict.nextAttemptAt : null, leaseUntil: null, attempts });
     return verdict;
   });
+  // Apart from the record, which must not wait on the slot's claimants: a slot not given back frees itself when its lease ends.
+  await inFlightStore(db)
+    .release(sent.endpointId, slot, sent.id)
+    .catch((error: Error) => deps.logger.warn("a webhook slot was not given back; it frees itself when its lease ends", { endpointId: sent.endpointId, slot, error: error.message }));
+  return verdict;
 }
 
 /**
@@ -168,12 +188,15 @@ export async function sweepWebhooks(deps: DispatchDeps): Promise<{ events: numbe
   const due = await deliveryStore(deps.db).due(settled, 200);
   const results = await Promise.allSettled(due.map((delivery) => attemptDelivery(deps, delivery.id)));
   for (const result of results) if (result.status === "rejected") deps.logger.warn("webhook attempt could not be recorded", { error: String(result.reason) });
-  return { events: waiting.length, attempts: results.filter((result) => result.status === "fulfilled" && result.value !== null).length };
+  return { events: waiting.length, attempts: results.filter((result) => result.status === "fulfilled" && typeof result.value === "object" && result.value !== null).length };
 }
 
 export interface WebhookDispatcher {
   stop(): Promise<void>;
 }
+
+/** How soon an attempt that found its endpoint busy looks again (±50 %). */
+const BUSY_RETRY_MS = 250;
 
 /** Retries due sooner than this after a failure are timed on the instance; later ones are the sweep's. */
 const TIMED_RETRY_LIMIT_MS = 15 * 60_000;
@@ -196,8 +219,10 @@ export function startWebhookDispatcher(deps: DispatchDeps, options: { sweepMs: n
   const attempt = (id: string) =>
     track(
       attemptDelivery(deps, id).then((verdict) => {
-        if (stopped || verdict?.status !== "pending") return;
-        const wait = verdict.nextAttemptAt.getTime() - deps.clock().getTime();
+        if (stopped || verdict === null) return;
+        if (verdict !== "busy" && verdict.status !== "pending") return;
+        // A busy endpoint frees a slot as soon as one of its attempts ends (15 s at most): look again shortly.
+        const wait = verdict === "busy" ? BUSY_RETRY_MS * (0.5 + Math.random()) : verdict.nextAttemptAt.getTime() - deps.clock().getTime();
         if (wait > TIMED_RETRY_LIMIT_MS) return;
         const timer = setTimeout(() => {
           timers.delete(timer);

@@ -1,4 +1,4 @@
-import { failedTooLong, verdictOf } from "./rules";
+import { failedTooLong, slotFree, verdictOf } from "./rules";
 
 const SCHEDULE = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((seconds) => seconds * 1000);
 const now = new Date("2026-01-01T00:00:00Z");
@@ -39,5 +39,17 @@ describe("webhook retries (§21)", () => {
     expect(failedTooLong(null, now)).toBe(false);
     expect(failedTooLong(new Date(now.getTime() - 5 * 86_400_000 + 1), now)).toBe(false);
     expect(failedTooLong(new Date(now.getTime() - 5 * 86_400_000), now)).toBe(true);
+  });
+});
+
+describe("slotFree (§21: at most 10 attempts in flight per endpoint)", () => {
+  it("frees a slot nobody holds, or one held past its lease, and nothing else", () => {
+    const table: [Parameters<typeof slotFree>[0], boolean][] = [
+      [null, true],
+      [{ deliveryId: "msg_1.wh_1", leaseUntil: new Date(now.getTime() + 1) }, false],
+      [{ deliveryId: "msg_1.wh_1", leaseUntil: now }, true],
+      [{ deliveryId: "msg_1.wh_1", leaseUntil: new Date(now.getTime() - 60_000) }, true],
+    ];
+    for (const [slot, free] of table) expect([slot, slotFree(slot, now)]).toEqual([slot, free]);
   });
 });

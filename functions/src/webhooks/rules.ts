@@ -8,8 +8,16 @@ export const FAILING_LIMIT_MS = 5 * DAY_MS;
 export const LEASE_MS = 60_000;
 /** A receiver's Retry-After is honoured up to this; a longer one counts as this (§21). */
 export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
-/** At most this many attempts in flight to one endpoint from one instance. */
+/** At most this many attempts in flight to one endpoint, across every instance (in-flight-store.ts holds one slot per attempt). */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
+
+export interface InFlightSlot {
+  deliveryId: string;
+  leaseUntil: Date;
+}
+
+/** Whether an attempt may take the slot: no attempt holds it, or the one that did has outlived its lease (its instance died). */
+export const slotFree = (slot: InFlightSlot | null, now: Date) => slot === null || slot.leaseUntil <= now;
 
 export type AttemptVerdict =
   | { status: "succeeded" }

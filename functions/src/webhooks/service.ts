@@ -11,6 +11,7 @@ import type { Deps } from "../deps";
 import { deliveryId, deliveryStore, type DeliveryRecord } from "./delivery-store";
 import { endpointStore, MAX_ENDPOINTS_PER_OWNER, type EndpointRecord } from "./endpoint-store";
 import type { deliveryListQuerySchema, newWebhookSchema, webhookPatchSchema } from "./schemas";
+import { inFlightStore } from "./in-flight-store";
 import { encryptSecret, newWebhookSecret } from "./secrets";
 import { publicAddresses } from "./sender";
 import { attemptDelivery } from "./dispatch";
@@ -84,7 +85,8 @@ export async function createWebhook(deps: WebhookDeps, owner: EventOwner, actor:
   const events = checkedEvents(owner, input.events);
   await publicAddresses(input.url, config.webhooks);
   const secret = newWebhookSecret();
-  const sealed = encryptSecret(secret, config.webhooks.secretsKey);
+  const id = `wh_${randomBase62(20)}`;
+  const sealed = encryptSecret(secret, config.webhooks.secretsKey, id);
   const endpoints = endpointStore(db);
   const endpoint = await withinDeadline(
     "Firestore",
@@ -93,7 +95,7 @@ export async function createWebhook(deps: WebhookDeps, owner: EventOwner, actor:
       if (owned.length >= MAX_ENDPOINTS_PER_OWNER) throw new ApiError("too_many_webhooks", `At most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints per owner: delete one first.`);
       const now = deps.clock();
       const created: EndpointRecord = {
-        id: `wh_${randomBase62(20)}`,
+        id,
         owner: ownerKey(owner),
         url: input.url,
         events,
@@ -149,6 +151,7 @@ export async function updateWebhook(deps: WebhookDeps, owner: EventOwner, actor:
 export async function deleteWebhook(deps: WebhookDeps, owner: EventOwner, actor: Actor, webhookId: string): Promise<void> {
   await changeEndpoint(deps, owner, webhookId, (tx, endpoint, now) => {
     endpointStore(deps.db).delete(tx, webhookId);
+    inFlightStore(deps.db).deleteAllIn(tx, webhookId);
     auditLog(deps.db).record(tx, actor, { action: "webhook.delete", target: webhookId, details: { owner: endpoint.owner, url: endpoint.url } }, now);
   });
 }
@@ -156,7 +159,7 @@ export async function deleteWebhook(deps: WebhookDeps, owner: EventOwner, actor:
 /** A new secret; the previous one keeps signing for 24 h beside it, so receivers can move over. */
 export async function rotateWebhookSecret(deps: WebhookDeps, owner: EventOwner, actor: Actor, webhookId: string) {
   const secret = newWebhookSecret();
-  const sealed = encryptSecret(secret, deps.config.webhooks.secretsKey);
+  const sealed = encryptSecret(secret, deps.config.webhooks.secretsKey, webhookId);
   await changeEndpoint(deps, owner, webhookId, (tx, endpoint, now) => {
     const retiring = endpoint.secrets.filter((old) => old.retiresAt === null || old.retiresAt > now).map((old) => ({ ...old, retiresAt: old.retiresAt ?? new Date(now.getTime() + ROTATION_OVERLAP_MS) }));
     // The current one and the one it replaced: never more than two sign.

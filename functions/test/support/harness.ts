@@ -43,20 +43,25 @@ afterAll(async () => {
   await Promise.all(getApps().map((app) => deleteApp(app)));
 });
 
-let otherInstanceDeps: Promise<Deps> | undefined;
+let otherInstance: Promise<Deps> | undefined;
 
 /**
- * The app as a second function instance would run it: its own Admin SDK app and Firestore client,
- * so nothing kept in one instance's memory (caches, per-instance queues) is shared with testApp's.
+ * The dependencies of a second function instance: its own Admin SDK app and Firestore client, so
+ * nothing kept in one instance's memory (caches, per-instance queues) is shared with testDeps'.
  */
-export async function otherInstanceApp(options: AppOptions = {}) {
-  otherInstanceDeps ??= localDeps({
+export function otherInstanceDeps(): Promise<Deps> {
+  otherInstance ??= localDeps({
     serviceAccount: JSON.parse(process.env.TEST_SERVICE_ACCOUNT!),
     env: process.env,
     logger: silentLogger,
     appName: "test-other-instance",
   });
-  return createApp(withOptions(await otherInstanceDeps, options));
+  return otherInstance;
+}
+
+/** The app as a second function instance would run it (otherInstanceDeps). */
+export async function otherInstanceApp(options: AppOptions = {}) {
+  return createApp(withOptions(await otherInstanceDeps(), options));
 }
 
 export interface AppOptions {

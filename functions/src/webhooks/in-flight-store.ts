@@ -1,0 +1,69 @@
+import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { z } from "zod";
+import { withinDeadline } from "../core/deadline";
+import { isFailedPrecondition, readDocument, timestamp, oncePerDatabase } from "../core/documents";
+import { MAX_IN_FLIGHT_PER_ENDPOINT, slotFree, type InFlightSlot } from "./rules";
+
+/**
+ * `webhookEndpoints/{endpointId}/inFlight/{0..9}`: an endpoint's attempts in flight, one document
+ * per slot while it is held (contract §21: at most 10 at once to one endpoint, whichever instances
+ * send them). An attempt takes a slot in the transaction that claims its delivery, by creating the
+ * slot's document (two claims of one slot: the second's commit fails, and it tries another), and
+ * deletes it once the attempt is recorded. The slot's lease is the delivery's: the slot of an
+ * instance that died mid-attempt is taken over when the lease has ended.
+ */
+
+const slotDocument = z.object({ deliveryId: z.string(), leaseUntil: timestamp });
+
+export type SlotState = { slot: number; held: InFlightSlot | null };
+
+export const inFlightStore = oncePerDatabase((db: Firestore) => {
+  const ref = (endpointId: string, slot: number) => db.collection("webhookEndpoints").doc(endpointId).collection("inFlight").doc(String(slot));
+  const read = (snapshot: DocumentSnapshot): InFlightSlot | null => {
+    const stored = readDocument(slotDocument, snapshot);
+    return stored && { deliveryId: stored.deliveryId, leaseUntil: stored.leaseUntil.toDate() };
+  };
+  return {
+    /** The slots an attempt may take now (free, or held past their lease), read outside any transaction, in random order so that claims spread over them. */
+    async freeSlots(endpointId: string, now: Date): Promise<SlotState[]> {
+      const numbers = Array.from({ length: MAX_IN_FLIGHT_PER_ENDPOINT }, (_, slot) => slot);
+      const snapshots = await withinDeadline("Firestore", db.getAll(...numbers.map((slot) => ref(endpointId, slot))));
+      const free = numbers.map((slot) => ({ slot, held: read(snapshots[slot]) })).filter(({ held }) => slotFree(held, now));
+      for (let index = free.length - 1; index > 0; index -= 1) {
+        const other = Math.floor(Math.random() * (index + 1));
+        [free[index], free[other]] = [free[other], free[index]];
+      }
+      return free;
+    },
+    /**
+     * Takes a slot seen free: a free one by creating it (the commit fails with ALREADY_EXISTS when
+     * another claim took it first); one held past its lease by reading it in the transaction, so
+     * that only one claim takes it over. False when it is no longer free.
+     */
+    async holdIn(tx: Transaction, endpointId: string, seen: SlotState, deliveryId: string, now: Date, leaseUntil: Date): Promise<boolean> {
+      const slot = ref(endpointId, seen.slot);
+      const data = { deliveryId, leaseUntil: Timestamp.fromDate(leaseUntil) };
+      if (seen.held === null) {
+        tx.create(slot, data);
+        return true;
+      }
+      if (!slotFree(read(await tx.get(slot)), now)) return false;
+      tx.set(slot, data);
+      return true;
+    },
+    /** Gives the slot back if this delivery still holds it (compared and deleted in one write). */
+    async release(endpointId: string, slot: number, deliveryId: string): Promise<void> {
+      const snapshot = await withinDeadline("Firestore", ref(endpointId, slot).get());
+      if (read(snapshot)?.deliveryId !== deliveryId) return;
+      try {
+        await withinDeadline("Firestore", ref(endpointId, slot).delete({ lastUpdateTime: snapshot.updateTime! }));
+      } catch (error) {
+        if (!isFailedPrecondition(error)) throw error;
+      }
+    },
+    /** With the endpoint: its slots go too. */
+    deleteAllIn(tx: Transaction, endpointId: string): void {
+      for (let slot = 0; slot < MAX_IN_FLIGHT_PER_ENDPOINT; slot += 1) tx.delete(ref(endpointId, slot));
+    },
+  };
+});
