@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withinDeadline } from "../core/deadline";
-import { isFailedPrecondition, readDocument, timestamp, oncePerDatabase } from "../core/documents";
+import { documentAt, isFailedPrecondition, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 import { MAX_IN_FLIGHT_PER_ENDPOINT, slotFree, type InFlightSlot } from "./rules";
 
 /**
@@ -18,7 +18,7 @@ const slotDocument = z.object({ deliveryId: z.string(), leaseUntil: timestamp })
 export type SlotState = { slot: number; held: InFlightSlot | null };
 
 export const inFlightStore = oncePerDatabase((db: Firestore) => {
-  const ref = (endpointId: string, slot: number) => db.collection("webhookEndpoints").doc(endpointId).collection("inFlight").doc(String(slot));
+  const ref = (endpointId: string, slot: number) => documentAt(documentAt(db.collection("webhookEndpoints"), endpointId).collection("inFlight"), String(slot));
   const read = (snapshot: DocumentSnapshot): InFlightSlot | null => {
     const stored = readDocument(slotDocument, snapshot);
     return stored && { deliveryId: stored.deliveryId, leaseUntil: stored.leaseUntil.toDate() };
