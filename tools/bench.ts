@@ -20,6 +20,8 @@
  *   search       at 50,000 generated modules: a cold instance's first search from the snapshot
  *                against one from the collection, and the p95 of 500 searches (bench-search.ts)
  *
+ *   webhooks     200 events from 20 concurrent changes at a time: commit to the receiver's first
+ *                byte, p50 and p95 (want p95 ≤ 5 s, §21) (bench-webhooks.ts)
  *   tuf          at 50,000 modules × 10 versions: metadata sizes against the clients' limits, and the
  *                time of one change and of a full re-sign (bench-tuf.ts)
  *
@@ -27,7 +29,8 @@
  * function (functions/lib, built first) as deploy ships it, with node alone; the load comes
  * from this one. `npm run bench -- --quick` runs 2 rounds of 1 s; `-- --profile` also writes CPU
  * profiles of the API's and the ceiling's processes (node --cpu-prof) and says where; `-- --search`
- * runs only the search rows (bench-search.ts), `-- --tuf` only the TUF rows (no emulators).
+ * runs only the search rows (bench-search.ts), `-- --webhooks` only the webhooks' row, `-- --tuf` only
+ * the TUF rows (no emulators).
  */
 import autocannon from "autocannon";
 import { execFileSync, fork, spawnSync, type ChildProcess } from "node:child_process";
@@ -51,6 +54,7 @@ import { generateModuleSigningKeys, throwawayServiceAccount } from "./local-keys
 import { freePort, startLocalStack } from "./local-stack";
 import { buildPackage } from "../packages/mpkg/src/archive";
 import { tufAtScale } from "./bench-tuf";
+import { webhookFirstAttempts } from "./bench-webhooks";
 
 const PROJECT_ID = "demo-marketplace-bench";
 const ROOT = path.join(__dirname, "..");
@@ -62,6 +66,8 @@ const ROUNDS = quick ? 2 : 6;
 const SLICE_S = quick ? 1 : 2;
 /** `-- --search`: only the search rows at 50,000 modules. */
 const searchOnly = process.argv.includes("--search");
+/** `-- --webhooks`: only the webhooks' row. */
+const webhooksOnly = process.argv.includes("--webhooks");
 /** `-- --tuf`: only the TUF repository's rows, in memory. */
 const tufOnly = process.argv.includes("--tuf");
 /** Distinct callers of the authenticated reads, taking turns. */
@@ -240,6 +246,10 @@ async function main(): Promise<number> {
       await searchAtScale(deps, serverEnv, servers);
       return 0;
     }
+    if (webhooksOnly) {
+      await webhookFirstAttempts(deps, report);
+      return 0;
+    }
 
     const bare = await startServer("--bare", {});
     const api = await startServer("--api", serverEnv);
@@ -308,6 +318,8 @@ async function main(): Promise<number> {
     await signCost(deps);
     await signMemory(base, deps, api);
     await coldLoad();
+    console.log("\nWebhooks (§21):");
+    await webhookFirstAttempts(deps, report);
     await searchAtScale(deps, serverEnv, servers);
     tufAtScale(report);
 

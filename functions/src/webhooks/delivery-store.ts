@@ -50,6 +50,8 @@ export interface DeliveryRecord {
 }
 
 export const deliveryId = (messageId: string, endpointId: string) => `${messageId}.${endpointId}`;
+/** The endpoint a delivery id names (message ids hold no dot). */
+export const endpointOfDelivery = (id: string) => id.slice(id.indexOf(".") + 1);
 
 const ts = (date: Date | null) => (date ? Timestamp.fromDate(date) : null);
 

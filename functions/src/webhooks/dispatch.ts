@@ -2,11 +2,11 @@ import { eventOutbox, type RecordedEvent } from "../core/event-outbox";
 import { subscribable } from "../core/event-types";
 import type { Deps } from "../deps";
 import { escapeHtml, mailStore } from "../businesses/mail-store";
-import { deliveryStore, type DeliveryRecord } from "./delivery-store";
+import { deliveryStore, endpointOfDelivery, type DeliveryRecord } from "./delivery-store";
 import { endpointStore, type EndpointRecord } from "./endpoint-store";
 import { isAlreadyExists } from "../core/documents";
 import { inFlightStore, type SlotState } from "./in-flight-store";
-import { failedTooLong, LEASE_MS, verdictOf, type AttemptVerdict } from "./rules";
+import { failedTooLong, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, verdictOf, type AttemptVerdict } from "./rules";
 import { decryptSecret } from "./secrets";
 import { sendMessage } from "./sender";
 
@@ -62,18 +62,18 @@ const SLOT_TRIES = 3;
 /**
  * One attempt of a delivery, if it is due and no other instance holds it: its verdict; "busy" when
  * the endpoint already has its 10 attempts in flight (try again shortly); null when there was
- * nothing to do (not due, held elsewhere, done, or its endpoint disabled).
+ * nothing to do (not due, held elsewhere, done, or its endpoint disabled). With `queue`, a success
+ * hands the slot on to the next delivery waiting for the endpoint, and so on while they succeed.
  */
-export async function attemptDelivery(deps: DispatchDeps, id: string): Promise<AttemptVerdict | "busy" | null> {
-  const { db, clock, config } = deps;
+export async function attemptDelivery(deps: DispatchDeps, id: string, queue?: WaitingDeliveries): Promise<AttemptVerdict | "busy" | null> {
+  const { db, clock } = deps;
   const deliveries = deliveryStore(db);
   const endpoints = endpointStore(db);
   const inFlight = inFlightStore(db);
-  const pending = await deliveries.get(id);
-  if (!pending || pending.status !== "pending") return null;
   // Read apart from the claim, which holds the delivery and one slot: attempts to one endpoint never queue on it.
-  const endpoint = await endpoints.get(pending.endpointId);
-  const free: (SlotState | null)[] = endpoint && !endpoint.disabled ? await inFlight.freeSlots(endpoint.id, clock()) : [null];
+  const endpointId = endpointOfDelivery(id);
+  const [endpoint, slots] = await Promise.all([endpoints.get(endpointId), inFlight.freeSlots(endpointId, clock())]);
+  const free: (SlotState | null)[] = endpoint && !endpoint.disabled ? slots : [null];
   let claimed: { delivery: DeliveryRecord; slot: number } | null = null;
   for (const seen of free.slice(0, SLOT_TRIES)) {
     let claim: { delivery: DeliveryRecord; slot: number } | "taken" | null;
@@ -81,8 +81,7 @@ export async function attemptDelivery(deps: DispatchDeps, id: string): Promise<A
       claim = await db.runTransaction(async (tx) => {
         const now = clock();
         const delivery = await deliveries.getIn(tx, id);
-        if (!delivery || delivery.status !== "pending") return null;
-        if ((delivery.nextAttemptAt && delivery.nextAttemptAt > now) || (delivery.leaseUntil && delivery.leaseUntil > now)) return null;
+        if (!delivery || !claimable(delivery, now)) return null;
         if (!endpoint || endpoint.disabled || !seen) {
           // Kept as failed: `recover` sends it again once the endpoint is enabled.
           deliveries.update(tx, id, { status: "failed", nextAttemptAt: null, leaseUntil: null });
@@ -104,38 +103,70 @@ export async function attemptDelivery(deps: DispatchDeps, id: string): Promise<A
     }
   }
   if (!claimed || !endpoint) return "busy";
-  const { delivery, slot } = claimed;
-  let outcome: Awaited<ReturnType<typeof sendMessage>>;
+  let { delivery } = claimed;
+  const { slot } = claimed;
+  let first: AttemptVerdict | null = null;
+  for (;;) {
+    const outcome = await send(deps, endpoint, delivery);
+    // After a success the slot goes straight to the next delivery waiting for this endpoint here, claimed in the same transaction.
+    const nextId = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300 ? (queue?.take(endpointId) ?? null) : null;
+    const recorded = await recordAttempt(deps, delivery, slot, outcome, nextId);
+    await recordHealth(deps, endpoint, recorded.verdict);
+    if (first === null) first = recorded.verdict;
+    else queue?.settled(delivery.id, recorded.verdict);
+    if (!recorded.next) return first;
+    delivery = recorded.next;
+  }
+}
+
+/** The deliveries a dispatcher keeps waiting for a busy endpoint, which an attempt that ends well hands its slot to. */
+export interface WaitingDeliveries {
+  take(endpointId: string): string | undefined;
+  /** The verdict of a delivery that was handed a slot. */
+  settled(id: string, verdict: AttemptVerdict): void;
+}
+
+async function send(deps: DispatchDeps, endpoint: EndpointRecord, delivery: DeliveryRecord): Promise<Awaited<ReturnType<typeof sendMessage>>> {
+  const { clock, config } = deps;
   try {
     const live = endpoint.secrets.filter((secret) => !secret.retiresAt || secret.retiresAt > clock());
     const secrets = live.map((secret) => decryptSecret(secret.sealed, config.webhooks.secretsKey, endpoint.id));
-    outcome = await sendMessage(endpoint.url, { id: delivery.messageId, payload: delivery.payload, secrets }, config.webhooks, clock);
+    return await sendMessage(endpoint.url, { id: delivery.messageId, payload: delivery.payload, secrets }, config.webhooks, clock);
   } catch (error) {
-    outcome = { statusCode: null, durationMs: 0, error: `The message could not be sent: ${(error as Error).message}` };
+    return { statusCode: null, durationMs: 0, error: `The message could not be sent: ${(error as Error).message}` };
   }
-  const verdict = await recordAttempt(deps, delivery, slot, outcome);
-  await recordHealth(deps, endpoint, verdict);
-  return verdict;
 }
 
-/** The attempt on the delivery, and what follows it; then the attempt's slot is given back. */
-async function recordAttempt(deps: DispatchDeps, sent: DeliveryRecord, slot: number, outcome: Awaited<ReturnType<typeof sendMessage>>): Promise<AttemptVerdict> {
+/**
+ * The attempt on the delivery, and what follows it. In the same transaction the attempt's slot is
+ * given back or, when `nextId` is a delivery due now that nobody holds, handed to it (claimed with
+ * a lease as a claim would).
+ */
+async function recordAttempt(deps: DispatchDeps, sent: DeliveryRecord, slot: number, outcome: Awaited<ReturnType<typeof sendMessage>>, nextId: string | null): Promise<{ verdict: AttemptVerdict; next: DeliveryRecord | null }> {
   const { db, clock, config } = deps;
   const deliveries = deliveryStore(db);
-  const verdict = await db.runTransaction(async (tx) => {
+  const inFlight = inFlightStore(db);
+  return db.runTransaction(async (tx) => {
     const now = clock();
-    const delivery = await deliveries.getIn(tx, sent.id);
+    const [delivery, held, waiting] = await Promise.all([deliveries.getIn(tx, sent.id), inFlight.getIn(tx, sent.endpointId, slot), nextId ? deliveries.getIn(tx, nextId) : null]);
     const attempts = [...(delivery ?? sent).attempts, { at: now, statusCode: outcome.statusCode, durationMs: outcome.durationMs, ...(outcome.error ? { error: outcome.error.slice(0, 500) } : {}) }];
     const verdict = verdictOf(outcome, attempts.length, config.webhooks.retryScheduleMs, now);
     if (delivery) deliveries.update(tx, sent.id, { status: verdict.status, nextAttemptAt: verdict.status === "pending" ? verdict.nextAttemptAt : null, leaseUntil: null, attempts });
-    return verdict;
+    if (held?.deliveryId !== sent.id) return { verdict, next: null };
+    const next = waiting && claimable(waiting, now) ? waiting : null;
+    if (!next) {
+      inFlight.releaseIn(tx, sent.endpointId, slot);
+      return { verdict, next: null };
+    }
+    const leaseUntil = new Date(now.getTime() + LEASE_MS);
+    inFlight.handOverIn(tx, sent.endpointId, slot, next.id, leaseUntil);
+    deliveries.update(tx, next.id, { status: "pending", nextAttemptAt: next.nextAttemptAt, leaseUntil });
+    return { verdict, next };
   });
-  // Apart from the record, which must not wait on the slot's claimants: a slot not given back frees itself when its lease ends.
-  await inFlightStore(db)
-    .release(sent.endpointId, slot, sent.id)
-    .catch((error: Error) => deps.logger.warn("a webhook slot was not given back; it frees itself when its lease ends", { endpointId: sent.endpointId, slot, error: error.message }));
-  return verdict;
 }
+
+/** Whether an attempt may claim the delivery now: pending, due, and held by no other attempt. */
+const claimable = (delivery: DeliveryRecord, now: Date) => delivery.status === "pending" && !(delivery.nextAttemptAt && delivery.nextAttemptAt > now) && !(delivery.leaseUntil && delivery.leaseUntil > now);
 
 /**
  * The endpoint's health after an attempt: failing since when, and disabled (with its owner
@@ -195,8 +226,8 @@ export interface WebhookDispatcher {
   stop(): Promise<void>;
 }
 
-/** How soon an attempt that found its endpoint busy looks again (±50 %). */
-const BUSY_RETRY_MS = 250;
+/** How soon deliveries waiting for a busy endpoint look again for a slot another instance gave back (±50 %). */
+const BUSY_RETRY_MS = 1_000;
 
 /** Retries due sooner than this after a failure are timed on the instance; later ones are the sweep's. */
 const TIMED_RETRY_LIMIT_MS = 15 * 60_000;
@@ -205,33 +236,85 @@ const TIMED_RETRY_LIMIT_MS = 15 * 60_000;
  * Delivery on this instance: a listener on the outbox fans out each new event and attempts its
  * deliveries at once (well within the contract's 5 s), a failed attempt's retry is timed here when
  * it is due within 15 minutes, and the sweep runs every `sweepMs` for anything else (another
- * instance's leftovers, retries of a restarted instance). The local stack and the tests run it; a
- * deployment runs the same functions from its trigger and its scheduled sweep (index.ts).
+ * instance's leftovers, retries of a restarted instance). Deliveries to an endpoint that has its
+ * 10 attempts in flight wait here, without asking Firestore again, until one of this instance's
+ * attempts to it ends (or, for another instance's, a second later). The local stack and the tests
+ * run it; a deployment runs the same functions from its trigger and its scheduled sweep (index.ts).
  */
 export function startWebhookDispatcher(deps: DispatchDeps, options: { sweepMs: number }): WebhookDispatcher {
   const running = new Set<Promise<unknown>>();
   const timers = new Set<NodeJS.Timeout>();
+  /** Per endpoint: this instance's attempts in progress, and the deliveries waiting for a slot. */
+  const inProgress = new Map<string, number>();
+  const waiting = new Map<string, Set<string>>();
   let stopped = false;
   const track = (work: Promise<unknown>) => {
     running.add(work);
     void work.catch((error: Error) => deps.logger.warn("webhook dispatch failed; the sweep tries again", { error: error.message })).finally(() => running.delete(work));
   };
-  const attempt = (id: string) =>
+  const later = (wait: number, then: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!stopped) then();
+    }, Math.max(0, wait));
+    timer.unref();
+    timers.add(timer);
+  };
+  const wait = (endpointId: string, id: string) => {
+    const queue = waiting.get(endpointId) ?? new Set<string>();
+    waiting.set(endpointId, queue);
+    queue.add(id);
+  };
+  /** Starts what waits for the endpoint, as far as this instance's own attempts leave room. */
+  const next = (endpointId: string) => {
+    const queue = waiting.get(endpointId);
+    while (queue && queue.size > 0 && (inProgress.get(endpointId) ?? 0) < MAX_IN_FLIGHT_PER_ENDPOINT) {
+      const [id] = queue;
+      queue.delete(id);
+      attempt(id);
+    }
+    if (queue?.size === 0) waiting.delete(endpointId);
+  };
+  /** A failed attempt's retry, timed here when it is due soon. */
+  const settled = (id: string, verdict: AttemptVerdict) => {
+    if (stopped || verdict.status !== "pending") return;
+    const retryIn = verdict.nextAttemptAt.getTime() - deps.clock().getTime();
+    if (retryIn <= TIMED_RETRY_LIMIT_MS) later(retryIn, () => attempt(id));
+  };
+  const queue: WaitingDeliveries = {
+    take(endpointId) {
+      const waitingFor = waiting.get(endpointId);
+      const [id] = waitingFor ?? [];
+      if (id !== undefined) waitingFor!.delete(id);
+      return stopped ? undefined : id;
+    },
+    settled,
+  };
+  const attempt = (id: string): void => {
+    if (stopped) return;
+    const endpointId = endpointOfDelivery(id);
+    if ((inProgress.get(endpointId) ?? 0) >= MAX_IN_FLIGHT_PER_ENDPOINT) return wait(endpointId, id);
+    inProgress.set(endpointId, (inProgress.get(endpointId) ?? 0) + 1);
     track(
-      attemptDelivery(deps, id).then((verdict) => {
-        if (stopped || verdict === null) return;
-        if (verdict !== "busy" && verdict.status !== "pending") return;
-        // A busy endpoint frees a slot as soon as one of its attempts ends (15 s at most): look again shortly.
-        const wait = verdict === "busy" ? BUSY_RETRY_MS * (0.5 + Math.random()) : verdict.nextAttemptAt.getTime() - deps.clock().getTime();
-        if (wait > TIMED_RETRY_LIMIT_MS) return;
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          if (!stopped) attempt(id);
-        }, Math.max(0, wait));
-        timer.unref();
-        timers.add(timer);
-      }),
+      attemptDelivery(deps, id, queue)
+        .then((verdict) => {
+          if (stopped || verdict === null) return;
+          if (verdict === "busy") {
+            // Every slot is held, some by other instances: look again in a while unless one of ours ends first.
+            wait(endpointId, id);
+            later(BUSY_RETRY_MS * (0.5 + Math.random()), () => next(endpointId));
+            return;
+          }
+          settled(id, verdict);
+        })
+        .finally(() => {
+          const count = (inProgress.get(endpointId) ?? 1) - 1;
+          if (count > 0) inProgress.set(endpointId, count);
+          else inProgress.delete(endpointId);
+          next(endpointId);
+        }),
     );
+  };
   const process = (eventId: string) => track(fanOut(deps, eventId).then((ids) => ids.forEach(attempt)));
   const unsubscribe = eventOutbox(deps.db)
     .collection.where("fannedOut", "==", false)

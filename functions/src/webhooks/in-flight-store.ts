@@ -1,7 +1,7 @@
 import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withinDeadline } from "../core/deadline";
-import { documentAt, isFailedPrecondition, readDocument, timestamp, oncePerDatabase } from "../core/documents";
+import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 import { MAX_IN_FLIGHT_PER_ENDPOINT, slotFree, type InFlightSlot } from "./rules";
 
 /**
@@ -9,7 +9,7 @@ import { MAX_IN_FLIGHT_PER_ENDPOINT, slotFree, type InFlightSlot } from "./rules
  * per slot while it is held (contract §21: at most 10 at once to one endpoint, whichever instances
  * send them). An attempt takes a slot in the transaction that claims its delivery, by creating the
  * slot's document (two claims of one slot: the second's commit fails, and it tries another), and
- * deletes it once the attempt is recorded. The slot's lease is the delivery's: the slot of an
+ * deletes it in the transaction that records the attempt. The slot's lease is the delivery's: the slot of an
  * instance that died mid-attempt is taken over when the lease has ended.
  */
 
@@ -51,15 +51,17 @@ export const inFlightStore = oncePerDatabase((db: Firestore) => {
       tx.set(slot, data);
       return true;
     },
-    /** Gives the slot back if this delivery still holds it (compared and deleted in one write). */
-    async release(endpointId: string, slot: number, deliveryId: string): Promise<void> {
-      const snapshot = await withinDeadline("Firestore", ref(endpointId, slot).get());
-      if (read(snapshot)?.deliveryId !== deliveryId) return;
-      try {
-        await withinDeadline("Firestore", ref(endpointId, slot).delete({ lastUpdateTime: snapshot.updateTime! }));
-      } catch (error) {
-        if (!isFailedPrecondition(error)) throw error;
-      }
+    /** A slot as the transaction reads it (claimants of a free slot never read it: only the attempt that holds it, and a takeover). */
+    async getIn(tx: Transaction, endpointId: string, slot: number): Promise<InFlightSlot | null> {
+      return read(await tx.get(ref(endpointId, slot)));
+    },
+    /** Hands a slot from the attempt that held it (the transaction has read that it still does) to the next one. */
+    handOverIn(tx: Transaction, endpointId: string, slot: number, deliveryId: string, leaseUntil: Date): void {
+      tx.set(ref(endpointId, slot), { deliveryId, leaseUntil: Timestamp.fromDate(leaseUntil) });
+    },
+    /** Gives a slot back: the transaction has read that its attempt still holds it. */
+    releaseIn(tx: Transaction, endpointId: string, slot: number): void {
+      tx.delete(ref(endpointId, slot));
     },
     /** With the endpoint: its slots go too. */
     deleteAllIn(tx: Transaction, endpointId: string): void {
