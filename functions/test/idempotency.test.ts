@@ -1,6 +1,8 @@
 import request from "supertest";
 import type { Express } from "express";
+import { auditLog, type CommitsWithChange } from "../src/core/audit-log";
 import { instanceQueue } from "../src/core/concurrency";
+import { IDEMPOTENCY_LEASE_MS, idempotencyKeys } from "../src/core/idempotency";
 import { countDocuments } from "./support/fixtures";
 import { bearer, createDeveloper, createUser, eventually, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
 
@@ -118,6 +120,64 @@ describe("safe retries with Idempotency-Key (§1)", () => {
     expect(pending.body.items.map((item: { id: string }) => item.id)).toEqual([replay.body.id]);
     expect(await auditEntries("business.invitation.create", business)).toBe(1);
   }, 30_000);
+
+  describe("the key commits with the change", () => {
+    const request = { scope: "uid-commit", fingerprint: "f", secrets: [] as string[] };
+    /** The runner as an instance has it, with a clock the test moves past the attempt's lease. */
+    const runnerAt = async (at: () => Date) => {
+      const deps = await testDeps();
+      return { deps, keys: idempotencyKeys({ db: deps.db, clock: at, logger: deps.logger }) };
+    };
+    const change = async (deps: Awaited<ReturnType<typeof testDeps>>, target: string, commitsWith: CommitsWithChange | undefined) =>
+      auditLog(deps.db).commit({ kind: "user", id: "uid-commit", commitsWith }, { action: "test.change", target }, new Date(), (batch) => batch.set(deps.db.doc(`commitTests/${target}`), { at: Date.now() }));
+
+    it("a retry after an instance was lost past its commit never does the work twice", async () => {
+      let now = new Date();
+      const { deps, keys } = await runnerAt(() => now);
+      let runs = 0;
+      // The instance commits its change, then dies before its answer is recorded (here: it fails).
+      await expect(
+        keys.run({ ...request, key: "lost-after-commit" }, async (commitsWith) => {
+          runs += 1;
+          await change(deps, "lost-after-commit", commitsWith);
+          throw new Error("the instance is gone");
+        }),
+      ).rejects.toThrow("the instance is gone");
+      now = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS + 1_000);
+      const retry = keys.run({ ...request, key: "lost-after-commit" }, async (commitsWith) => {
+        runs += 1;
+        await change(deps, "lost-after-commit", commitsWith);
+        return { status: 201, body: {} };
+      });
+      await expect(retry).rejects.toMatchObject({ code: "request_in_progress" });
+      expect(runs).toBe(1);
+      expect(await auditEntries("test.change", "lost-after-commit")).toBe(1);
+    });
+
+    it("an attempt whose key was taken over after its lease commits nothing", async () => {
+      let now = new Date();
+      const { deps, keys } = await runnerAt(() => now);
+      let resume!: () => void;
+      const paused = new Promise<void>((resolve) => (resume = resolve));
+      const slow = keys.run({ ...request, key: "taken-over" }, async (commitsWith) => {
+        await paused;
+        await change(deps, "taken-over-slow", commitsWith);
+        return { status: 201, body: { by: "slow" } };
+      });
+      await eventually(async () => expect((await deps.db.collection("idempotencyKeys").where("scope", "==", "uid-commit").where("state", "==", "running").get()).size).toBe(1), 5_000);
+      now = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS + 1_000);
+      const fast = await keys.run({ ...request, key: "taken-over" }, async (commitsWith) => {
+        await change(deps, "taken-over-fast", commitsWith);
+        return { status: 201, body: { by: "fast" } };
+      });
+      expect(fast.body).toEqual({ by: "fast" });
+      resume();
+      await expect(slow).rejects.toMatchObject({ code: 9 });
+      expect([await auditEntries("test.change", "taken-over-fast"), await auditEntries("test.change", "taken-over-slow")]).toEqual([1, 0]);
+      expect((await deps.db.doc("commitTests/taken-over-slow").get()).exists).toBe(false);
+      expect((await keys.run({ ...request, key: "taken-over" }, async () => ({ status: 500 }))).body).toEqual({ by: "fast" });
+    });
+  });
 
   it("gives the key up after a refusal, so a retry runs again once the refusal no longer holds", async () => {
     const developer = await createDeveloper("keyco");

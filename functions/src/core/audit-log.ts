@@ -8,7 +8,8 @@ import { pageOfQuery, type CursorPosition } from "./pagination";
 /**
  * `auditLog/{autoId}`: who did what to what (contract §14), append-only. Every security-relevant
  * change adds its entry in the same batch or transaction as the change itself, so there is never
- * a change without its entry nor an entry for a change that did not happen. Clients never read the
+ * a change without its entry nor an entry for a change that did not happen. The entry brings what
+ * commits with it: the change's outbound events (§21) and its request's Idempotency-Key (§1). Clients never read the
  * collection (rules deny all); operators read it with `audit list`, owners their modules' entries.
  */
 
@@ -23,6 +24,13 @@ export interface Actor {
   id: string;
   /** The API request it came in, when it came in one. */
   requestId?: string;
+  /** What commits with every change this actor makes: its request's Idempotency-Key record (§1, core/idempotency.ts). */
+  commitsWith?: CommitsWithChange;
+}
+
+/** A write that joins the batch or transaction of each change an actor commits. */
+export interface CommitsWithChange {
+  addTo(writer: WriteBatch | Transaction): void;
 }
 
 /** The service itself, or a tool of it (the seed, the bench), acting on its own. */
@@ -98,6 +106,7 @@ export function auditLog(db: Firestore) {
     record(writer: WriteBatch | Transaction, actor: Actor, event: AuditEvent, at: Date): void {
       (writer as WriteBatch).create(collection.doc(), data(actor, event, at));
       if (event.emits?.length) eventOutbox(db).record(writer, event.emits, at);
+      actor.commitsWith?.addTo(writer);
     },
     /** Commits the writes of one change together with its entry, in one batch. */
     async commit(actor: Actor, event: AuditEvent, at: Date, write: (batch: WriteBatch) => void): Promise<void> {
@@ -105,6 +114,7 @@ export function auditLog(db: Firestore) {
       write(batch);
       batch.create(collection.doc(), data(actor, event, at));
       if (event.emits?.length) eventOutbox(db).record(batch, event.emits, at);
+      actor.commitsWith?.addTo(batch);
       await withinDeadline(`Firestore (${event.action})`, batch.commit());
     },
     ...withDeadlines("Firestore", {

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import type { Firestore } from "firebase-admin/firestore";
 import { runToCompletion } from "./deadline";
 import { ApiError, invalidRequest } from "./errors";
-import { idempotencyKeyStore, type KeyClaim, type StoredAnswer } from "./idempotency-store";
+import type { CommitsWithChange } from "./audit-log";
+import { commitMark, idempotencyKeyStore, type KeyClaim, type StoredAnswer } from "./idempotency-store";
 import type { Logger } from "./logger";
 
 /**
@@ -14,9 +15,17 @@ import type { Logger } from "./logger";
  * retry. So a 503 never means "maybe done": either the work is recorded (and replayed) or the key
  * is given up (and the retry runs it).
  *
+ * The key's record commits with the change itself: the request's actor carries a mark
+ * (`commitsWith`) that the audit log adds to the batch or transaction of every change it records,
+ * conditional on the claim still holding. A change that committed therefore always finds its key
+ * `committed`, which is never taken over: not after a failure, a timeout, nor a lost instance.
+ *
  * Only successful answers are kept: an answer of 4xx changed nothing, and a 5xx or a failure ends
  * in nothing changed (each change is one batch or transaction), so the key is given up and a retry
- * runs the work afresh. An attempt whose instance died holds the key until its lease runs out.
+ * runs the work afresh. An attempt whose instance died before its change committed holds the key
+ * until its lease runs out; one that died after it leaves the key committed with no answer to
+ * replay, which a retry is told (409 request_in_progress, without Retry-After) rather than doing
+ * the work again.
  */
 
 /** 1–255 printable ASCII characters. */
@@ -92,7 +101,8 @@ export function idempotencyKeys(deps: { db: Firestore; clock: () => Date; logger
         throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with another request (method, path or body); use a new key for a new request.");
       }
       if (live && record.state === "done") return replayOf(record.answer);
-      if (live && record.state === "running" && record.leaseUntil > now) throw inProgress();
+      if (live && record.state !== "done" && record.leaseUntil > now) throw inProgress();
+      if (live && record.state === "committed") throw answerLost();
       const takenOver = await store.takeOver(scope, key, updateTime, fingerprint, now, leaseUntil);
       if (takenOver) return takenOver;
     }
@@ -101,7 +111,7 @@ export function idempotencyKeys(deps: { db: Firestore; clock: () => Date; logger
 
   return {
     /** The answer of `work`, done once for the request's key; a repeat gets the first answer again. */
-    async run(request: IdempotentRequest, work: () => Promise<IdempotentAnswer>): Promise<IdempotentAnswer> {
+    async run(request: IdempotentRequest, work: (commitsWith: CommitsWithChange | undefined) => Promise<IdempotentAnswer>): Promise<IdempotentAnswer> {
       // The claim too runs to its end: a claim abandoned at a deadline could land later and hold
       // the key with nobody to finish the work.
       return runToCompletion(async () => {
@@ -109,7 +119,7 @@ export function idempotencyKeys(deps: { db: Firestore; clock: () => Date; logger
         if (!("ref" in claimed)) return claimed;
         let result: IdempotentAnswer;
         try {
-          result = await work();
+          result = await work(commitMark(claimed));
         } catch (error) {
           await store.release(claimed).catch((failure) => deps.logger.error("idempotency key not released", { error: String(failure) }));
           throw error;
@@ -122,6 +132,12 @@ export function idempotencyKeys(deps: { db: Firestore; clock: () => Date; logger
     },
   };
 }
+
+const answerLost = () =>
+  new ApiError(
+    "request_in_progress",
+    "The first request with this Idempotency-Key made its change, but its answer was lost before it was recorded: the change stands, so read the resource instead of retrying.",
+  );
 
 const inProgress = () =>
   new ApiError("request_in_progress", "A request with this Idempotency-Key is still running; retry shortly with the same key.", {

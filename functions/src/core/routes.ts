@@ -6,6 +6,7 @@ import { actorOf, isPublisherToken, bearerToken, idTokenCaller, requireCaller, t
 import { readBodyBytes, readJsonBody } from "./body";
 import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type MediaBody } from "./http-cache";
 import { ApiError, PROBLEM_STATUS, invalidRequest, methodNotAllowed, tokenError, unsupportedMediaType, type ProblemCode } from "./errors";
+import type { CommitsWithChange } from "./audit-log";
 import { idempotencyKeyOf, requestFingerprint, type idempotencyKeys } from "./idempotency";
 import { parseInput, parseRequestPart, refuseControlCharacters } from "./validation";
 
@@ -212,7 +213,10 @@ function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHan
     }
     const key = keyed ? idempotencyKeyOf(req.get("idempotency-key")) : null;
     const caller = req.caller ?? null;
-    const run = () => route.handle({ params, query, body, caller, actor: caller && actorOf(caller, req.requestId, route.auth === "developer"), req });
+    const run = (commitsWith?: CommitsWithChange) => {
+      const actor = caller && actorOf(caller, req.requestId, route.auth === "developer");
+      return route.handle({ params, query, body, caller, actor: actor && commitsWith ? { ...actor, commitsWith } : actor, req });
+    };
     let reply: Reply;
     if (keyed && key !== null) {
       // A raw body is read here to be compared; the handler's read then finds it (core/body.ts).
