@@ -186,6 +186,10 @@ export const params = {
     default: "true",
     description: "Whether invitations write a mail/{id} document for the Firebase Trigger Email extension (true or false).",
   }),
+  operatorEmails: defineString("OPERATOR_EMAILS", {
+    default: "",
+    description: "Who hears of what operators must act on (the TUF root or targets expiring within 30 days, §23), comma-separated emails; mail goes through the Trigger Email extension. Empty: the ERROR log line only.",
+  }),
   webhookAllowedHosts: defineString("WEBHOOK_ALLOWED_HOSTS", {
     default: "",
     description: "Hosts, as written in a URL, exempt from the webhooks' public-address rule and allowed http: (§21); none when deployed.",
@@ -262,6 +266,8 @@ export interface Config {
   appUrlScheme: string;
   /** Whether invitations write a mail document for the Trigger Email extension. */
   invitationEmails: boolean;
+  /** Operators to email about what they must act on (OPERATOR_EMAILS): the TUF root or targets expiring soon (§23). */
+  operatorEmails: string[];
   /**
    * Webhooks (§21): the 32-byte key that encrypts endpoint secrets (empty: endpoints cannot be
    * made), the hosts exempt from the public-address rule, and the retry schedule in milliseconds.
@@ -333,6 +339,7 @@ export function loadConfig(env: Env = process.env): Config {
     payments: { feeBasisPoints: feeBasisPoints(env.MARKETPLACE_FEE_PERCENT), currencies: currencies(env.MARKETPLACE_CURRENCIES) },
     appUrlScheme: appUrlScheme(env.APP_URL_SCHEME),
     invitationEmails: booleanSetting(env, "INVITATION_EMAILS", true),
+    operatorEmails: operatorEmails(env.OPERATOR_EMAILS),
     webhooks: webhookSettings(env),
     dnsResolvers: dnsResolvers(env.DNS_RESOLVERS),
   };
@@ -351,8 +358,8 @@ export function webhookSettings(env: Env = process.env): Config["webhooks"] {
   };
 }
 
-/** `host:port` or `host` DNS servers, comma-separated; none: the system's resolver. */
-function dnsResolvers(raw: string | undefined): string[] {
+/** `host:port` or `host` DNS servers, comma-separated; none: the system's resolver (DNS_RESOLVERS, also for the operator CLI). */
+export function dnsResolvers(raw: string | undefined): string[] {
   const servers = (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean);
   for (const server of servers) {
     if (!/^[0-9a-f.:[\]]+$/i.test(server)) throw new Error(`DNS_RESOLVERS must be addresses (host or host:port), comma-separated, got '${server}'.`);
@@ -503,6 +510,14 @@ function stripeWebhookSecrets(env: Env): string[] {
     }
   });
   return secrets;
+}
+
+function operatorEmails(raw: string | undefined): string[] {
+  const emails = (raw ?? "").split(",").map((email) => email.trim()).filter(Boolean);
+  emails.forEach((email, index) => {
+    if (!/^[^\s@,]{1,64}@[^\s@,]{1,189}$/.test(email)) throw new Error(`OPERATOR_EMAILS: entry ${index + 1} of ${emails.length} is not an email address; separate several with commas.`);
+  });
+  return emails;
 }
 
 /** What a deployed instance can serve without but an operator must hear about at once, one log line each. */

@@ -169,6 +169,13 @@ export const tufEvents = onDocumentCreated(
   },
 );
 
+/** Hourly: the verified domains whose daily check is due (§22); a TXT record missing 7 days in a row releases its domain. */
+export const domainChecks = onSchedule({ schedule: "every 60 minutes", region: REGION, timeoutSeconds: 540, secrets: [params.moduleSigningKeys] }, async () => {
+  const [{ recheckDomains }, deps] = await Promise.all([import("./domains/recheck"), dispatchDeps()]);
+  const result = await recheckDomains(deps);
+  if (result.checked > 0 || result.unreachable > 0) cloudLogger.info("verified domains checked", result);
+});
+
 /** Every 5 minutes: changes a trigger missed, and the online roles due for re-signing (timestamp, snapshot, bins). */
 export const tufMaintenance = onSchedule({ schedule: "every 5 minutes", region: REGION, timeoutSeconds: 300, memory: "1GiB", secrets: [params.moduleSigningKeys, params.tufOnlineKey] }, async () => {
   const [{ sweepTuf }, deps] = await Promise.all([import("./tuf/follower"), dispatchDeps()]);

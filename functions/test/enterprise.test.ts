@@ -1,6 +1,7 @@
 import type { Express } from "express";
 import request, { type Response } from "supertest";
 import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
+import { recheckDomains } from "../src/domains/recheck";
 import { managedUserId } from "../src/scim/rules";
 import { daysFromNow, putSubscription } from "./support/fixtures";
 import { bearer, createUser, expectProblem, resetEmulators, signInThroughProvider, testApp, testDeps, type TestUser } from "./support/harness";
@@ -542,6 +543,50 @@ describe("verified domains (§22)", () => {
     // Removed, the domain is free for the rival.
     expect((await request(app).delete(`${api}/businesses/${businessId}/domains/acme.test`).set(bearer(owner))).status).toBe(204);
     expect((await request(app).post(`${api}/businesses/${otherBusiness}/domains/acme.test/verify`).set(bearer(other))).status).toBe(200);
+  });
+
+  it("are checked again daily: a record missing 7 days in a row releases the domain, and the owners hear of it at the first failed check", async () => {
+    const { app, owner, businessId, auth } = await setup();
+    const deps = await testDeps();
+    const DAY_MS = 24 * 3_600_000;
+    let now = Date.now();
+    const checks = { ...deps, clock: () => new Date(now), config: { ...deps.config, dnsResolvers: [dns.address] } };
+    const record = "_marketplace-verification.acme.test";
+    const txtValue = (await request(app).get(`${api}/businesses/${businessId}/domains`).set(bearer(owner))).body.items[0].txtValue as string;
+    const verifiedAt = async () => (await request(app).get(`${api}/businesses/${businessId}/domains`).set(bearer(owner))).body.items[0].verifiedAt as string | null;
+    const warnings = async () => (await deps.db.collection("mail").where("to", "==", owner.email).get()).docs.filter((doc) => String(doc.get("message.subject")).startsWith("acme.test")).length;
+    const nextDay = async () => {
+      now += DAY_MS;
+      return recheckDomains(checks);
+    };
+
+    expect(await recheckDomains(checks)).toMatchObject({ checked: 0 });
+    expect(await nextDay()).toMatchObject({ checked: 1, missing: 0, released: [] });
+    // Missing for a day, then back: the owners are told once, and the streak ends.
+    dns.set(record, "TXT", ["v=spf1 -all"]);
+    expect(await nextDay()).toMatchObject({ checked: 1, missing: 1, released: [] });
+    expect(await warnings()).toBe(1);
+    dns.set(record, "TXT", [txtValue]);
+    expect(await nextDay()).toMatchObject({ checked: 1, missing: 0 });
+    // A resolver that fails proves nothing: the domain stays, checked again at the next run.
+    expect(await recheckDomains({ ...checks, clock: () => new Date(now + DAY_MS), config: { dnsResolvers: ["127.0.0.1:9"] } })).toMatchObject({ checked: 0, unreachable: 1 });
+    // Missing 7 days in a row: released on the eighth check.
+    dns.set(record, "TXT", ["v=spf1 -all"]);
+    for (let day = 0; day < 7; day += 1) {
+      expect((await nextDay()).released).toEqual([]);
+      expect(await verifiedAt()).not.toBeNull();
+    }
+    expect(await warnings()).toBe(2);
+    expect((await nextDay()).released).toEqual(["acme.test"]);
+    expect(await verifiedAt()).toBeNull();
+    expectScimError(await request(app).post(`${scim}/Users`).set(auth).send(oktaUser("newcomer@acme.test")), 400, "invalidValue");
+    // Another business may verify it now.
+    const rival = await createUser();
+    const rivalBusiness = (await request(app).post(`${api}/businesses`).set(bearer(rival)).send({ name: "Rival" })).body.id;
+    const added = await request(app).post(`${api}/businesses/${rivalBusiness}/domains`).set(bearer(rival)).send({ domain: "acme.test" });
+    dns.set(record, "TXT", [added.body.txtValue]);
+    expect((await request(app).post(`${api}/businesses/${rivalBusiness}/domains/acme.test/verify`).set(bearer(rival))).status).toBe(200);
+    expect((await deps.db.collection("auditLog").where("action", "in", ["business.domain.missing", "business.domain.release"]).get()).docs.map((doc) => doc.get("action")).sort()).toEqual(["business.domain.missing", "business.domain.missing", "business.domain.release"]);
   });
 });
 

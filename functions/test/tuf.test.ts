@@ -13,6 +13,8 @@ import { startTufFollower, type TufFollower } from "../src/tuf/follower";
 import { generateTufKey, parsePrivateKeys, signerOf, type TufSigner } from "../src/core/tuf-keys";
 import { initializeRepository, repositoryStatus, resignOnlineRoles, rotateKeys } from "../src/tuf/repository";
 import { binNames } from "../src/tuf/rules";
+import { warnOfExpiry } from "../src/tuf/expiry-warnings";
+import { tufRepositoryStore } from "../src/tuf/repository-store";
 import {
   bearer,
   createDeveloper,
@@ -67,6 +69,8 @@ describe("the TUF repository (§23) through tuf-js", () => {
   let apiOne: string;
   let apiTwo: string;
   let followers: TufFollower[] = [];
+  /** What the followers run with: the test's deps, then with the rotated online key beside the first. */
+  let followerDeps: Deps;
   let rootKeys: TufSigner[];
   let targetsKey: TufSigner;
   let firstRoot: string;
@@ -100,7 +104,8 @@ describe("the TUF repository (§23) through tuf-js", () => {
     expect(await initializeRepository(deps, { root: [newSigner(), newSigner(), newSigner()], targets: newSigner(), online: deps.tufOnlineSigners[0] })).toBeNull();
     firstRoot = (await request(one).get("/api/v1/tuf/metadata/1.root.json")).text;
     // One follower of the outbox, as the local stack runs it (a deployment: the trigger on each event).
-    followers = [startTufFollower(deps, { sweepMs: 1_000 })];
+    followerDeps = deps;
+    followers = [startTufFollower(followerDeps, { sweepMs: 1_000 })];
   }, 60_000);
 
   afterAll(async () => {
@@ -231,6 +236,48 @@ describe("the TUF repository (§23) through tuf-js", () => {
     expect(await info(apiOne, "modules/acme.charts/1.1.0.mpkg")).toBeDefined();
   }, 60_000);
 
+  it("writes each versioned file once, serves it only once a committed state names it, and skips what an aborted change left", async () => {
+    const store = tufRepositoryStore(deps.db);
+    const bin = binNames()[7];
+    const ahead = (await store.state())!.bins[bin].version + 1;
+    const orphan = { role: bin, version: ahead, json: JSON.stringify({ signatures: [], signed: { left: "by a rotation that failed" } }) };
+    // What a rotation that failed before its commit leaves: a file ahead of the state, which nothing names.
+    const first = deps.db.batch();
+    store.writeFile(first, orphan, new Date());
+    await first.commit();
+    const served = (version: number) => request(two).get(`/api/v1/tuf/metadata/${version}.${bin}.json`);
+    expectProblem(await served(ahead), 404, "not_found");
+    // Written once: a second writer of the version fails.
+    const second = deps.db.batch();
+    store.writeFile(second, { ...orphan, json: "{}" }, new Date());
+    await expect(second.commit()).rejects.toMatchObject({ code: 6 });
+    // The next change takes the next free version; the one left behind is never served.
+    await resignOnlineRoles(deps, { all: true });
+    expect((await store.state())!.bins[bin].version).toBe(ahead + 1);
+    await eventually(async () => expect((await served(ahead + 1)).status).toBe(200), 3_000);
+    expectProblem(await served(ahead), 404, "not_found");
+    expect(await info(apiTwo, "modules/acme.charts/1.1.0.mpkg")).toBeDefined();
+  }, 60_000);
+
+  it("warns of root or targets expiring within 30 days: in `tuf status`, and once a day by an ERROR line and an email to OPERATOR_EMAILS", async () => {
+    const errors: string[] = [];
+    let now = Date.now() + 340 * DAY_MS;
+    const soon = { ...deps, clock: () => new Date(now), logger: { ...deps.logger, error: (message: string) => errors.push(message) }, config: { ...deps.config, operatorEmails: ["ops@example.test", "oncall@example.test"] } };
+    expect((await repositoryStatus(deps)).warnings).toEqual([]);
+    expect((await repositoryStatus(soon)).warnings).toEqual([expect.stringMatching(/^root \(version \d+\) expires at \S+, in 2[45] days: renew it with `tuf rotate root`/), expect.stringMatching(/^targets \(version \d+\) expires at \S+, in 2[45] days/)]);
+    const mails = async () => (await deps.db.collection("mail").where("message.subject", "==", "TUF root or targets metadata expire soon").get()).docs.map((doc) => doc.get("to")).sort();
+    const before = (await mails()).length;
+    expect(await warnOfExpiry(soon)).toHaveLength(2);
+    // Every sweep of the day after that says nothing more.
+    expect(await warnOfExpiry(soon)).toEqual([]);
+    expect(errors).toHaveLength(1);
+    expect((await mails()).slice(before)).toEqual(["oncall@example.test", "ops@example.test"]);
+    now += DAY_MS;
+    expect(await warnOfExpiry(soon)).toHaveLength(2);
+    expect(errors).toHaveLength(2);
+    expect(await warnOfExpiry(deps)).toEqual([]);
+  });
+
   it("walks a rotated root, a rotated targets key and a rotated online key", async () => {
     const client = newClient();
     await client.refreshed(apiOne, user);
@@ -248,7 +295,8 @@ describe("the TUF repository (§23) through tuf-js", () => {
     const nextOnline = newSigner();
     await Promise.all(followers.map((follower) => follower.stop()));
     const bothKeys = { ...deps, tufOnlineSigners: [...deps.tufOnlineSigners, nextOnline] };
-    followers = [startTufFollower(bothKeys, { sweepMs: 1_000 })];
+    followerDeps = bothKeys;
+    followers = [startTufFollower(followerDeps, { sweepMs: 1_000 })];
     await rotateKeys(bothKeys, "online", { currentRoot: nextRoot, targets: nextTargets, next: [nextOnline] });
     const rotated = await repositoryStatus(deps);
     expect(rotated).toMatchObject({ root: { version: 4 }, onlineKeyId: nextOnline.keyId, rotating: false });
@@ -305,8 +353,16 @@ describe("the TUF repository (§23) through tuf-js", () => {
     it("refuses a timestamp past its expiry (freeze), with the client's clock two days ahead", async () => {
       const client = newClient();
       await client.refreshed(viaMirror(), user);
-      jest.useFakeTimers({ now: Date.now() + 2 * DAY_MS, doNotFake: ["hrtime", "nextTick", "performance", "queueMicrotask", "setImmediate", "clearImmediate", "setInterval", "clearInterval", "setTimeout", "clearTimeout"] });
-      await expect(client.refreshed(viaMirror(), user)).rejects.toThrow(/expired/i);
+      // The clock is the whole process's: the followers, which would re-sign what the later clock
+      // finds expired, stop while it runs ahead, so that what the client is served stays as signed.
+      await Promise.all(followers.map((follower) => follower.stop()));
+      try {
+        jest.useFakeTimers({ now: Date.now() + 2 * DAY_MS, doNotFake: ["hrtime", "nextTick", "performance", "queueMicrotask", "setImmediate", "clearImmediate", "setInterval", "clearInterval", "setTimeout", "clearTimeout"] });
+        await expect(client.refreshed(viaMirror(), user)).rejects.toThrow(/expired/i);
+      } finally {
+        jest.useRealTimers();
+        followers = [startTufFollower(followerDeps, { sweepMs: 1_000 })];
+      }
     });
 
     it("refuses altered package bytes, and a package of another length", async () => {

@@ -25,7 +25,7 @@ import { backfillSha512, listReleasesFor, publishRelease, releaseHealth, release
 import { setSubscription } from "../../functions/src/subscriptions/service";
 import { describeUser } from "../../functions/src/users/service";
 import { listPurchases, refundPurchase } from "../../functions/src/payments/purchases";
-import { stripeSettings, webhookSettings } from "../../functions/src/config";
+import { dnsResolvers, stripeSettings, webhookSettings } from "../../functions/src/config";
 import { randomBytes } from "node:crypto";
 import { OPERATORS } from "../../functions/src/core/event-outbox";
 import { cursorCodec } from "../../functions/src/core/pagination";
@@ -33,6 +33,7 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from "../../functions/src/webh
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, recover, redeliver, updateWebhook } from "../../functions/src/webhooks/service";
 import { unverifyPublisher, verifyPublisher } from "../../functions/src/publishers/service";
 import { verifyDomainForBusiness } from "../../functions/src/domains/service";
+import { recheckDomains } from "../../functions/src/domains/recheck";
 import { setSsoForBusiness } from "../../functions/src/sso/service";
 import type { Logger } from "../../functions/src/core/logger";
 import { initializeRepository, repositoryStatus, resignOnlineRoles, rotateKeys, type RotatedRole } from "../../functions/src/tuf/repository";
@@ -352,6 +353,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .requiredOption("--id <businessId>")
     .requiredOption("--domain <domain>")
     .action(action((ctx, options: { id: string; domain: string }) => verifyDomainForBusiness(ctx, options)));
+  business
+    .command("recheck-domains")
+    .description("check the TXT record of every verified domain whose daily check is due (§22), as the scheduled domainChecks does: owners are emailed at a first failure, a record missing 7 days in a row releases its domain")
+    .action(action((ctx) => recheckDomains({ ...ctx, logger: stderrLogger(io), config: { dnsResolvers: dnsResolvers(io.env.DNS_RESOLVERS) } })));
   business
     .command("sso")
     .description("set a business's single sign-on (§22): the SAML or OIDC provider id of Firebase Authentication, enforcement, just-in-time membership")

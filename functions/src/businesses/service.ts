@@ -90,6 +90,14 @@ export async function readBusiness(deps: Pick<Deps, "db">, tx: Transaction | nul
   return { business: businesses.read(businessSnapshot), subscription: subscriptions.read(subscriptionSnapshot) };
 }
 
+/** The emails of a business's owners, from Firebase Authentication (an owner without one is left out). */
+export async function ownerEmailsOf(deps: Pick<Deps, "auth">, business: Pick<BusinessRecord, "roles">): Promise<string[]> {
+  const owners = Object.entries(business.roles).flatMap(([uid, role]) => (role === "owner" ? [{ uid }] : []));
+  if (owners.length === 0) return [];
+  const { users } = await withinDeadline("Auth", deps.auth.getUsers(owners.slice(0, 100)));
+  return users.flatMap((user) => (user.email ? [user.email] : []));
+}
+
 /** Runs a business's change in a transaction that first reads the business and its subscription. */
 export function inBusinessTransaction<T>(
   deps: Pick<Deps, "db">,

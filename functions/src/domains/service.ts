@@ -10,6 +10,7 @@ import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
 import { z } from "zod";
 import { documentId, domainName } from "../core/schemas";
+import { DOMAIN_CHECK_EVERY_MS } from "./rules";
 import { verifiedDomainStore } from "./verified-domain-store";
 
 /**
@@ -97,7 +98,7 @@ export async function verifyDomain(deps: Deps, caller: MemberCaller, actor: Acto
     if (current.verifiedAt && taken) return current;
     const record = { ...current, verifiedAt: current.verifiedAt ?? now };
     businessStore(deps.db).putDomain(tx, businessId, record);
-    domains.put(tx, { domain, businessId, verifiedAt: record.verifiedAt });
+    domains.put(tx, { domain, businessId, verifiedAt: record.verifiedAt, nextCheckAt: new Date(now.getTime() + DOMAIN_CHECK_EVERY_MS), missingSince: null });
     auditLog(deps.db).record(tx, actor, { action: "business.domain.verify", target: businessId, details: { domain } }, now);
     return record;
   });
@@ -137,7 +138,7 @@ export async function verifyDomainForBusiness(deps: OperatorDeps, input: z.input
     if (existing?.verifiedAt && holder) return { businessId, ...domainView(existing) };
     const record: DomainRecord = { domain, txtValue: existing?.txtValue ?? `${TXT_VALUE_PREFIX}${randomBase62(32)}`, createdAt: existing?.createdAt ?? now, verifiedAt: existing?.verifiedAt ?? now };
     businessStore(deps.db).putDomain(tx, businessId, record);
-    domains.put(tx, { domain, businessId, verifiedAt: record.verifiedAt! });
+    domains.put(tx, { domain, businessId, verifiedAt: record.verifiedAt!, nextCheckAt: new Date(now.getTime() + DOMAIN_CHECK_EVERY_MS), missingSince: null });
     auditLog(deps.db).record(tx, operatorOf(deps), { action: "business.domain.verify", target: businessId, details: { domain, by: "operator" } }, now);
     return { businessId, ...domainView(record) };
   });

@@ -1,13 +1,18 @@
 import { eventOutbox } from "../core/event-outbox";
 import { keptListener } from "../core/listeners";
+import type { Config } from "../config";
+import { warnOfExpiry } from "./expiry-warnings";
 import { applyTargetChanges, resignOnlineRoles, TufNotReadyError, type TufDeps } from "./repository";
+
+/** What the sweep needs besides the repository's own: whom to warn of an expiry. */
+export type TufSweepDeps = TufDeps & { config: Pick<Config, "operatorEmails"> };
 
 /**
  * How the TUF repository follows the catalog (§23): a publish or revocation records an outbox
  * event with `tufPending` in its own transaction; `applyTargetChanges` takes such events. Three
  * things call it: the instance that follows the outbox (`startTufFollower`: the local stack, the
  * tests, any API instance), the production trigger on each new event, and the scheduled sweep,
- * which also re-signs what is due: a change that committed reaches the repository even when the
+ * which also re-signs what is due and warns of root or targets expiring: a change that committed reaches the repository even when the
  * instance that made it died right after.
  */
 
@@ -25,8 +30,8 @@ export async function applyEvents(deps: TufDeps, eventIds: string[]): Promise<nu
   return changedBins;
 }
 
-/** The scheduled sweep: events the listener and the trigger left, then whatever is due for re-signing. */
-export async function sweepTuf(deps: TufDeps) {
+/** The scheduled sweep: events the listener and the trigger left, whatever is due for re-signing, and the daily expiry warning. */
+export async function sweepTuf(deps: TufSweepDeps) {
   const settled = new Date(deps.clock().getTime() - SWEEP_GRACE_MS);
   const waiting = await eventOutbox(deps.db).tufWaiting(settled, 500);
   const changedBins = await applyEvents(deps, waiting);
@@ -36,7 +41,8 @@ export async function sweepTuf(deps: TufDeps) {
     deps.logger.warn(error.message);
     return null;
   });
-  return { events: waiting.length, changedBins, resigned };
+  const expiryWarnings = await warnOfExpiry(deps);
+  return { events: waiting.length, changedBins, resigned, expiryWarnings };
 }
 
 export interface TufFollower {
@@ -48,7 +54,7 @@ export interface TufFollower {
  * transaction at a time, so instances contend only with each other), and the sweep runs every
  * `sweepMs`.
  */
-export function startTufFollower(deps: TufDeps, options: { sweepMs: number }): TufFollower {
+export function startTufFollower(deps: TufSweepDeps, options: { sweepMs: number }): TufFollower {
   const queued = new Set<string>();
   let running: Promise<void> | null = null;
   let stopped = false;

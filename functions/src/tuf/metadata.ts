@@ -1,11 +1,10 @@
 import { Metadata, MetaFile, Root, Snapshot, Targets, Timestamp, TargetFile, type Key } from "@tufjs/models";
-import type { JSONObject } from "@tufjs/models/dist/utils";
-// Not re-exported by the package index.
-import { Delegations } from "@tufjs/models/dist/delegations";
 import { canonicalize } from "@tufjs/canonical-json";
-import { Role } from "@tufjs/models/dist/role";
 import type { TufSigner } from "../core/tuf-keys";
-import { binDelegation, expiryFrom, ROOT_THRESHOLD, SPEC_VERSION } from "./rules";
+import { binDelegationJson, expiryFrom, ROOT_THRESHOLD, SPEC_VERSION } from "./rules";
+
+/** A role's JSON as the package writes it (its type is not re-exported by the package index). */
+type JSONObject = ReturnType<Snapshot["toJSON"]>;
 
 /**
  * Each role's metadata, built with `@tufjs/models` and signed: root (offline, 2 of 3), targets
@@ -18,7 +17,8 @@ export interface RootKeys {
   online: Key[];
 }
 
-const keyMap = (keys: Key[]) => Object.fromEntries(keys.map((key) => [key.keyID, key]));
+const keyMap = (keys: Key[]) => Object.fromEntries(keys.map((key) => [key.keyID, key.toJSON()]));
+const roleJson = (keys: Key[], threshold: number) => ({ keyids: keys.map((key) => key.keyID), threshold });
 
 /**
  * `@tufjs/models` 5 serialises a snapshot's meta and a targets role's targets by spreading the
@@ -53,21 +53,21 @@ export function binTargets(json: string): TargetFile[] {
   return Object.entries(targets).map(([path, target]) => TargetFile.fromJSON(path, target));
 }
 
+/**
+ * Root and targets are built from their JSON (`fromJSON`): the package index does not export the
+ * Role and Delegations classes their constructors take.
+ */
 export function rootMetadata(version: number, keys: RootKeys, now: Date): Metadata<Root> {
-  const online = new Role({ keyIDs: keys.online.map((key) => key.keyID), threshold: 1 });
+  const online = roleJson(keys.online, 1);
   return new Metadata(
-    new Root({
+    Root.fromJSON({
+      _type: "root",
+      spec_version: SPEC_VERSION,
       version,
-      specVersion: SPEC_VERSION,
       expires: expiryFrom(now, "root"),
-      consistentSnapshot: true,
+      consistent_snapshot: true,
       keys: keyMap([...keys.root, ...keys.targets, ...keys.online]),
-      roles: {
-        root: new Role({ keyIDs: keys.root.map((key) => key.keyID), threshold: ROOT_THRESHOLD }),
-        targets: new Role({ keyIDs: keys.targets.map((key) => key.keyID), threshold: 1 }),
-        snapshot: online,
-        timestamp: online,
-      },
+      roles: { root: roleJson(keys.root, ROOT_THRESHOLD), targets: roleJson(keys.targets, 1), snapshot: online, timestamp: online },
     }),
   );
 }
@@ -82,7 +82,7 @@ export function keysOf(root: Root): RootKeys {
 export function targetsMetadata(version: number, online: Key[], now: Date): Metadata<Targets> {
   const ids = online.map((key) => key.keyID);
   return new Metadata(
-    new Targets({ version, specVersion: SPEC_VERSION, expires: expiryFrom(now, "targets"), delegations: new Delegations({ keys: keyMap(online), succinctRoles: binDelegation(ids) }) }),
+    Targets.fromJSON({ _type: "targets", spec_version: SPEC_VERSION, version, expires: expiryFrom(now, "targets"), targets: {}, delegations: { keys: keyMap(online), succinct_roles: binDelegationJson(ids) } }),
   );
 }
 

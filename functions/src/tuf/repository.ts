@@ -7,8 +7,8 @@ import type { Deps } from "../deps";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "../marketplace/module-store";
 import type { TufSigner } from "../core/tuf-keys";
 import { binMetadata, binTargets, keysOf, rootMetadata, sealed, snapshotMetadata, targetsMetadata, timestampMetadata, type RootKeys } from "./metadata";
-import { isRotating, tufRepositoryStore, type MetadataFile, type RepositoryState, type RoleStamp } from "./repository-store";
-import { binNames, binOf, dueForResign, expiryFrom, isListedTarget, ROOT_KEY_COUNT, SUPERSEDED_KEPT_MS, targetFileOf, targetPath } from "./rules";
+import { isRotating, tufRepositoryStore, type FreeVersions, type MetadataFile, type RepositoryState, type RoleStamp } from "./repository-store";
+import { binNames, binOf, dueForResign, expiryFrom, expiryWarnings, expiryWarningText, isListedTarget, ROOT_KEY_COUNT, SUPERSEDED_KEPT_MS, targetFileOf, targetPath } from "./rules";
 
 /**
  * The TUF repository of modules (contract §23): made once by `initializeRepository`, changed by
@@ -43,50 +43,66 @@ function onlineSignerFor(state: RepositoryState, signers: TufSigner[]): TufSigne
 interface OnlineChange {
   files: MetadataFile[];
   retired: { role: string; version: number }[];
+  abandoned: { role: string; version: number }[];
   state: RepositoryState;
 }
 
+/** The roles a change writes new versions of, from the version after the state's (nextOnlineRoles takes the free ones). */
+const nextVersionsWanted = (state: RepositoryState, bins: Iterable<string>, snapshot: boolean) => [
+  ...[...bins].map((name) => ({ role: name, version: state.bins[name].version + 1 })),
+  ...(snapshot ? [{ role: "snapshot", version: state.snapshot.version + 1 }] : []),
+];
+
 /**
  * New versions of the given bins (with their targets), and a new snapshot and timestamp; with no
- * bins, a new snapshot only when `snapshot` asks for one, and a new timestamp.
+ * bins, a new snapshot only when `snapshot` asks for one, and a new timestamp. Each new file takes
+ * the version `free` found for it (the next one, unless an abandoned file holds it).
  */
-function nextOnlineRoles(state: RepositoryState, bins: Map<string, TargetFile[]>, options: { snapshot: boolean }, signer: TufSigner, now: Date): OnlineChange {
+function nextOnlineRoles(state: RepositoryState, bins: Map<string, TargetFile[]>, options: { snapshot: boolean }, signer: TufSigner, now: Date, free: FreeVersions): OnlineChange {
   const files: MetadataFile[] = [];
   const retired: { role: string; version: number }[] = [];
   const nextBins = { ...state.bins };
+  const versionOf = (role: string, current: number) => free.versions.get(role) ?? current + 1;
   for (const [name, targets] of bins) {
-    const bin = { version: state.bins[name].version + 1, expires: expiryFrom(now, "bins") };
+    const bin = { version: versionOf(name, state.bins[name].version), expires: expiryFrom(now, "bins") };
     files.push({ role: name, version: bin.version, json: sealed(binMetadata(bin.version, targets, bin.expires), [signer]) });
     retired.push({ role: name, version: state.bins[name].version });
     nextBins[name] = bin;
   }
   let snapshot = state.snapshot;
   if (bins.size > 0 || options.snapshot) {
-    snapshot = { version: state.snapshot.version + 1, expires: expiryFrom(now, "snapshot") };
+    snapshot = { version: versionOf("snapshot", state.snapshot.version), expires: expiryFrom(now, "snapshot") };
     files.push({ role: "snapshot", version: snapshot.version, json: sealed(snapshotMetadata(snapshot.version, { targets: state.targets.version, ...versionsOf(nextBins) }, snapshot.expires), [signer]) });
     retired.push({ role: "snapshot", version: state.snapshot.version });
   }
   const timestamp = { version: state.timestamp.version + 1, expires: expiryFrom(now, "timestamp") };
   const json = sealed(timestampMetadata(timestamp.version, snapshot.version, timestamp.expires), [signer]);
-  return { files, retired, state: { ...state, bins: nextBins, snapshot, timestamp: { ...timestamp, json } } };
+  return { files, retired, abandoned: free.skipped, state: { ...state, bins: nextBins, snapshot, timestamp: { ...timestamp, json } } };
 }
 
-/** Writes a change read in `tx`: the new files, the superseded ones' expiry, the state, the catalog-change entry. */
+/** Writes a change read in `tx`: the new files, the superseded ones' expiry, the abandoned ones, the state, the catalog-change entry. */
 function writeChange(deps: TufDeps, tx: Transaction, change: OnlineChange, now: Date): void {
   const store = tufRepositoryStore(deps.db);
   for (const file of change.files) store.writeFile(tx, file, now);
   for (const file of change.retired) store.retireFile(tx, file.role, file.version, now, SUPERSEDED_KEPT_MS);
+  for (const file of change.abandoned) store.abandonFile(tx, file.role, file.version, now);
   store.putState(tx, change.state, now);
   catalogChanges(deps.db).record(tx, [TUF_TOPIC]);
 }
 
-
-/** Writes files under versions nothing names yet (the state names them after), a commit's worth at a time. */
-async function writeUnnamedFiles(deps: TufDeps, files: MetadataFile[], now: Date): Promise<void> {
+/**
+ * Writes files under versions nothing names yet (the state names them after), a commit's worth at
+ * a time. `before the first state`: at initialisation, where no file was ever served, what an
+ * aborted initialisation left is written over; otherwise each file is created, never overwritten.
+ */
+async function writeUnnamedFiles(deps: TufDeps, files: MetadataFile[], now: Date, options: { beforeFirstState: boolean }): Promise<void> {
   const store = tufRepositoryStore(deps.db);
   for (let start = 0; start < files.length; start += BINS_PER_COMMIT) {
     const batch = deps.db.batch();
-    for (const file of files.slice(start, start + BINS_PER_COMMIT)) store.writeFile(batch, file, now);
+    for (const file of files.slice(start, start + BINS_PER_COMMIT)) {
+      if (options.beforeFirstState) store.writeUnservedFile(batch, file, now);
+      else store.writeFile(batch, file, now);
+    }
     await withinDeadline("Firestore (tuf)", batch.commit());
   }
 }
@@ -143,7 +159,7 @@ export async function initializeRepository(deps: TufDeps, keys: { root: TufSigne
     onlineKeyId: keys.online.keyId,
     rotatingSince: null,
   };
-  await writeUnnamedFiles(deps, files, now);
+  await writeUnnamedFiles(deps, files, now, { beforeFirstState: true });
   const created = await withinDeadline(
     "Firestore (tuf init)",
     deps.db.runTransaction(async (tx) => {
@@ -155,7 +171,7 @@ export async function initializeRepository(deps: TufDeps, keys: { root: TufSigne
   );
   if (!created) return null;
   catalogChanges(deps.db).applied([TUF_TOPIC]);
-  return statusOf(state, await pendingCount(deps));
+  return statusOf(state, await pendingCount(deps), now);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,7 +240,10 @@ export async function applyTargetChanges(deps: TufDeps, eventIds: string[]): Pro
         }
         if (differs) changed.set(name, [...targets.values()]);
       });
-      if (changed.size > 0) writeChange(deps, tx, nextOnlineRoles(state, changed, { snapshot: true }, signer, now), now);
+      if (changed.size > 0) {
+        const free = await store.freeVersionsIn(tx, nextVersionsWanted(state, changed.keys(), true));
+        writeChange(deps, tx, nextOnlineRoles(state, changed, { snapshot: true }, signer, now, free), now);
+      }
       return { applied: events.length, changedBins: changed.size };
     }),
   );
@@ -268,7 +287,8 @@ export async function resignOnlineRoles(deps: TufDeps, options: { all: boolean }
         if (!timestamp) return { chunk, snapshot, timestamp };
         const current = await store.filesIn(tx, chunk.map((name) => ({ role: name, version: state.bins[name].version })));
         const bins = new Map(chunk.map((name, index) => [name, binTargets(current[index]!)]));
-        writeChange(deps, tx, nextOnlineRoles(state, bins, { snapshot }, signer, now), now);
+        const free = await store.freeVersionsIn(tx, nextVersionsWanted(state, chunk, snapshot));
+        writeChange(deps, tx, nextOnlineRoles(state, bins, { snapshot }, signer, now, free), now);
         return { chunk, snapshot, timestamp };
       }),
     );
@@ -353,14 +373,17 @@ export async function rotateKeys(
       if (role === "online") {
         for (const [name, bin] of Object.entries(locked.bins)) bins.set(name, binTargets((await store.file(name, bin.version))!));
       }
-      const change = nextOnlineRoles({ ...locked, targets: { version: targetsVersion, expires: expiryFrom(now, "targets") } }, bins, { snapshot: true }, online, now);
+      // Versions no file holds yet: an earlier rotation that failed may have left some ahead of the state.
+      const free = await store.freeVersionsIn(null, nextVersionsWanted(locked, bins.keys(), true));
+      const change = nextOnlineRoles({ ...locked, targets: { version: targetsVersion, expires: expiryFrom(now, "targets") } }, bins, { snapshot: true }, online, now, free);
       // The re-signed bins first.
-      await writeUnnamedFiles(deps, change.files.filter((file) => file.role !== "snapshot"), now);
+      await writeUnnamedFiles(deps, change.files.filter((file) => file.role !== "snapshot"), now, { beforeFirstState: false });
       await deps.db.runTransaction(async (tx) => {
         const latest = await store.stateIn(tx);
         if (latest?.root.version !== state.root.version || latest.snapshot.version !== locked.snapshot.version) throw new Error("The repository changed meanwhile: run the rotation again.");
         for (const file of [rootFile, targetsFile, ...change.files.filter((file) => file.role === "snapshot")]) store.writeFile(tx, file, now);
         for (const file of [{ role: "targets", version: state.targets.version }, ...change.retired]) store.retireFile(tx, file.role, file.version, now, SUPERSEDED_KEPT_MS);
+        for (const file of change.abandoned) store.abandonFile(tx, file.role, file.version, now);
         store.putState(tx, { ...change.state, root, onlineKeyId: online.keyId, rotatingSince: null }, now);
         catalogChanges(deps.db).record(tx, [TUF_TOPIC]);
       });
@@ -386,9 +409,11 @@ export interface RepositoryStatus {
   rotating: boolean;
   /** Changes recorded in the outbox that the repository has not taken yet. */
   pendingChanges: number;
+  /** Root or targets expiring within 30 days (or expired): renew them with `tuf rotate`. */
+  warnings: string[];
 }
 
-function statusOf(state: RepositoryState, pending: number): RepositoryStatus {
+function statusOf(state: RepositoryState, pending: number, now: Date): RepositoryStatus {
   const bins = Object.values(state.bins);
   return {
     root: state.root,
@@ -404,13 +429,14 @@ function statusOf(state: RepositoryState, pending: number): RepositoryStatus {
     onlineKeyId: state.onlineKeyId,
     rotating: state.rotatingSince !== null,
     pendingChanges: pending,
+    warnings: expiryWarnings(state, now).map(expiryWarningText),
   };
 }
 
-export async function repositoryStatus(deps: Pick<TufDeps, "db">): Promise<RepositoryStatus> {
+export async function repositoryStatus(deps: Pick<TufDeps, "db" | "clock">): Promise<RepositoryStatus> {
   const state = await tufRepositoryStore(deps.db).state();
   if (!state) throw new Error("The TUF repository is not initialised: run `tuf init` first.");
-  return statusOf(state, await pendingCount(deps));
+  return statusOf(state, await pendingCount(deps), deps.clock());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -425,8 +451,14 @@ export async function repositoryStatus(deps: Pick<TufDeps, "db">): Promise<Repos
 export function metadataReader(deps: Pick<Deps, "db">, ttlMs: number) {
   const store = tufRepositoryStore(deps.db);
   const files = catalogCache<string | null>(deps.db, { ttlMs, maxEntries: 512 });
+  const states = catalogCache<RepositoryState | null>(deps.db, { ttlMs, maxEntries: 1 });
+  const state = () => states.get("state", TUF_TOPIC, () => store.state());
   return {
-    timestamp: () => files.get("timestamp", TUF_TOPIC, async () => (await store.state())?.timestamp.json ?? null),
-    versioned: (role: string, version: number) => files.get(`${version}.${role}`, TUF_TOPIC, () => store.file(role, version)),
+    timestamp: async () => (await state())?.timestamp.json ?? null,
+    // Only what a committed state names (its version or an older one) is served, and so cached as immutable.
+    versioned: async (role: string, version: number) => {
+      const current = await state();
+      return current ? files.get(`${version}.${role}`, TUF_TOPIC, () => store.servedFile(current, role, version)) : null;
+    },
   };
 }

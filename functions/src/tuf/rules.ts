@@ -1,7 +1,5 @@
-import { TargetFile } from "@tufjs/models";
+import { Targets, TargetFile } from "@tufjs/models";
 import semver from "semver";
-// Not re-exported by the package index.
-import { SuccinctRoles } from "@tufjs/models/dist/role";
 import { DAY_MS } from "../core/time";
 
 /**
@@ -30,13 +28,31 @@ export const SUPERSEDED_KEPT_MS = 2 * DAY_MS;
 /** TUF's date form: RFC 3339 in UTC, whole seconds. */
 export const expiryFrom = (now: Date, role: LifetimeRole) => new Date(now.getTime() + LIFETIME_MS[role]).toISOString().replace(/\.\d{3}Z$/, "Z");
 
+/** From this long before root or targets expire, `tuf status` says so and the sweep warns daily (§23). */
+export const EXPIRY_WARNING_MS = 30 * DAY_MS;
+
+/** The offline roles (renewed only by the operators' ceremony) that expire within 30 days, or have expired. */
+export function expiryWarnings(offline: { root: { version: number; expires: string }; targets: { version: number; expires: string } }, now: Date): { role: "root" | "targets"; version: number; expires: string; daysLeft: number }[] {
+  return (["root", "targets"] as const)
+    .map((role) => ({ role, ...offline[role], left: new Date(offline[role].expires).getTime() - now.getTime() }))
+    .filter(({ left }) => left <= EXPIRY_WARNING_MS)
+    .map(({ role, version, expires, left }) => ({ role, version, expires, daysLeft: Math.floor(left / DAY_MS) }));
+}
+
+/** What `tuf status` and the daily warning say of an offline role's expiry. */
+export const expiryWarningText = (warning: ReturnType<typeof expiryWarnings>[number]) =>
+  warning.daysLeft < 0
+    ? `${warning.role} (version ${warning.version}) expired at ${warning.expires}: clients refuse the repository until \`tuf rotate ${warning.role}\` signs a new one.`
+    : `${warning.role} (version ${warning.version}) expires at ${warning.expires}, in ${warning.daysLeft} days: renew it with \`tuf rotate ${warning.role}\` (the offline keys' ceremony).`;
+
 /** Online roles are re-signed when less than half their period is left (the scheduled re-sign). */
 export const dueForResign = (expires: string, role: LifetimeRole, now: Date) => new Date(expires).getTime() - now.getTime() < LIFETIME_MS[role] / 2;
 
-/** The succinct delegation of every target to the bins (TAP 15), signed by these keys. */
-export const binDelegation = (keyIds: string[]) => new SuccinctRoles({ keyIDs: keyIds, threshold: 1, bitLength: BIN_BIT_LENGTH, namePrefix: BIN_PREFIX });
+/** The succinct delegation of every target to the bins (TAP 15), signed by these keys, as targets.json holds it. */
+export const binDelegationJson = (keyIds: string[]) => ({ keyids: keyIds, threshold: 1, bit_length: BIN_BIT_LENGTH, name_prefix: BIN_PREFIX });
 
-const BINS = binDelegation([]);
+/** The bins' succinct roles, read through a targets role (the package index does not export the class). */
+const BINS = Targets.fromJSON({ _type: "targets", spec_version: SPEC_VERSION, version: 1, expires: "2000-01-01T00:00:00Z", targets: {}, delegations: { keys: {}, succinct_roles: binDelegationJson([]) } }).delegations!.succinctRoles!;
 /** Every bin's role name, in order: `bins-000` … `bins-3ff`. */
 export const binNames = (): string[] => [...BINS.getRoles()];
 /** The bin a target path belongs to: the first bits of the SHA-256 of the path. */
