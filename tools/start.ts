@@ -15,7 +15,7 @@ import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer } from "../functions/src/local";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../functions/src/webhooks/dispatch";
 import { startTufFollower, type TufFollower } from "../functions/src/tuf/follower";
-import { initializeRepository } from "../functions/src/tuf/repository";
+import { initializeRepository } from "../functions/src/tuf/initialize";
 import { readTufKeyFolder } from "./tuf-keys";
 import { localSite } from "../functions/src/local-site";
 import { drainDownloadCounters } from "../functions/src/marketplace/download-counter";

@@ -2,7 +2,8 @@ import { eventOutbox } from "../core/event-outbox";
 import { keptListener } from "../core/listeners";
 import type { Config } from "../config";
 import { warnOfExpiry } from "./expiry-warnings";
-import { applyTargetChanges, resignOnlineRoles, TufNotReadyError, type TufDeps } from "./repository";
+import { applyTargetChanges, resignOnlineRoles } from "./changes";
+import { TufNotReadyError, type TufDeps } from "./online-roles";
 
 /** What the sweep needs besides the repository's own: whom to warn of an expiry. */
 export type TufSweepDeps = TufDeps & { config: Pick<Config, "operatorEmails"> };

@@ -3,7 +3,7 @@ import { ApiError } from "../core/errors";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { downloadModule, downloadReads } from "../marketplace/service";
-import { metadataReader } from "./repository";
+import { metadataReader } from "./serving";
 import { parseMetadataFileName, parseTargetFileName } from "./rules";
 import { metadataParamsSchema, targetParamsSchema, tufMetadataSchema } from "./schemas";
 
