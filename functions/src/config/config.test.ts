@@ -1,4 +1,4 @@
-import { assertServable, configurationWarnings, DEFAULTS, LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET, loadConfig } from "./config";
+import { assertServable, configurationWarnings, DEFAULTS, LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET, loadConfig } from ".";
 
 describe("configuration", () => {
   it("has the documented defaults", () => {
