@@ -468,8 +468,9 @@ describe("paid modules (§20)", () => {
 
       // A one-time sale with two refunds (300, then the rest: Stripe's amount_refunded is cumulative), each order twice over.
       await publishModule(developer, { id: "acme.maps", version: "1.0.0" });
-      const orders = { pi_order_a: [0, 1, 2], pi_order_b: [1, 0, 2], pi_order_c: [2, 1, 0], pi_order_d: [1, 2, 0] };
+      const orders = { pi_0a: [0, 1, 2], pi_0b: [1, 0, 2], pi_0c: [2, 1, 0], pi_0d: [1, 2, 0] };
       for (const [pi, order] of Object.entries(orders)) {
+        stripe.recordPayment(pi, 1000, "usd", 150);
         const created = nowSeconds();
         const events = [
           { id: `evt_${pi}_sale`, object: "event", type: "checkout.session.completed", created, data: { object: { id: `cs_${pi}`, object: "checkout.session", mode: "payment", payment_status: "paid", metadata: { moduleId: "acme.maps", buyerUid: buyer.uid, quantity: "1" }, payment_intent: pi, amount_total: 1000, currency: "usd", created } } },
@@ -480,7 +481,7 @@ describe("paid modules (§20)", () => {
       }
       const refunds = (await sent("module.purchase.refunded")).reduce<Record<string, number[]>>((byPurchase, data) => ({ ...byPurchase, [data.purchaseId]: [...(byPurchase[data.purchaseId] ?? []), data.amount].sort((a, b) => a - b) }), {});
       // Both refunds are announced when the sale is known before the second; a refund that arrives late (300 after 1,000) adds nothing.
-      expect(refunds).toEqual({ pi_order_a: [300, 700], pi_order_b: [300, 700], pi_order_c: [1000], pi_order_d: [1000] });
+      expect(refunds).toEqual({ pi_0a: [300, 700], pi_0b: [300, 700], pi_0c: [1000], pi_0d: [1000] });
       expect((await sent("module.purchase.completed")).map((data) => data.purchaseId).sort()).toEqual([...Object.keys(orders), subscriptionId].sort());
     });
 
@@ -570,32 +571,33 @@ describe("paid modules (§20)", () => {
   });
 
   describe("earnings", () => {
-    it("add up to the cent after 50 concurrent, repeated, shuffled events of sales, refunds and disputes", async () => {
+    it("add up to the cent in Stripe's own figures, after 50 concurrent, repeated, shuffled events of sales, refunds and disputes", async () => {
       const developer = await pricedModule("acme", "acme.charts", { model: "one_time", amount: 1000 });
       await publishModule(developer, { id: "acme.maps", version: "1.0.0" });
-      const buyers = await Promise.all(Array.from({ length: 4 }, () => createUser()));
-      const created = nowSeconds() - 60;
-      let counter = 0;
-      const event = (type: string, object: Record<string, unknown>, at = created) => ({ id: `evt_mix_${(counter += 1)}`, object: "event", type, created: at, data: { object } });
-      const sale = (pi: string, moduleId: string, buyer: TestUser, amount: number, currency = "usd") =>
-        event("checkout.session.completed", { id: `cs_${pi}`, object: "checkout.session", mode: "payment", payment_status: "paid", metadata: { moduleId, buyerUid: buyer.uid, quantity: "1" }, customer: `cus_${buyer.uid}`, payment_intent: pi, amount_total: amount, currency, created });
-      const refunded = (pi: string, amount: number, soFar: number) => event("charge.refunded", { id: `ch_${pi}`, object: "charge", amount, amount_refunded: soFar, currency: "usd", payment_intent: pi });
-      const dispute = (pi: string, amount: number, type: string, status: string) => event(type, { id: `dp_${pi}`, object: "dispute", amount, status, charge: `ch_${pi}`, payment_intent: pi });
-      const events = [
-        sale("pi_a", "acme.charts", buyers[0], 1000),
-        sale("pi_b", "acme.charts", buyers[1], 1000),
-        refunded("pi_b", 1000, 300),
-        refunded("pi_b", 1000, 1000), // two refunds of one charge: Stripe's amount_refunded is cumulative
-        sale("pi_c", "acme.maps", buyers[2], 2999),
-        refunded("pi_c", 2999, 999),
-        sale("pi_d", "acme.charts", buyers[3], 1000),
-        dispute("pi_d", 1000, "charge.dispute.created", "needs_response"),
-        dispute("pi_d", 1000, "charge.dispute.closed", "lost"),
-        sale("pi_e", "acme.maps", buyers[0], 1850, "eur"),
-        dispute("pi_e", 1850, "charge.dispute.created", "needs_response"),
-        dispute("pi_e", 1850, "charge.dispute.closed", "won"),
-      ];
-      // Every event several times (Stripe retries), in a shuffled order, 50 at a time.
+      const priceMaps = async (pricing: Record<string, unknown>) => expect((await request(app).put(`${api}/developers/modules/acme.maps/pricing`).set(bearer(developer)).send(pricing)).status).toBe(200);
+      const buyers = await Promise.all(Array.from({ length: 5 }, () => createUser()));
+      const paid = async (buyer: TestUser, moduleId: string) => {
+        await buy(buyer, moduleId);
+        return String(stripe.events.at(-1)!.data.object.payment_intent);
+      };
+      const pa = await paid(buyers[0], "acme.charts");
+      const pb = await paid(buyers[1], "acme.charts");
+      await priceMaps({ model: "one_time", amount: 2999 });
+      const pc = await paid(buyers[2], "acme.maps");
+      const pd = await paid(buyers[3], "acme.charts");
+      await priceMaps({ model: "one_time", amount: 1850, currency: "eur" });
+      const pe = await paid(buyers[4], "acme.maps");
+      // Two refunds of one charge (Stripe's amount_refunded is cumulative) and a partial one; Stripe gives the fee back with each.
+      for (const args of [[pb, "--amount", "300"], [pb], [pc, "--amount", "999"]]) expect((await operatorCli("purchases", "refund", ...args)).code).toBe(0);
+      const dispute = (pi: string, amount: number, type: string, status: string) => ({ id: `evt_${type}_${pi}`, object: "event", type, created: nowSeconds(), data: { object: { id: `dp_${pi}`, object: "dispute", amount, status, payment_intent: pi } } });
+      const disputes = [dispute(pd, 1000, "charge.dispute.created", "needs_response"), dispute(pd, 1000, "charge.dispute.closed", "lost"), dispute(pe, 1850, "charge.dispute.created", "needs_response"), dispute(pe, 1850, "charge.dispute.closed", "won")];
+
+      // Everything Stripe said of these payments, applied afresh: every event four times (Stripe
+      // retries), shuffled, 50 at a time, so that refunds and disputes often come before their sale.
+      const events = [...stripe.events.filter((event) => event.type === "checkout.session.completed" || event.type === "charge.refunded"), ...disputes];
+      expect(events).toHaveLength(5 + 3 + 4);
+      const { db } = await testDeps();
+      await Promise.all(["ledger", "purchases", "stripeEvents"].map((name) => db.recursiveDelete(db.collection(name))));
       const deliveries = [...events, ...events, ...events, ...events].map((item) => ({ item, order: Math.random() }));
       deliveries.sort((a, b) => a.order - b.order);
       for (let start = 0; start < deliveries.length; start += 50) {
@@ -604,8 +606,8 @@ describe("paid modules (§20)", () => {
       }
       const earnings = await request(app).get(`${api}/developers/earnings`).set(bearer(developer));
       expect(earnings.status).toBe(200);
-      // Fees: 150 per 1,000 (15 %); 2,999 → 449.85 → 450; 1,850 → 277.5 → 278. A refund gives
-      // back the fee in proportion: 1,000 of 1,000 → 150; 999 of 2,999 → 149.9 → 150.
+      // The fees Stripe took: 150 per 1,000 (15 %); 2,999 → 449.85 → 450; 1,850 → 277.5 → 278.
+      // Given back with the refunds: 150 of the first (refunded in full), 150 of the 999 of 2,999.
       expect(earnings.body.totals).toEqual([
         { currency: "eur", sales: 1, gross: 1850, fees: 278, refunds: 0, net: 1572 },
         { currency: "usd", sales: 4, gross: 5999, fees: 150 + 0 + 300 + 150, refunds: 1000 + 999 + 1000, net: 5999 - 600 - 2999 },
@@ -615,9 +617,8 @@ describe("paid modules (§20)", () => {
         { moduleId: "acme.charts", currency: "usd", sales: 3, gross: 3000, fees: 300, refunds: 2000, net: 700 },
         { moduleId: "acme.maps", currency: "usd", sales: 1, gross: 2999, fees: 300, refunds: 999, net: 1700 },
       ]);
-      const status = async (pi: string) => (await request(app).get(`${api}/users/me`).set(bearer(buyers[["pi_a", "pi_b", "pi_c", "pi_d"].indexOf(pi)]))).body.purchases.find((purchase: { id: string }) => purchase.id === pi).status;
-      expect(await Promise.all(["pi_a", "pi_b", "pi_c", "pi_d"].map(status))).toEqual(["active", "refunded", "active", "revoked"]);
-      expect((await request(app).get(`${api}/users/me`).set(bearer(buyers[0]))).body.purchases.find((purchase: { id: string }) => purchase.id === "pi_e").status).toBe("active");
+      const status = async (buyer: TestUser, pi: string) => (await request(app).get(`${api}/users/me`).set(bearer(buyer))).body.purchases.find((purchase: { id: string }) => purchase.id === pi).status;
+      expect(await Promise.all([pa, pb, pc, pd, pe].map((pi, index) => status(buyers[index], pi)))).toEqual(["active", "refunded", "active", "revoked", "active"]);
 
       // Outside the range, nothing; a malformed range is a 400.
       const ago = (days: number) => new Date(Date.now() - days * DAY * 1000).toISOString().slice(0, 10);

@@ -46,6 +46,8 @@ export interface LocalStripe {
    * subscription becomes `past_due`). Answers the invoice.
    */
   renew(subscriptionId: string, options?: { paid?: boolean }): Promise<Record<string, unknown>>;
+  /** A payment as Stripe would hold one, for tests that write its events themselves (the API reads its fee back). */
+  recordPayment(paymentIntent: string, amount: number, currency: string, fee: number): void;
   /** Changes a subscription at Stripe without telling the webhook (as when its events are still on their way). */
   setSubscription(subscriptionId: string, change: Record<string, unknown>): Record<string, unknown>;
   /** Keeps the events made from now on from the webhook (as a slow or failing delivery would) until the returned function sends them, in order. */
@@ -76,8 +78,10 @@ export async function startLocalStripe(options: {
   const accounts = new Map<string, StripeObject>();
   const prices = new Map<string, StripeObject>(options.prices.map((price) => [price.id, planPrice(price)]));
   const subscriptions = new Map<string, StripeObject>();
-  /** Payments by payment intent: what was charged, and refunded so far. */
-  const payments = new Map<string, { charge: string; amount: number; currency: string; refunded: number }>();
+  /** Payments by payment intent: what was charged, and refunded so far; the application fee taken, and refunded so far. */
+  const payments = new Map<string, { charge: string; amount: number; currency: string; refunded: number; fee: number; feeId: string | null; feeRefunded: number }>();
+  const newPayment = (paymentIntent: string, amount: number, currency: string, fee: number) =>
+    payments.set(paymentIntent, { charge: id("ch"), amount, currency, refunded: 0, fee, feeId: fee > 0 ? id("fee") : null, feeRefunded: 0 });
   const invoices: StripeObject[] = [];
   const answered = new Map<string, { status: number; body: unknown }>();
   let failures: { count: number; how: { status: number } | "disconnect"; path?: string } = { count: 0, how: "disconnect" };
@@ -111,7 +115,7 @@ export async function startLocalStripe(options: {
   }
 
   async function handle(method: string, path: string, params: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
-    const route = `${method} ${path.replace(/\/(acct|sub|pi|in)_[0-9a-f]+$/, "/:id")}`;
+    const route = `${method} ${path.replace(/\/(acct|sub|pi|in|fee)_[0-9a-f]+$/, "/:id")}`;
     const target = path.split("/").at(-1)!;
     switch (route) {
       case "GET /v1/prices": {
@@ -192,6 +196,16 @@ export async function startLocalStripe(options: {
         await sendEvent("customer.subscription.deleted", subscription);
         return ok(subscription);
       }
+      case "GET /v1/payment_intents/:id": {
+        const payment = payments.get(target);
+        if (!payment) return stripeError(404, `No such payment_intent: '${target}'`);
+        return ok({ id: target, object: "payment_intent", amount: payment.amount, currency: payment.currency, status: "succeeded", application_fee_amount: payment.fee || null, latest_charge: payment.charge });
+      }
+      case "GET /v1/application_fees/:id": {
+        const payment = [...payments.values()].find((candidate) => candidate.feeId === target);
+        if (!payment) return stripeError(404, `No such application fee: '${target}'`);
+        return ok({ id: target, object: "application_fee", amount: payment.fee, amount_refunded: payment.feeRefunded, refunded: payment.feeRefunded === payment.fee, currency: payment.currency, charge: payment.charge });
+      }
       case "GET /v1/invoices/:id": {
         const invoice = invoices.find((candidate) => candidate.id === target);
         return invoice ? ok(invoice) : stripeError(404, `No such invoice: '${target}'`);
@@ -204,8 +218,10 @@ export async function startLocalStripe(options: {
         const amount = params.amount === undefined ? payment.amount - payment.refunded : Number(params.amount);
         if (!(amount > 0) || payment.refunded + amount > payment.amount) return stripeError(400, `Refund amount (${amount}) is greater than the unrefunded amount (${payment.amount - payment.refunded}).`);
         payment.refunded += amount;
+        // As Stripe does with refund_application_fee: all of the fee for a full refund, else in proportion.
+        if (params.refund_application_fee === "true") payment.feeRefunded = payment.refunded === payment.amount ? payment.fee : Math.min(payment.fee, Math.round((payment.fee * payment.refunded) / payment.amount));
         const refund = { id: id("re"), object: "refund", amount, currency: payment.currency, charge: payment.charge, payment_intent: params.payment_intent, status: "succeeded", metadata: params.metadata ?? {} };
-        await sendEvent("charge.refunded", { id: payment.charge, object: "charge", amount: payment.amount, amount_refunded: payment.refunded, refunded: payment.refunded === payment.amount, currency: payment.currency, payment_intent: params.payment_intent });
+        await sendEvent("charge.refunded", { id: payment.charge, object: "charge", amount: payment.amount, amount_refunded: payment.refunded, refunded: payment.refunded === payment.amount, currency: payment.currency, payment_intent: params.payment_intent, application_fee: payment.feeId });
         return ok(refund);
       }
       default:
@@ -254,7 +270,7 @@ export async function startLocalStripe(options: {
     if (session.mode === "payment") {
       const paymentIntent = id("pi");
       const delayed = method === "sepa_debit";
-      if (!delayed) payments.set(paymentIntent, { charge: id("ch"), amount, currency, refunded: 0 });
+      if (!delayed) newPayment(paymentIntent, amount, currency, applicationFeeOf(session));
       Object.assign(session, {
         object: "checkout.session",
         status: "complete",
@@ -291,7 +307,7 @@ export async function startLocalStripe(options: {
 
   /** A delayed payment's outcome, days later at Stripe: `async_payment_succeeded` (now paid) or `async_payment_failed`. */
   async function settle(session: StripeObject, succeeded: boolean) {
-    if (succeeded) payments.set(String(session.payment_intent), { charge: id("ch"), amount: Number(session.amount_total), currency: String(session.currency), refunded: 0 });
+    if (succeeded) newPayment(String(session.payment_intent), Number(session.amount_total), String(session.currency), applicationFeeOf(session));
     session.payment_status = succeeded ? "paid" : "unpaid";
     await sendEvent(succeeded ? "checkout.session.async_payment_succeeded" : "checkout.session.async_payment_failed", checkoutSessionEvent(session));
   }
@@ -299,7 +315,8 @@ export async function startLocalStripe(options: {
   /** A module subscription's invoice, paid: a charge of `amount`, told as `invoice.paid`. */
   async function paidInvoice(subscription: StripeObject, amount: number, currency: string) {
     const paymentIntent = id("pi");
-    payments.set(paymentIntent, { charge: id("ch"), amount, currency, refunded: 0 });
+    const fee = subscription.application_fee_percent === null ? null : Math.floor((amount * Number(subscription.application_fee_percent) + 50) / 100);
+    newPayment(paymentIntent, amount, currency, fee ?? 0);
     const invoice = {
       id: id("in"),
       object: "invoice",
@@ -308,7 +325,7 @@ export async function startLocalStripe(options: {
       currency,
       created: nowSeconds(),
       customer: subscription.customer,
-      application_fee_amount: subscription.application_fee_percent === null ? null : Math.floor((amount * Number(subscription.application_fee_percent) + 50) / 100),
+      application_fee_amount: fee,
       payment_intent: paymentIntent,
       parent: { type: "subscription_details", subscription_details: { subscription: subscription.id, metadata: subscription.metadata } },
     };
@@ -371,6 +388,7 @@ export async function startLocalStripe(options: {
     events,
     failNext: (count, how, path) => (failures = { count, how, path }),
     renew,
+    recordPayment: (paymentIntent, amount, currency, fee) => void newPayment(paymentIntent, amount, currency, fee),
     setSubscription: (subscriptionId, change) => Object.assign(subscriptions.get(subscriptionId)!, change),
     holdEvents: () => {
       const waiting = (held ??= []);
@@ -387,6 +405,9 @@ const list = (url: string, data: unknown[]) => ({ object: "list", data, has_more
 
 /** A price's billing period, in seconds. */
 const periodOf = (price: StripeObject) => ((price.recurring as { interval?: string } | undefined)?.interval === "year" ? 365 : 30) * DAY;
+
+/** The application fee a checkout's payment intent takes (payment mode), as the API asked for it. */
+const applicationFeeOf = (session: StripeObject) => Number((session.payment_intent_data as { application_fee_amount?: string } | undefined)?.application_fee_amount ?? 0);
 
 /** A checkout session as its events carry it. */
 const checkoutSessionEvent = (session: StripeObject): StripeObject => {

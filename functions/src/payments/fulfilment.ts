@@ -124,7 +124,8 @@ function handlerOf(event: StripeEvent): Handler | string {
       const charge = parsed(chargeObject);
       const paymentIntentId = idOf(charge.payment_intent);
       if (!paymentIntentId || documentIdProblem(paymentIntentId)) return "the charge has no payment intent";
-      return (context) => refund(context, { paymentIntentId, chargeId: charge.id, chargeAmount: charge.amount, refunded: charge.amount_refunded });
+      const applicationFeeId = idOf(charge.application_fee);
+      return (context) => refund(context, { paymentIntentId, chargeId: charge.id, chargeAmount: charge.amount, refunded: charge.amount_refunded }, applicationFeeId);
     }
     case "charge.dispute.created":
     case "charge.dispute.closed": {

@@ -2,7 +2,7 @@ import type { DisputeState } from "../accounts/purchase-store";
 import type { Applied, Context } from "./fulfilment-context";
 import { ledgerStore, type DisputeLine, type RefundLine, type SaleLine, type SaleWithLines } from "./ledger-store";
 import { announceRefund, readPurchase, writeFacts } from "./purchase-state";
-import { feeOf } from "./rules";
+import { applicationFeeRefunded } from "./stripe-reads";
 
 /**
  * The ledger's lines from Stripe's objects (§20): a module subscription's paid invoice (a sale),
@@ -23,13 +23,14 @@ export interface InvoicePayment {
 /** A paid invoice of a module subscription: one sale line, written once. */
 export async function invoiceSale(context: Context, moduleId: string, subscriptionId: string, payment: InvoicePayment): Promise<Applied> {
   const { deps, tx, now, actor } = context;
-  const { db, config } = deps;
+  const { db } = deps;
   const subject = { paymentIntentId: payment.paymentIntentId };
   const { module, purchase, lines } = await readPurchase(tx, deps, subscriptionId, moduleId);
   const own = await ledgerStore(db).linesIn(tx, payment.paymentIntentId);
   if (!module) return { outcome: "ignored", subject, reason: `no module '${moduleId}'` };
   if (own.sale) return { outcome: "applied", subject };
-  const sale: SaleLine = { ...payment, publisherId: module.publisherId, moduleId, purchaseId: subscriptionId, fee: payment.fee ?? feeOf(payment.amount, 1, config.payments.feeBasisPoints) };
+  // The invoice's application fee as Stripe reports it; none on the invoice: none taken.
+  const sale: SaleLine = { ...payment, publisherId: module.publisherId, moduleId, purchaseId: subscriptionId, fee: payment.fee ?? 0 };
   ledgerStore(db).createSaleIn(tx, sale);
   if (purchase) writeFacts(tx, deps, purchase, [...lines, { sale, refund: own.refund, dispute: own.dispute }], now, actor);
   announceRefund(tx, deps, sale, own.refund, now, actor);
@@ -57,9 +58,18 @@ async function changeLine(context: Context, paymentIntentId: string, change: (st
   return { outcome: "applied", subject };
 }
 
-/** A charge's refunds so far: Stripe's amount_refunded only grows, so the largest seen is the truth, whatever the order. */
-export function refund(context: Context, charge: Omit<RefundLine, "announced">): Promise<Applied> {
-  return changeLine(context, charge.paymentIntentId, ({ refund: stored }) => (stored && stored.refunded >= charge.refunded ? null : { refund: { ...charge, announced: stored?.announced ?? 0 } }));
+/**
+ * A charge's refunds so far: Stripe's amount_refunded only grows, so the largest seen is the truth,
+ * whatever the order. The fee given back with them is the application fee's amount_refunded, read
+ * from Stripe (it too only grows).
+ */
+export async function refund(context: Context, charge: Omit<RefundLine, "announced" | "feeRefunded">, applicationFeeId: string | null): Promise<Applied> {
+  const feeRefunded = applicationFeeId === null ? 0 : ((await applicationFeeRefunded(context.deps, applicationFeeId)) ?? 0);
+  return changeLine(context, charge.paymentIntentId, ({ refund: stored }) =>
+    stored && stored.refunded >= charge.refunded && (stored.feeRefunded ?? 0) >= feeRefunded
+      ? null
+      : { refund: { ...charge, refunded: Math.max(charge.refunded, stored?.refunded ?? 0), feeRefunded: Math.max(feeRefunded, stored?.feeRefunded ?? 0), announced: stored?.announced ?? 0 } },
+  );
 }
 
 const DISPUTE_ORDER: Record<DisputeState, number> = { open: 0, won: 1, lost: 1 };

@@ -11,7 +11,8 @@ import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabas
  *   subscription), written once, with who sold what;
  * - `refund_{paymentIntentId}`: what was refunded of that charge so far (Stripe's
  *   `amount_refunded` only grows: the largest seen is kept, so a repeated or late event is exact),
- *   and how much of it was announced as `module.purchase.refunded` (once the sale is known);
+ *   the application fee Stripe gave back with it, and how much was announced as
+ *   `module.purchase.refunded` (once the sale is known);
  * - `dispute_{paymentIntentId}`: the charge's dispute and its state; a lost one takes its amount.
  * Earnings read the sale lines of a publisher in a range, then the other two of each (getAll).
  */
@@ -36,6 +37,8 @@ const refundLine = z.object({
   refunded: z.number().int().nonnegative(),
   /** Missing on lines written before it existed: those were announced. */
   announced: z.number().int().nonnegative().optional(),
+  /** The application fee Stripe gave back so far (missing on lines written before it was read: earnings take a proportional share then). */
+  feeRefunded: z.number().int().nonnegative().optional(),
   updatedAt: timestamp,
 });
 
@@ -48,7 +51,7 @@ const disputeLine = z.object({
 });
 
 export type SaleLine = Omit<z.output<typeof saleLine>, "at" | "kind"> & { paymentIntentId: string; at: Date };
-export type RefundLine = Omit<z.output<typeof refundLine>, "updatedAt" | "kind" | "announced"> & { paymentIntentId: string; announced: number };
+export type RefundLine = Omit<z.output<typeof refundLine>, "updatedAt" | "kind" | "announced" | "feeRefunded"> & { paymentIntentId: string; announced: number; feeRefunded: number | null };
 export type DisputeLine = Omit<z.output<typeof disputeLine>, "updatedAt" | "kind"> & { paymentIntentId: string };
 
 export type SaleWithLines = { sale: SaleLine; refund: RefundLine | null; dispute: DisputeLine | null };
@@ -68,8 +71,8 @@ export const ledgerStore = oncePerDatabase((db: Firestore) => {
   const readRefund = (snapshot: DocumentSnapshot): RefundLine | null => {
     const stored = readDocument(refundLine, snapshot);
     if (!stored) return null;
-    const { kind: _kind, updatedAt: _updatedAt, announced, ...fields } = stored;
-    return { ...fields, announced: announced ?? fields.refunded, paymentIntentId: snapshot.id.slice("refund_".length) };
+    const { kind: _kind, updatedAt: _updatedAt, announced, feeRefunded, ...fields } = stored;
+    return { ...fields, announced: announced ?? fields.refunded, feeRefunded: feeRefunded ?? null, paymentIntentId: snapshot.id.slice("refund_".length) };
   };
   const readDispute = (snapshot: DocumentSnapshot): DisputeLine | null => {
     const stored = readDocument(disputeLine, snapshot);
@@ -100,8 +103,8 @@ export const ledgerStore = oncePerDatabase((db: Firestore) => {
       writeReadAsMissing(tx, documentAt(collection, saleId(paymentIntentId)), { kind: "sale", ...fields, at: Timestamp.fromDate(at) });
     },
     setRefundIn(tx: Transaction, line: RefundLine, now: Date): void {
-      const { paymentIntentId, ...fields } = line;
-      tx.set(documentAt(collection, refundId(paymentIntentId)), { kind: "refund", ...fields, updatedAt: Timestamp.fromDate(now) });
+      const { paymentIntentId, feeRefunded, ...fields } = line;
+      tx.set(documentAt(collection, refundId(paymentIntentId)), { kind: "refund", ...fields, ...(feeRefunded === null ? {} : { feeRefunded }), updatedAt: Timestamp.fromDate(now) });
     },
     setDisputeIn(tx: Transaction, line: DisputeLine, now: Date): void {
       const { paymentIntentId, ...fields } = line;

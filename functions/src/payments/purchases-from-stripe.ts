@@ -9,7 +9,7 @@ import type { Applied, Context } from "./fulfilment-context";
 import { ledgerStore, type SaleLine } from "./ledger-store";
 import { announceRefund, readPurchase } from "./purchase-state";
 import { completesNow, feeOf, purchaseFacts } from "./rules";
-import { currentSubscription } from "./stripe-reads";
+import { currentSubscription, paymentIntentFee } from "./stripe-reads";
 import { buyerOf, idOf, periodEndOf, SUBSCRIPTION_STATUS, type Buyer } from "./stripe-objects";
 
 /**
@@ -29,14 +29,16 @@ export interface OneTimePayment {
 
 /** A paid checkout (at once, or a delayed payment method's later success): an active one-time purchase. */
 export async function oneTimePurchase({ deps, tx, now, actor }: Context, buyer: Buyer, payment: OneTimePayment): Promise<Applied> {
-  const { db, config } = deps;
+  const { db } = deps;
   const purchaseId = payment.paymentIntentId;
   const subject = { purchaseId };
   const { module, purchase, business, lines } = await readPurchase(tx, deps, purchaseId, buyer.moduleId, buyer.owner);
   const own = await ledgerStore(db).linesIn(tx, payment.paymentIntentId);
   if (!module) return { outcome: "ignored", subject, reason: `no module '${buyer.moduleId}'` };
   const quantity = buyer.quantity ?? 1;
-  const fee = feeOf(payment.amount, 1, config.payments.feeBasisPoints);
+  // The fee is the one Stripe took (the payment intent's application fee), never worked out again from today's settings.
+  const fee = own.sale?.fee ?? (await paymentIntentFee(deps, payment.paymentIntentId));
+  if (fee === null) return { outcome: "ignored", subject, reason: "Stripe has no payment intent of this id" };
   const { customerId, ...paid } = payment;
   const sale: SaleLine = own.sale ?? { ...paid, publisherId: module.publisherId, moduleId: module.id, purchaseId, fee };
   if (!own.sale) ledgerStore(db).createSaleIn(tx, sale);

@@ -53,6 +53,14 @@ describe("earningsOf", () => {
     ]);
   });
 
+  it("keeps the fee Stripe reports it gave back with a refund, and a proportional share only for lines recorded before that was read", () => {
+    const refunded = (feeRefunded: number | null) => ({ sale: { moduleId: "a.x", currency: "usd", amount: 1000, fee: 150 }, refund: { refunded: 500, feeRefunded }, dispute: null });
+    expect(earningsOf([refunded(80)]).totals[0]).toMatchObject({ fees: 70, refunds: 500, net: 430 });
+    expect(earningsOf([refunded(0)]).totals[0]).toMatchObject({ fees: 150, net: 350 });
+    expect(earningsOf([refunded(null)]).totals[0]).toMatchObject({ fees: 75, net: 425 });
+    expect(earningsOf([refunded(999)]).totals[0]).toMatchObject({ fees: 0 });
+  });
+
   it("does not depend on the order of the sales", () => {
     const lines = fc.array(fc.record({ moduleId: fc.constantFrom("a.x", "a.y"), currency: fc.constantFrom("usd", "eur"), amount: fc.integer({ min: 100, max: 10_000 }), refunded: fc.integer({ min: 0, max: 10_000 }) }), { maxLength: 30 });
     fc.assert(

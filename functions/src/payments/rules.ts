@@ -52,13 +52,14 @@ export interface EarningsFigures {
 
 export interface SaleWithOutcome {
   sale: Pick<SaleLine, "moduleId" | "currency" | "amount" | "fee">;
-  refund: Pick<RefundLine, "refunded"> | null;
+  refund: (Pick<RefundLine, "refunded"> & { feeRefunded?: number | null }) | null;
   dispute: Pick<DisputeLine, "state" | "amount"> | null;
 }
 
 /**
- * A publisher's earnings over sales: each sale counts once, with what was later refunded of it
- * (its fee given back in proportion) and a lost dispute's amount; net = gross − fees − refunds.
+ * A publisher's earnings over sales: each sale counts once (with the fee Stripe took), with what
+ * was later refunded of it (and the fee Stripe gave back) and a lost dispute's amount; net =
+ * gross − fees − refunds.
  * Totals per currency and per module and currency, ordered by currency, then module.
  */
 export function earningsOf(sales: SaleWithOutcome[]) {
@@ -67,7 +68,9 @@ export function earningsOf(sales: SaleWithOutcome[]) {
   const add = (figures: EarningsFigures, sale: SaleWithOutcome) => {
     const refunded = Math.min(sale.refund?.refunded ?? 0, sale.sale.amount);
     const lost = sale.dispute?.state === "lost" ? sale.dispute.amount : 0;
-    const fee = sale.sale.fee - refundedFee(sale.sale.fee, sale.sale.amount, refunded);
+    // The fee Stripe gave back, as it reported it; lines recorded before that was read: a proportional share.
+    const feeBack = sale.refund?.feeRefunded ?? refundedFee(sale.sale.fee, sale.sale.amount, refunded);
+    const fee = sale.sale.fee - Math.min(sale.sale.fee, feeBack);
     figures.sales += 1;
     figures.gross += sale.sale.amount;
     figures.fees += fee;

@@ -115,7 +115,13 @@ export const chargeObject = z.looseObject({
   amount_refunded: z.number().int().nonnegative(),
   currency: z.string(),
   payment_intent: reference.nullish(),
+  /** The application fee taken on it (a destination charge with the marketplace's fee). */
+  application_fee: reference.nullish(),
 });
+
+export const paymentIntentObject = z.looseObject({ id: stripeId, application_fee_amount: z.number().int().nonnegative().nullish() });
+
+export const applicationFeeObject = z.looseObject({ id: stripeId, amount: z.number().int().nonnegative(), amount_refunded: z.number().int().nonnegative() });
 
 export const disputeObject = z.looseObject({
   id: stripeId,
