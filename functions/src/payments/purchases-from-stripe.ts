@@ -45,11 +45,7 @@ export async function oneTimePurchase({ deps, tx, now, actor }: Context, buyer: 
   const facts = purchaseFacts([...lines.filter((line) => line.sale.paymentIntentId !== payment.paymentIntentId), { sale, refund: own.refund, dispute: own.dispute }]);
   const completes = completesNow(purchase?.completedAt ?? null, "one_time", "active");
   const record: PurchaseRecord = {
-    id: purchaseId,
-    moduleId: module.id,
-    publisherId: module.publisherId,
-    owner: buyer.owner,
-    buyerUid: buyer.buyerUid,
+    ...whoBoughtWhat(purchaseId, module, buyer),
     model: "one_time",
     status: "active",
     baseStatus: "active",
@@ -103,11 +99,7 @@ export async function subscriptionPurchase(context: Context, subscriptionId: str
   const feeBasisPoints = subscription.application_fee_percent == null ? config.payments.feeBasisPoints : Math.round(subscription.application_fee_percent * 100);
   const completes = completesNow(purchase?.completedAt ?? null, "subscription", status);
   const record: PurchaseRecord = {
-    id: purchaseId,
-    moduleId: module.id,
-    publisherId: module.publisherId,
-    owner: buyer.owner,
-    buyerUid: buyer.buyerUid,
+    ...whoBoughtWhat(purchaseId, module, buyer),
     model: "subscription",
     status,
     baseStatus: status,
@@ -139,6 +131,9 @@ export async function subscriptionPurchase(context: Context, subscriptionId: str
   );
   return { outcome: "applied", subject };
 }
+
+/** A purchase's identity: its id, the module and its publisher, who owns it and who bought it. */
+const whoBoughtWhat = (purchaseId: string, module: { id: string; publisherId: string }, buyer: Buyer) => ({ id: purchaseId, moduleId: module.id, publisherId: module.publisherId, owner: buyer.owner, buyerUid: buyer.buyerUid });
 
 /** The buyer's Stripe customer, for their Billing Portal: the user's own, or the business's when it has none yet. */
 function rememberCustomer(tx: Transaction, deps: Deps, owner: PurchaseOwner, customerId: string | null, businessCustomer: string | null) {
