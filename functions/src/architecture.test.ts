@@ -8,27 +8,29 @@ import ts from "typescript";
  * that depend on nothing above them.
  */
 const SRC = __dirname;
+/** The web pages (packages/web): their files too may not import what imports them. */
+const WEB_SRC = path.join(__dirname, "..", "..", "packages", "web", "src");
 
-function sourceFiles(dir: string): string[] {
+function sourceFiles(root: string, dir = root): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path.relative(SRC, full)] : [];
+    if (entry.isDirectory()) return sourceFiles(root, full);
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path.relative(root, full)] : [];
   });
 }
 
-/** Each source file with the source files it imports (type-only imports included: they tie too). */
-function importGraph(): Map<string, string[]> {
-  const files = sourceFiles(SRC);
+/** Each source file with the source files it imports (type-only and dynamic imports included: they tie too). */
+function importGraph(root = SRC): Map<string, string[]> {
+  const files = sourceFiles(root);
   const known = new Set(files);
   return new Map(
     files.map((file) => {
-      const { importedFiles } = ts.preProcessFile(readFileSync(path.join(SRC, file), "utf8"), true, true);
+      const { importedFiles } = ts.preProcessFile(readFileSync(path.join(root, file), "utf8"), true, true);
       const targets = importedFiles
         .map(({ fileName }) => fileName)
         .filter((name) => name.startsWith("."))
         .map((name) => path.normalize(path.join(path.dirname(file), name)))
-        .flatMap((base) => [`${base}.ts`, path.join(base, "index.ts")].filter((candidate) => known.has(candidate)).slice(0, 1));
+        .flatMap((base) => [`${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")].filter((candidate) => known.has(candidate)).slice(0, 1));
       return [file, targets];
     }),
   );
@@ -115,6 +117,25 @@ describe("architecture of functions/src", () => {
     expect(offending).toEqual([]);
   });
 
+});
+
+describe("architecture of packages/web/src", () => {
+  const files = importGraph(WEB_SRC);
+
+  it("reads the imports it checks, lazy pages included", () => {
+    expect(files.get("app.tsx")).toEqual(expect.arrayContaining([path.join("marketplace", "MarketplacePage.tsx"), path.join("account", "AccountPage.tsx"), path.join("ui", "use-title.ts")]));
+  });
+
+  it("has no file that imports, directly or through others, a file that imports it: the app imports pages, pages what is below them", () => {
+    expect(cycles(files)).toEqual([]);
+  });
+
+  it("has folders that form a DAG", () => {
+    expect(cycles(folderGraph(files))).toEqual([]);
+  });
+});
+
+describe("the cycle finder", () => {
   it("detects a cycle when there is one (the checks above can fail)", () => {
     expect(cycles(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]))).toEqual([["a", "b", "c"]]);
   });

@@ -1,6 +1,7 @@
 import { ErrorBoundary, lazy, LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { useEffect } from "preact/hooks";
 import { MarketplacePage } from "./marketplace/MarketplacePage";
+import { useTitle } from "./ui/use-title";
 import { ModulePage } from "./module/ModulePage";
 
 // Firebase Auth and the chart library load only with the pages that sign in.
@@ -85,10 +86,4 @@ function NotFound() {
       </p>
     </section>
   );
-}
-
-export function useTitle(title: string) {
-  useEffect(() => {
-    document.title = `${title} · Marketplace`;
-  }, [title]);
 }

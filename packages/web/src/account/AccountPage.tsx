@@ -1,8 +1,9 @@
 import type { User } from "@firebase/auth";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { dataOf, signedInApi, type Schemas, type SignedInApi } from "../api";
-import { useTitle } from "../app";
-import { signOutUser, watchUser } from "../auth";
+import { useTitle } from "../ui/use-title";
+import { useSignedInUser } from "../ui/use-signed-in-user";
+import { signOutUser } from "../auth";
 import { formatDate } from "../format";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { SignIn } from "../ui/SignIn";
@@ -41,20 +42,6 @@ export function AccountPage() {
 function returnPath(): string | null {
   const next = new URLSearchParams(location.search).get("next");
   return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : null;
-}
-
-/** The signed-in Firebase user: undefined while unknown, null when signed out. */
-export function useSignedInUser(): User | null | undefined | Error {
-  const [user, setUser] = useState<User | null | undefined | Error>(undefined);
-  useEffect(() => {
-    let stop: (() => void) | undefined;
-    watchUser(setUser).then(
-      (unsubscribe) => (stop = unsubscribe),
-      (error: unknown) => setUser(error instanceof Error ? error : new Error(String(error))),
-    );
-    return () => stop?.();
-  }, []);
-  return user;
 }
 
 function Account({ user }: { user: User }) {

@@ -2,14 +2,14 @@ import type { User } from "@firebase/auth";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
 import { dataOf, publicApi, signedInApi, type Schemas } from "../api";
-import { useTitle } from "../app";
+import { useTitle } from "../ui/use-title";
 import { signOutUser } from "../auth";
 import { formatDate } from "../format";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { SignIn } from "../ui/SignIn";
 import { useAction } from "../ui/use-action";
 import { useConfirm } from "../ui/confirm";
-import { useSignedInUser } from "./AccountPage";
+import { useSignedInUser } from "../ui/use-signed-in-user";
 import { VerifyEmail } from "./VerifyEmail";
 
 /** `/invitations/:token`: what the invitation is; sign in or create an account; accept or decline (§17). */

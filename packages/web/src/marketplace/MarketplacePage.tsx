@@ -1,7 +1,7 @@
 import { useLocation } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
 import { dataOf, publicApi, type Schemas } from "../api";
-import { useTitle } from "../app";
+import { useTitle } from "../ui/use-title";
 import { formatCount } from "../format";
 import { Loading, RetryableError, StatusMessage } from "../ui/messages";
 import { ModuleCard } from "./ModuleCard";

@@ -1,7 +1,7 @@
 import { useRoute } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
 import { dataOf, publicApi, sitePath, type Schemas } from "../api";
-import { useTitle } from "../app";
+import { useTitle } from "../ui/use-title";
 import { compatibility, formatCount, formatDate, formatPrice } from "../format";
 import { ErrorMessage, Loading } from "../ui/messages";
 import { ModuleIcon } from "../ui/ModuleIcon";

@@ -1,7 +1,7 @@
 import type { User } from "@firebase/auth";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { dataOf, dataUnless, signedInApi, type Schemas, type SignedInApi } from "../api";
-import { useTitle } from "../app";
+import { useTitle } from "../ui/use-title";
 import { signOutUser, watchUser } from "../auth";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { useAction } from "../ui/use-action";
