@@ -368,7 +368,8 @@ describe("web pages (§16)", () => {
       await page.waitForURL(`${origin}/`);
       done(watch);
     }
-  });
+    // Two loads of the API reference (Swagger UI, the whole OpenAPI document) with axe-core each: up to 20 s on a loaded 2-core machine.
+  }, 60_000);
 
   it("/modules/:id (§18): a user who activated the module writes a review, shown as text, and the figures move", async () => {
     const reader = await createUser({ displayName: "Rita Reader" });
