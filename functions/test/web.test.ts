@@ -263,7 +263,16 @@ describe("web pages (§16)", () => {
 
     // Yank and unyank 1.1.0; the API agrees each time.
     await page.fill("#reason-acme\\.plotter-1\\.1\\.0", "Plots upside down");
+    // §24: it asks first, in a dialog naming the version withdrawn; Cancel withdraws nothing.
+    const yankDialog = page.locator("dialog.confirm[open]");
     await page.click("button[aria-label='Yank acme.plotter 1.1.0']");
+    await expect_(async () => expect(await yankDialog.locator("#confirm-title").textContent()).toMatch(/^Yank .* 1\.1\.0\?$/));
+    expect(await yankDialog.locator("#confirm-detail").textContent()).toContain("Version 1.1.0 of acme.plotter is withdrawn");
+    await screenshot(page, "publisher-yank-dialog");
+    await yankDialog.locator("button.secondary").click();
+    expect(((await (await api("/modules/acme.plotter")).json()) as { latestVersion: string }).latestVersion).toBe("1.1.0");
+    await page.click("button[aria-label='Yank acme.plotter 1.1.0']");
+    await yankDialog.locator("button.danger").click();
     await expect_(async () => expect(await page.locator("[role=status]").first().textContent()).toBe("Yanked acme.plotter@1.1.0."));
     // §24: the reason shows beside the state.
     await expect_(async () => expect(await page.locator(".module-panel .reason").filter({ hasText: "Plots upside down" }).count()).toBe(1));
@@ -460,6 +469,79 @@ describe("web pages (§16)", () => {
     if (process.env.SCREENSHOT_DIR) await page.screenshot({ path: path.join(process.env.SCREENSHOT_DIR, `${name}.png`), fullPage: true });
   };
 
+  it("§24 at 375 and 1280 px: a module that fails to load offers Retry, a missing one says so, histogram bars sit on their tracks, signing in from a module returns to it, members' actions stay in their card", async () => {
+    const reader = await createUser({ displayName: "Rhea Reviewer" });
+    for (const width of [375, 1280]) {
+      const { page, watch } = await openPage(width);
+      // The API answers 503 once: the page says loading failed, and Retry loads it.
+      let failures = 1;
+      await page.route("**/api/v1/modules/acme.plotter", async (route) => {
+        if (failures-- > 0) await route.fulfill({ status: 503, contentType: "application/problem+json", body: JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, code: "unavailable", detail: "The service is busy; try again." }) });
+        else await route.continue();
+      });
+      await page.goto(`${origin}/modules/acme.plotter`);
+      const failed = page.locator(".retryable[role=alert]");
+      await failed.waitFor();
+      expect(await failed.textContent()).toContain("Could not load the module: The service is busy; try again.");
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `module-retry-${width}`);
+      await failed.locator("button:has-text('Retry')").click();
+      await page.locator("h1", { hasText: "Plotter" }).waitFor();
+
+      // Each histogram bar starts where its grey track does, and sits inside it.
+      await page.click("[role=tab]:has-text('Reviews')");
+      await page.locator(".histogram .track").first().waitFor();
+      expect(await page.locator(".histogram .track").count()).toBe(5);
+      const misplaced = await page.evaluate(`[...document.querySelectorAll(".histogram .track")].filter((track) => {
+        const bar = track.querySelector(".bar").getBoundingClientRect();
+        const box = track.getBoundingClientRect();
+        return Math.abs(bar.left - box.left) > 0.5 || bar.top < box.top - 0.5 || bar.bottom > box.bottom + 0.5;
+      }).length`);
+      expect(misplaced).toBe(0);
+      await screenshot(page, `module-histogram-${width}`);
+
+      // Signing in from the Reviews tab comes back to the module.
+      await page.locator("section[aria-labelledby=reviews-heading] a:has-text('Sign in')").click();
+      await page.waitForURL(`${origin}/account?next=%2Fmodules%2Facme.plotter`);
+      await page.fill("#sign-in-email", reader.email);
+      await page.fill("#sign-in-password", reader.password);
+      await page.click("button[type=submit]");
+      await page.waitForURL(`${origin}/modules/acme.plotter`);
+
+      // A module that does not exist is said so, with no Retry.
+      await page.goto(`${origin}/modules/acme.nothing-here`);
+      await page.locator("text=There is no module 'acme.nothing-here'").waitFor();
+      expect(await page.locator("button:has-text('Retry')").count()).toBe(0);
+      expect(await scrollsSideways(page)).toBe(false);
+      done(watch);
+    }
+
+    // An owner's members with long names: every action stays inside the card.
+    const owner = await createUser({ displayName: "Wilhelmina Featherstonehaugh-Cholmondeley" });
+    const members = await Promise.all([createUser({ displayName: "Bartholomew Montgomery-Worthington III" }), createUser({ displayName: "Anastasia Konstantinopoulou-Papadimitriou" })]);
+    const businessId = `long-names-${owner.uid}`.toLowerCase();
+    await putBusiness(businessId, { name: "Long Names Incorporated International", memberIds: [owner.uid, ...members.map((member) => member.uid)], roles: { [owner.uid]: "owner", [members[0].uid]: "admin", [members[1].uid]: "member" } });
+    for (const width of [375, 1280]) {
+      const { page, watch } = await openPage(width);
+      await page.goto(`${origin}/account?business=${businessId}`);
+      await page.fill("#sign-in-email", owner.email);
+      await page.fill("#sign-in-password", owner.password);
+      await page.click("button[type=submit]");
+      const panel = page.locator("section.panel", { has: page.locator("h2", { hasText: "Long Names Incorporated International" }) });
+      await expect_(async () => expect(await panel.locator("tbody tr").count()).toBe(3));
+      const outside = await page.evaluate(`[...document.querySelectorAll("td.actions button")].filter((button) => {
+        const card = button.closest("section.panel").getBoundingClientRect();
+        const box = button.getBoundingClientRect();
+        return box.right > card.right + 0.5 || box.left < card.left - 0.5;
+      }).map((button) => button.textContent)`);
+      expect(outside).toEqual([]);
+      expect(await scrollsSideways(page)).toBe(false);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `account-long-names-${width}`);
+      done(watch);
+    }
+  }, 120_000);
+
   it("/account and /invitations/:token (§17): an owner creates a business and invites; a newcomer makes an account, verifies it and joins", async () => {
     const owner = await createUser({ displayName: "Olive Owner" });
     const newcomer = `newcomer-${Date.now()}@example.test`;
@@ -515,8 +597,11 @@ describe("web pages (§16)", () => {
     await verifyEmailLink(newcomer);
     await guest.page.click("button:has-text('I have verified it')");
     await guest.page.click("button:has-text('Accept'):not([disabled])");
-    await guest.page.waitForURL(`**/account?business=${businessId}`);
+    await guest.page.waitForURL(`**/account?business=${businessId}&joined=${businessId}`);
     await guest.page.locator("h2", { hasText: "Team <b>Acme</b>" }).waitFor();
+    // §24: the page says whom they joined and what the seat unlocks (here: nothing yet, the business has no plan).
+    await expect_(async () => expect(await guest.page.locator(".joined h2").textContent()).toBe("You joined Team <b>Acme</b>"));
+    expect(await guest.page.locator(".joined").textContent()).toContain("Your seat holds no entitlements yet");
     await expect_(async () => expect(await guest.page.locator("section.panel").first().textContent()).toContain("member with a seat"));
     await screenshot(guest.page, "account-member-375");
     expect(await scrollsSideways(guest.page)).toBe(false);
@@ -732,6 +817,18 @@ describe("web pages (§16)", () => {
     await expect_(async () => expect(await earnings.locator("td").allTextContents()).toEqual(["1", "$9.00", "$1.35", "$0.00", "$7.65"]));
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "publisher-earnings-375");
+    // A subscription with a trial tells an anonymous visitor what signing in gets them (§24).
+    await publishModule(seller, { id: "fabrikam.maps", name: "Fabrikam Maps", summary: "Maps by the month.", version: "1.0.0" });
+    const trial = await fetch(`${origin}/api/v1/developers/modules/fabrikam.maps/pricing`, { method: "PUT", headers: { Authorization: `Bearer ${seller.idToken}`, "Content-Type": "application/json" }, body: JSON.stringify({ model: "subscription", amount: 500, interval: "month", trialDays: 7 }) });
+    expect(trial.status).toBe(200);
+    const visitor = await openPage(375);
+    await visitor.page.goto(`${origin}/modules/fabrikam.maps`);
+    await visitor.page.locator(".purchase .price").waitFor();
+    expect(await visitor.page.locator(".purchase a.button").textContent()).toBe("Sign in to start a 7-day trial");
+    expect(await visitor.page.locator(".purchase a.button").getAttribute("href")).toBe("/account?next=%2Fmodules%2Ffabrikam.maps");
+    expect(await seriousViolations(visitor.page)).toEqual([]);
+    await screenshot(visitor.page, "module-trial-anonymous-375");
+    done(visitor.watch);
     // Only the local Stripe's own pages were visited outside the site, on purpose.
     for (const visited of [watch, shopper.watch]) visited.outside = visited.outside.filter((url) => !url.startsWith(`${stripe.url}/`));
     done(watch);

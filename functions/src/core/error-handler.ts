@@ -62,6 +62,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
 
 /** gRPC statuses (Firestore) of a backend that is down, overloaded, or lost a contended transaction: DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE. */
 const GRPC_UNAVAILABLE = new Set([4, 8, 10, 14]);
+/** A transaction Firestore gave up on under contention (its locks timed out): INVALID_ARGUMENT with one of these messages, which the client does not retry itself. */
+const GRPC_INVALID_ARGUMENT = 3;
+const LOST_TRANSACTION = /transaction is invalid or closed|transaction has expired|no longer valid/i;
 /** HTTP statuses of a REST backend (Cloud Storage) that is overloaded or failing. */
 const HTTP_UNAVAILABLE = new Set([429, 500, 502, 503, 504]);
 /** A connection to a backend refused, reset or cut mid-request (an upload answered EPIPE). */
@@ -70,6 +73,7 @@ const CONNECTION_FAILURES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED
 /** Whether an error is a backend's passing failure, which a later retry may not meet: answered 503 with Retry-After, never 500. */
 export function isBackendUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
+  if (code === GRPC_INVALID_ARGUMENT && LOST_TRANSACTION.test(String((error as Error).message))) return true;
   return typeof code === "number" ? GRPC_UNAVAILABLE.has(code) || HTTP_UNAVAILABLE.has(code) : typeof code === "string" && CONNECTION_FAILURES.has(code);
 }
 

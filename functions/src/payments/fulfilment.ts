@@ -12,6 +12,7 @@ import { payoutAccountStore } from "./payout-account-store";
 import { recordAccountState } from "./payouts";
 import { oneTimePurchase, subscriptionPurchase } from "./purchases-from-stripe";
 import { stripeEventStore } from "./stripe-event-store";
+import { applicationFeeRefunded, paymentIntentFee } from "./stripe-reads";
 import { accountObject, buyerOf, chargeObject, checkoutSessionObject, disputeObject, idOf, invoiceObject, paymentIntentOf, subscriptionOf, type StripeEvent } from "./stripe-objects";
 
 /**
@@ -45,7 +46,12 @@ export async function applyPaymentEvent(deps: Deps, event: StripeEvent): Promise
   const now = clock();
   const events = stripeEventStore(db);
   const actor: Actor = { kind: "billing", id: `stripe:${event.id}` };
-  const handler = handlerOf(event);
+  // A replay needs nothing from Stripe: it is answered at once (and again inside the transaction, which decides).
+  if (events.processed(await withinDeadline("Firestore (payments)", events.ref(event.id).get()))) {
+    logger.info("stripe event processed", { eventId: event.id, type: event.type, outcome: "duplicate" });
+    return "duplicate";
+  }
+  const handler = await handlerOf(event, deps);
   if (typeof handler === "string") {
     logger.info("stripe event ignored", { eventId: event.id, type: event.type, reason: handler });
     return "ignored";
@@ -72,8 +78,13 @@ export async function applyPaymentEvent(deps: Deps, event: StripeEvent): Promise
   return outcome;
 }
 
-/** The handler of an event, or why none applies (the event is then acknowledged and logged). */
-function handlerOf(event: StripeEvent): Handler | string {
+/**
+ * The handler of an event, or why none applies (the event is then acknowledged and logged). What
+ * a handler needs from Stripe that never changes once true (a payment's fee, the fee refunded so
+ * far, which only grows) is read here, before the transaction, so that no transaction holds its
+ * locks across a call to Stripe; a module subscription is read inside it (its order matters).
+ */
+async function handlerOf(event: StripeEvent, deps: Deps): Promise<Handler | string> {
   const object = event.data.object;
   // Whose event it is, read before the object's shape is checked: another feature's checkout or
   // invoice, or another platform's account, is acknowledged whatever else it carries.
@@ -95,7 +106,10 @@ function handlerOf(event: StripeEvent): Handler | string {
       const paymentIntentId = idOf(session.payment_intent);
       if (!paymentIntentId || documentIdProblem(paymentIntentId)) return "the session has no payment intent";
       if (session.amount_total == null || !session.currency) return "the session has no amount_total or currency";
-      const payment = { paymentIntentId, amount: session.amount_total, currency: session.currency, at: new Date((session.created ?? event.created) * 1000), stripeObjectId: session.id, customerId: idOf(session.customer) };
+      // The fee Stripe took (the payment intent's application fee), never worked out again from today's settings.
+      const fee = await paymentIntentFee(deps, paymentIntentId);
+      if (fee === null) return "Stripe has no payment intent of this id";
+      const payment = { paymentIntentId, amount: session.amount_total, currency: session.currency, fee, at: new Date((session.created ?? event.created) * 1000), stripeObjectId: session.id, customerId: idOf(session.customer) };
       return (context) => oneTimePurchase(context, buyer, payment);
     }
     case "checkout.session.async_payment_failed":
@@ -125,7 +139,8 @@ function handlerOf(event: StripeEvent): Handler | string {
       const paymentIntentId = idOf(charge.payment_intent);
       if (!paymentIntentId || documentIdProblem(paymentIntentId)) return "the charge has no payment intent";
       const applicationFeeId = idOf(charge.application_fee);
-      return (context) => refund(context, { paymentIntentId, chargeId: charge.id, chargeAmount: charge.amount, refunded: charge.amount_refunded }, applicationFeeId);
+      const feeRefunded = applicationFeeId === null ? 0 : ((await applicationFeeRefunded(deps, applicationFeeId)) ?? 0);
+      return (context) => refund(context, { paymentIntentId, chargeId: charge.id, chargeAmount: charge.amount, refunded: charge.amount_refunded, feeRefunded });
     }
     case "charge.dispute.created":
     case "charge.dispute.closed": {

@@ -2,7 +2,6 @@ import type { DisputeState } from "../accounts/purchase-store";
 import type { Applied, Context } from "./fulfilment-context";
 import { ledgerStore, type DisputeLine, type RefundLine, type SaleLine, type SaleWithLines } from "./ledger-store";
 import { announceRefund, readPurchase, writeFacts } from "./purchase-state";
-import { applicationFeeRefunded } from "./stripe-reads";
 
 /**
  * The ledger's lines from Stripe's objects (§20): a module subscription's paid invoice (a sale),
@@ -61,10 +60,10 @@ async function changeLine(context: Context, paymentIntentId: string, change: (st
 /**
  * A charge's refunds so far: Stripe's amount_refunded only grows, so the largest seen is the truth,
  * whatever the order. The fee given back with them is the application fee's amount_refunded, read
- * from Stripe (it too only grows).
+ * from Stripe before the transaction (it too only grows).
  */
-export async function refund(context: Context, charge: Omit<RefundLine, "announced" | "feeRefunded">, applicationFeeId: string | null): Promise<Applied> {
-  const feeRefunded = applicationFeeId === null ? 0 : ((await applicationFeeRefunded(context.deps, applicationFeeId)) ?? 0);
+export function refund(context: Context, charge: Omit<RefundLine, "announced">): Promise<Applied> {
+  const feeRefunded = charge.feeRefunded ?? 0;
   return changeLine(context, charge.paymentIntentId, ({ refund: stored }) =>
     stored && stored.refunded >= charge.refunded && (stored.feeRefunded ?? 0) >= feeRefunded
       ? null

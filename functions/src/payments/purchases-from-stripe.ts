@@ -9,7 +9,7 @@ import type { Applied, Context } from "./fulfilment-context";
 import { ledgerStore, type SaleLine } from "./ledger-store";
 import { announceRefund, readPurchase } from "./purchase-state";
 import { completesNow, feeOf, purchaseFacts } from "./rules";
-import { currentSubscription, paymentIntentFee } from "./stripe-reads";
+import { currentSubscription } from "./stripe-reads";
 import { buyerOf, idOf, periodEndOf, SUBSCRIPTION_STATUS, type Buyer } from "./stripe-objects";
 
 /**
@@ -22,6 +22,8 @@ export interface OneTimePayment {
   paymentIntentId: string;
   amount: number;
   currency: string;
+  /** The application fee Stripe took on it. */
+  fee: number;
   at: Date;
   stripeObjectId: string;
   customerId: string | null;
@@ -36,9 +38,7 @@ export async function oneTimePurchase({ deps, tx, now, actor }: Context, buyer: 
   const own = await ledgerStore(db).linesIn(tx, payment.paymentIntentId);
   if (!module) return { outcome: "ignored", subject, reason: `no module '${buyer.moduleId}'` };
   const quantity = buyer.quantity ?? 1;
-  // The fee is the one Stripe took (the payment intent's application fee), never worked out again from today's settings.
-  const fee = own.sale?.fee ?? (await paymentIntentFee(deps, payment.paymentIntentId));
-  if (fee === null) return { outcome: "ignored", subject, reason: "Stripe has no payment intent of this id" };
+  const fee = own.sale?.fee ?? payment.fee;
   const { customerId, ...paid } = payment;
   const sale: SaleLine = own.sale ?? { ...paid, publisherId: module.publisherId, moduleId: module.id, purchaseId, fee };
   if (!own.sale) ledgerStore(db).createSaleIn(tx, sale);

@@ -8,6 +8,7 @@ import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { SignIn } from "../ui/SignIn";
 import { useAction } from "../ui/use-action";
 import { BusinessPanel } from "./BusinessPanel";
+import { JoinedNotice } from "./JoinedNotice";
 import { VerifyEmail } from "./VerifyEmail";
 
 /** `/account`: any signed-in user's businesses; owners and admins run their team and billing here (§17). */
@@ -81,6 +82,7 @@ function Account({ user }: { user: User }) {
       </div>
       {params.get("checkout") === "success" && <p class="message status">Payment received: the seats appear here as soon as the billing provider confirms them.</p>}
       {params.get("checkout") === "canceled" && <p class="message status">Checkout canceled: nothing was bought.</p>}
+      {profile && params.get("joined") && <JoinedNotice profile={profile} businessId={params.get("joined")!} />}
       {!user.emailVerified && <VerifyEmail user={user} />}
       <ErrorMessage error={error} />
       {!profile && !error && <Loading what="your businesses" />}

@@ -73,7 +73,7 @@ function Answer({ user, token }: { user: User; token: string }) {
   const accept = () =>
     run(async () => {
       const joined = await dataOf(api.POST("/invitations/accept", { body: { token } }));
-      route(`/account?business=${encodeURIComponent(joined.businessId)}`);
+      route(`/account?business=${encodeURIComponent(joined.businessId)}&joined=${encodeURIComponent(joined.businessId)}`);
       return "Joined.";
     });
   const { confirm, dialog } = useConfirm();

@@ -1,9 +1,9 @@
 import { useRoute } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
-import { dataOf, publicApi, sitePath, type Schemas } from "../api";
+import { dataUnless, publicApi, sitePath, type Schemas } from "../api";
 import { useTitle } from "../ui/use-title";
 import { compatibility, formatCount, formatDate, formatPrice } from "../format";
-import { ErrorMessage, Loading } from "../ui/messages";
+import { Loading, RetryableError } from "../ui/messages";
 import { ModuleIcon } from "../ui/ModuleIcon";
 import { PublisherName } from "../ui/PublisherName";
 import { Stars } from "../ui/Stars";
@@ -22,17 +22,22 @@ export function ModulePage() {
   const [rating, setRating] = useState<Schemas["ModulePage"]["rating"] | undefined>(undefined);
   useTitle(page?.name ?? params.id);
 
+  const [missing, setMissing] = useState(false);
+  const [attempt, setAttempt] = useState(0);
+
   useEffect(() => {
     setPage(null);
     setError(null);
-    dataOf(publicApi.GET("/modules/{id}", { params: { path: { id: params.id } } })).then(setPage, setError);
-  }, [params.id]);
+    setMissing(false);
+    dataUnless("module_not_found", publicApi.GET("/modules/{id}", { params: { path: { id: params.id } } })).then((found) => (found ? setPage(found) : setMissing(true)), setError);
+  }, [params.id, attempt]);
 
-  if (error) {
+  if (missing || error) {
+    // A module that does not exist is said so; a failure to load one (the API down, a 503) can be retried.
     return (
       <section class="page">
         <h1>{params.id}</h1>
-        <ErrorMessage error={error} />
+        {missing ? <p class="message error">There is no module '{params.id}'. It may have been removed, or the link is mistyped.</p> : <RetryableError error={error} what="the module" retry={() => setAttempt((count) => count + 1)} />}
         <p>
           <a href="/">Back to the modules</a>
         </p>

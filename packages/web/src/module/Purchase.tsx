@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { dataOf, signedInApi, type Schemas, type SignedInApi } from "../api";
 import { formatDate, formatPrice } from "../format";
 import { ErrorMessage, StatusMessage } from "../ui/messages";
+import { signInReturningTo } from "../ui/sign-in-link";
 import { useAction } from "../ui/use-action";
 
 type Price = NonNullable<Schemas["ModulePage"]["price"]>;
@@ -38,8 +39,8 @@ export function Purchase({ moduleId, price }: { moduleId: string; price: Price }
       <ErrorMessage error={error} />
       {user === null && (
         <p>
-          <a class="button" href={`/account?next=${encodeURIComponent(`/modules/${moduleId}`)}`}>
-            Sign in to buy
+          <a class="button" href={signInReturningTo(`/modules/${moduleId}`)}>
+            {price.model === "subscription" && price.trialDays > 0 ? `Sign in to start a ${price.trialDays}-day trial` : "Sign in to buy"}
           </a>
         </p>
       )}

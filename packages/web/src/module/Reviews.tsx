@@ -6,6 +6,7 @@ import { formatDate } from "../format";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { Stars } from "../ui/Stars";
 import { useAction } from "../ui/use-action";
+import { signInReturningTo } from "../ui/sign-in-link";
 
 type Review = Schemas["ModuleReview"];
 type Sort = "newest" | "rating_high" | "rating_low";
@@ -53,7 +54,7 @@ export function Reviews({ moduleId, publisherName, onRating }: { moduleId: strin
       {api && user && <MyReview api={api} user={user} moduleId={moduleId} onChange={() => load(null)} />}
       {!user && (
         <p class="muted">
-          <a href="/account">Sign in</a> to review a module you use.
+          <a href={signInReturningTo(`/modules/${moduleId}`)}>Sign in</a> to review a module you use.
         </p>
       )}
       {list && list.summary.count > 0 && (
@@ -137,7 +138,10 @@ function Summary({ summary, chosen, onChoose }: { summary: Schemas["RatingSummar
                   )}
                 </th>
                 <td>
-                  <span class="bar" style={{ width: `${Math.round((count / summary.count) * 100)}%` }} />
+                  {/* The bar inside its track: both in the cell's content box, so the bar starts where the track does. */}
+                  <span class="track">
+                    <span class="bar" style={{ width: `${summary.count > 0 ? Math.round((count / summary.count) * 100) : 0}%` }} />
+                  </span>
                 </td>
                 <td>{count}</td>
               </tr>

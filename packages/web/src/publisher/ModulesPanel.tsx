@@ -3,6 +3,7 @@ import { dataOf, type Schemas, type SignedInApi } from "../api";
 import { countOf, formatDate } from "../format";
 import { ErrorMessage, StatusMessage } from "../ui/messages";
 import { useAction } from "../ui/use-action";
+import { useConfirm } from "../ui/confirm";
 import { PublishSettings } from "./PublishSettings";
 
 type DeveloperModule = Schemas["DeveloperModules"]["items"][number];
@@ -11,6 +12,7 @@ type DeveloperVersion = DeveloperModule["versions"][number];
 /** The developer's modules: every version with its review, and yank and unyank. */
 export function ModulesPanel({ api, modules, reload }: { api: SignedInApi; modules: DeveloperModule[]; reload: () => Promise<void> }) {
   const { error, status, run } = useAction();
+  const { confirm, dialog } = useConfirm();
 
   const act = (what: string, call: () => Promise<unknown>) =>
     run(async () => {
@@ -18,10 +20,17 @@ export function ModulesPanel({ api, modules, reload }: { api: SignedInApi; modul
       await reload();
       return what;
     });
-  const yank = (module: DeveloperModule, version: DeveloperVersion, reason: string) =>
-    act(`Yanked ${module.id}@${version.version}.`, () =>
+  const yank = async (module: DeveloperModule, version: DeveloperVersion, reason: string) => {
+    const asked = {
+      title: `Yank ${module.name} ${version.version}?`,
+      detail: `Version ${version.version} of ${module.id} is withdrawn: update checks stop offering it and new installs get an earlier version; installs that have it keep it, and users see your reason ("${reason}"). You can unyank it later.`,
+      action: `Yank ${version.version}`,
+    };
+    if (!(await confirm(asked))) return;
+    await act(`Yanked ${module.id}@${version.version}.`, () =>
       dataOf(api.POST("/developers/modules/yank", { body: { moduleId: module.id, version: version.version, ...(reason ? { reason } : {}) } })),
     );
+  };
   const unyank = (module: DeveloperModule, version: DeveloperVersion) =>
     act(`Put ${module.id}@${version.version} back.`, () => dataOf(api.POST("/developers/modules/unyank", { body: { moduleId: module.id, version: version.version } })));
 
@@ -78,6 +87,7 @@ export function ModulesPanel({ api, modules, reload }: { api: SignedInApi; modul
           <PublishSettings api={api} module={module} onPolicyChanged={reload} />
         </section>
       ))}
+      {dialog}
     </section>
   );
 }
