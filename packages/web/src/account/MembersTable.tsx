@@ -30,7 +30,7 @@ export function MembersTable({ business, members, uid, actions }: { business: Sc
 
   return (
     <div class="table-scroll" tabIndex={0} role="region" aria-label={`Members of ${business.name}`}>
-      <table class="stacked">
+      <table class="stacked members">
         <thead>
           <tr>
             <th scope="col">Member</th>
