@@ -608,7 +608,7 @@ describe("web pages (§16)", () => {
     await guest.page.click("button:has-text('I have verified it')");
     await guest.page.click("button:has-text('Accept'):not([disabled])");
     await guest.page.waitForURL(`**/account?business=${businessId}&joined=${businessId}`);
-    await guest.page.locator("h2", { hasText: "Team <b>Acme</b>" }).waitFor();
+    await guest.page.getByRole("heading", { name: "Team <b>Acme</b>", exact: true }).waitFor();
     // §24: the page says whom they joined and what the seat unlocks (here: nothing yet, the business has no plan).
     await expect_(async () => expect(await guest.page.locator(".joined h2").textContent()).toBe("You joined Team <b>Acme</b>"));
     expect(await guest.page.locator(".joined").textContent()).toContain("Your seat holds no entitlements yet");
