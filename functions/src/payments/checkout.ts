@@ -91,11 +91,11 @@ export async function startModuleCheckout(deps: Deps, caller: { uid: string; ema
 async function hadModule(deps: Deps, people: string[], moduleId: string): Promise<boolean> {
   const purchases = purchaseStore(deps.db);
   if ((await purchases.ofBuyersAndModule(people, moduleId)).length > 0) return true;
+  // A person's own purchases were bought by them, so the query above found them; what is left is what their businesses bought.
   const owned = (await Promise.all(people.map((uid) => businessStore(deps.db).forMember(uid).then((businesses) => businesses.filter((business) => business.roles[uid] === "owner")))))
     .flat()
     .map((business): PurchaseOwner => ({ kind: "business", id: business.id }));
-  const owners: PurchaseOwner[] = [...people.map((uid): PurchaseOwner => ({ kind: "user", id: uid })), ...owned];
-  return (await purchases.ofOwners(owners)).some((purchase) => purchase.moduleId === moduleId);
+  return owned.length > 0 && (await purchases.ofOwners(owned)).some((purchase) => purchase.moduleId === moduleId);
 }
 
 /** POST /users/me/billing/portal: the Billing Portal of the caller's own Stripe customer (their module purchases). */

@@ -45,14 +45,12 @@ async function changeLine(context: Context, paymentIntentId: string, change: (st
   const purchaseRead = own.sale ? await readPurchase(tx, deps, own.sale.purchaseId, own.sale.moduleId) : null;
   const written = change(own);
   if (written === null) return { outcome: "stale", subject };
-  if (written.refund) ledger.setRefundIn(tx, written.refund, now);
+  // A refund of a known sale is announced, and its line written with what was announced; otherwise the line is written as it is.
+  if (written.refund && !(own.sale && announceRefund(tx, deps, own.sale, written.refund, now, actor))) ledger.setRefundIn(tx, written.refund, now);
   if (written.dispute) ledger.setDisputeIn(tx, written.dispute, now);
-  if (own.sale) {
-    if (purchaseRead?.purchase) {
-      const lines: SaleWithLines[] = purchaseRead.lines.map((line) => (line.sale.paymentIntentId === paymentIntentId ? { sale: line.sale, refund: written.refund ?? line.refund, dispute: written.dispute ?? line.dispute } : line));
-      writeFacts(tx, deps, purchaseRead.purchase, lines, now, actor);
-    }
-    if (written.refund) announceRefund(tx, deps, own.sale, written.refund, now, actor);
+  if (own.sale && purchaseRead?.purchase) {
+    const lines: SaleWithLines[] = purchaseRead.lines.map((line) => (line.sale.paymentIntentId === paymentIntentId ? { sale: line.sale, refund: written.refund ?? line.refund, dispute: written.dispute ?? line.dispute } : line));
+    writeFacts(tx, deps, purchaseRead.purchase, lines, now, actor);
   }
   return { outcome: "applied", subject };
 }

@@ -42,11 +42,12 @@ export function writeFacts(tx: Transaction, deps: Deps, purchase: PurchaseRecord
 
 /**
  * Sends `module.purchase.refunded` for what of a charge's refunds was not yet sent (§21: every
- * refund, whatever order its events came in), once its sale is known, and records it as sent.
+ * refund, whatever order its events came in), once its sale is known, and writes the refund line
+ * with it recorded as sent. Whether it wrote the line: when it did not, the caller's line stands.
  */
-export function announceRefund(tx: Transaction, deps: Deps, sale: SaleLine, line: SaleWithLines["refund"], now: Date, actor: Actor): void {
+export function announceRefund(tx: Transaction, deps: Deps, sale: SaleLine, line: SaleWithLines["refund"], now: Date, actor: Actor): boolean {
   const amount = unannouncedRefund(line);
-  if (line === null || amount === 0) return;
+  if (line === null || amount === 0) return false;
   ledgerStore(deps.db).setRefundIn(tx, { ...line, announced: line.refunded }, now);
   const refunded = outboundEvent("module.purchase.refunded", [{ kind: "publisher", id: sale.publisherId }], { moduleId: sale.moduleId, purchaseId: sale.purchaseId, amount, currency: sale.currency });
   auditLog(deps.db).record(
@@ -55,4 +56,5 @@ export function announceRefund(tx: Transaction, deps: Deps, sale: SaleLine, line
     { action: "module.purchase.refunded", target: sale.purchaseId, details: { moduleId: sale.moduleId, paymentIntentId: sale.paymentIntentId, amount, refunded: line.refunded, charged: sale.amount }, emits: [refunded] },
     now,
   );
+  return true;
 }
