@@ -6,7 +6,7 @@ import { deliveryStore, endpointOfDelivery, type DeliveryRecord } from "./delive
 import { endpointStore, type EndpointRecord } from "./endpoint-store";
 import { isAlreadyExists } from "../core/documents";
 import { inFlightStore, type SlotState } from "./in-flight-store";
-import { failedTooLong, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, verdictOf, type AttemptVerdict } from "./rules";
+import { answeredSuccess, failedTooLong, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, verdictOf, type AttemptVerdict } from "./rules";
 import { decryptSecret } from "./secrets";
 import { sendMessage } from "./sender";
 
@@ -109,7 +109,7 @@ export async function attemptDelivery(deps: DispatchDeps, id: string, queue?: Wa
   for (;;) {
     const outcome = await send(deps, endpoint, delivery);
     // After a success the slot goes straight to the next delivery waiting for this endpoint here, claimed in the same transaction.
-    const nextId = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300 ? (queue?.take(endpointId) ?? null) : null;
+    const nextId = answeredSuccess(outcome) ? (queue?.take(endpointId) ?? null) : null;
     const recorded = await recordAttempt(deps, delivery, slot, outcome, nextId);
     await recordHealth(deps, endpoint, recorded.verdict);
     if (first === null) first = recorded.verdict;

@@ -24,6 +24,9 @@ export type AttemptVerdict =
   | { status: "pending"; nextAttemptAt: Date }
   | { status: "failed"; disable?: string };
 
+/** Whether an attempt succeeded: the receiver answered a 2xx. */
+export const answeredSuccess = (outcome: { statusCode: number | null }) => outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+
 /**
  * After the `attempt`-th attempt (1 for the first) ended with `statusCode` (null: no answer):
  * success is a 2xx; a 410 fails the message and disables the endpoint; otherwise the next try
@@ -37,7 +40,7 @@ export function verdictOf(
   random: () => number = Math.random,
 ): AttemptVerdict {
   const { statusCode } = outcome;
-  if (statusCode !== null && statusCode >= 200 && statusCode < 300) return { status: "succeeded" };
+  if (answeredSuccess(outcome)) return { status: "succeeded" };
   if (statusCode === 410) return { status: "failed", disable: "The endpoint answered 410 Gone." };
   const wait = scheduleMs[attempt - 1];
   if (wait === undefined) return { status: "failed" };
