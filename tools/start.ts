@@ -119,12 +119,14 @@ async function main(): Promise<void> {
     stopping = true;
     if (reason) console.error(reason);
     console.log("Stopping…");
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-    await drainDownloadCounters();
-    await webhooks?.stop();
-    await tuf?.stop();
-    await stopFunctions?.();
-    await localStripe?.stop();
+    // Each step is bounded: with an emulator gone, a step waiting on it would otherwise wait for
+    // the client library's retries, and the stack would never stop.
+    await within(5_000, "the API's open connections", new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined))));
+    await within(10_000, "the download counters", drainDownloadCounters());
+    await within(10_000, "the webhook dispatcher", webhooks?.stop());
+    await within(10_000, "the TUF follower", tuf?.stop());
+    await within(10_000, "the Functions emulator", stopFunctions?.());
+    await within(5_000, "the local Stripe", localStripe?.stop());
     // Only data of a stack that came up whole replaces what was kept.
     if (ready && stack) {
       await stack.exportData().then(
@@ -231,7 +233,15 @@ async function main(): Promise<void> {
   }
 }
 
-/** Listens, or fails with the reason (Express 5's listen callback is also called on errors). */
+/** Waits for a step of stopping, at most `ms`: then says which step it left and goes on. */
+async function within(ms: number, what: string, step: Promise<unknown> | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
+  const outcome = await Promise.race([Promise.resolve(step).then(() => "done" as const, () => "failed" as const), late]);
+  clearTimeout(timer);
+  if (outcome === "late") console.error(`Stopping: left ${what} after ${ms / 1000} s.`);
+}
+
 /** The local Stripe's two endpoint secrets (§11): STRIPE_WEBHOOK_SECRET's first and second entries when set (the first for both when it has one), else the local pair. */
 function localStripeSecrets(): { secret: string; connectSecret: string } {
   const [secret, connectSecret] = (process.env.STRIPE_WEBHOOK_SECRET ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
@@ -239,6 +249,7 @@ function localStripeSecrets(): { secret: string; connectSecret: string } {
   return { secret, connectSecret: connectSecret ?? secret };
 }
 
+/** Listens, or fails with the reason (Express 5's listen callback is also called on errors). */
 function listen(handler: RequestListener, port: number): Promise<Server> {
   const server = localServer(handler);
   return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -31,8 +31,8 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function npmStart(args: string[]): Started {
-  const npm = spawn("npm", ["start", "--", ...args], { cwd: root, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+function npmStart(args: string[], env: NodeJS.ProcessEnv = {}): Started {
+  const npm = spawn("npm", ["start", "--", ...args], { cwd: root, env: { ...cleanEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   npm.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   npm.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -79,8 +79,8 @@ describe("npm start", () => {
     rmSync(path.dirname(dataDir), { recursive: true, force: true });
   });
 
-  const start = async (extra: string[] = []) => {
-    const started = npmStart(["--ports", ports.join(","), "--data-dir", dataDir, ...extra]);
+  const start = async (extra: string[] = [], env: NodeJS.ProcessEnv = {}) => {
+    const started = npmStart(["--ports", ports.join(","), "--data-dir", dataDir, ...extra], env);
     running.push(started);
     await until("the Ready banner", () => {
       if (started.npm.exitCode !== null) throw new Error(`npm start exited:\n${started.output()}`);
@@ -188,18 +188,26 @@ describe("npm start", () => {
     await until("every port to be free", () => allFree(ports), 30_000);
   }, 180_000);
 
-  it("stops whole when one of its emulators dies", async () => {
-    const started = await start();
+  it("takes the Firestore emulator from firebase-tools' cache, and stops whole when it dies", async () => {
+    // A Firebase developer's machine: the jar in firebase-tools' cache (this machine has no
+    // internet to download it, so it is the google-cloud-cli's jar placed there under the name
+    // firebase-tools gives it).
+    const cache = mkdtempSync(path.join(tmpdir(), "firebase-emulators-"));
+    const gcloud = execFileSync("sh", ["-c", "command -v gcloud"]).toString().trim();
+    const cachedJar = path.join(cache, "cloud-firestore-emulator-v1.22.0.jar");
+    symlinkSync(path.join(path.dirname(path.dirname(realpathSync(gcloud))), "platform", "cloud-firestore-emulator", "cloud-firestore-emulator.jar"), cachedJar);
+    const started = await start([], { FIREBASE_EMULATORS_PATH: cache });
+    expect(started.output()).toContain(`(firebase-tools' ${cachedJar})`);
     const firestorePid = await until("the Firestore emulator's process", async () => {
-      const { execFileSync } = await import("node:child_process");
       const list = execFileSync("ps", ["-eo", "pid=,args="]).toString();
-      const match = list.split("\n").find((row) => /^\s*\d+ \S*java /.test(row) && row.includes("CloudFirestore") && row.includes(`--port=${ports[1]}`));
+      const match = list.split("\n").find((row) => /^\s*\d+ \S*java /.test(row) && row.includes(cachedJar) && row.includes(`--port=${ports[1]}`));
       return match ? Number(match.trim().split(/\s+/)[0]) : null;
     });
     process.kill(firestorePid, "SIGTERM");
     expect(await started.exited).toBe(1);
     expect(started.output()).toContain("The Firestore emulator stopped");
     await until("every port to be free", () => allFree(ports), 30_000);
+    rmSync(cache, { recursive: true, force: true });
   }, 120_000);
 
   it("builds and serves the Hosting site: /docs renders every operation of the API, / the demo modules", async () => {

@@ -1,24 +1,24 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { HOST } from "./addresses";
+import { jarMainClass } from "./jar-manifest";
 
 /**
- * The official Cloud Firestore emulator of the google-cloud-cli, as a child process under a
- * supervisor (supervise.cjs), and its export.
+ * The official Cloud Firestore emulator (firebase-tools' jar, or the google-cloud-cli's), as a
+ * child process under a supervisor (supervise.cjs), and its export.
  */
 
 export class MissingFirestoreEmulatorError extends Error {
-  constructor() {
+  constructor(reason: string) {
     super(
-      "The Cloud Firestore emulator was not found. Install the google-cloud-cli with its Firestore emulator " +
-        "(Debian/Ubuntu: `apt-get install google-cloud-cli google-cloud-cli-firestore-emulator` from Google's apt " +
-        "repository; elsewhere: `gcloud components install cloud-firestore-emulator`), or set " +
-        "FIRESTORE_EMULATOR_HOST to a running Firestore emulator.",
+      `The Cloud Firestore emulator was not found, and ${reason}. Any one of these gives it: ` +
+        "`npx firebase setup:emulators:firestore` on a machine online (firebase-tools' own copy, in ~/.cache/firebase/emulators); " +
+        "the google-cloud-cli's (Debian/Ubuntu: `apt-get install google-cloud-cli-firestore-emulator` from Google's apt repository, " +
+        "elsewhere `gcloud components install cloud-firestore-emulator`); or FIRESTORE_EMULATOR_HOST set to a running Firestore emulator.",
     );
   }
 }
-
 
 export async function exportFirestore(host: string, projectId: string, dir: string, name: string): Promise<void> {
   const response = await fetch(`http://${host}/emulator/v1/projects/${projectId}:export`, {
@@ -38,30 +38,97 @@ interface FirestoreCommand {
   args: string[];
 }
 
+/** Where a Firestore emulator can come from on this machine (injected by the tests). */
+export interface EmulatorSources {
+  env: NodeJS.ProcessEnv;
+  /** firebase-tools' emulator cache: FIREBASE_EMULATORS_PATH, else ~/.cache/firebase/emulators. */
+  cacheDir: string;
+  /** The jar the installed firebase-tools downloads (`cloud-firestore-emulator-v<version>.jar`). */
+  expectedJar: string;
+  findOnPath: (command: string) => string | null;
+}
+
+export type FoundEmulator =
+  | { kind: "override"; command: string }
+  | { kind: "jar"; jar: string; from: "firebase-tools" | "google-cloud-cli" }
+  | { kind: "gcloud"; command: string };
+
 /**
- * The emulator's jar run by java directly when the SDK has it (about 2 s to start, and the
- * process we stop is the JVM itself), else `gcloud emulators firestore start` (about 5 s).
+ * The emulator to run, in this order: FIRESTORE_EMULATOR_BIN; firebase-tools' cached jar (the
+ * version this firebase-tools downloads, else the newest there); the google-cloud-cli's jar, else
+ * its `gcloud emulators firestore`. Null when there is none: then firebase-tools downloads its own.
  */
-function firestoreCommand(port: number, seed: string | undefined): FirestoreCommand {
-  const args = ["start", `--host=${HOST}`, `--port=${port}`, "--database-mode=firestore-native", ...(seed ? [`--seed_from_export=${seed}`] : [])];
-  const override = process.env.FIRESTORE_EMULATOR_BIN;
-  if (override) return { command: override, args };
-  const gcloud = findOnPath("gcloud");
-  if (!gcloud) throw new MissingFirestoreEmulatorError();
-  const sdkRoot = path.dirname(path.dirname(realpathSync(gcloud)));
-  const jar = path.join(sdkRoot, "platform", "cloud-firestore-emulator", "cloud-firestore-emulator.jar");
-  if (existsSync(jar)) {
-    return {
-      command: process.env.JAVA ?? "java",
-      args: ["-Duser.language=en", "-cp", jar, "com.google.cloud.datastore.emulator.firestore.CloudFirestore", ...args],
-    };
-  }
+export function findFirestoreEmulator(sources: EmulatorSources): FoundEmulator | null {
+  const override = sources.env.FIRESTORE_EMULATOR_BIN;
+  if (override) return { kind: "override", command: override };
+  const cached = cachedJars(sources.cacheDir);
+  const expected = path.basename(sources.expectedJar);
+  const jar = cached.find((file) => path.basename(file) === expected) ?? cached[0];
+  if (jar) return { kind: "jar", jar, from: "firebase-tools" };
+  const gcloud = sources.findOnPath("gcloud");
+  if (!gcloud) return null;
+  const sdkJar = path.join(path.dirname(path.dirname(realpathSync(gcloud))), "platform", "cloud-firestore-emulator", "cloud-firestore-emulator.jar");
+  if (existsSync(sdkJar)) return { kind: "jar", jar: sdkJar, from: "google-cloud-cli" };
   const probe = spawnSync(gcloud, ["emulators", "firestore", "--help"], { stdio: "ignore" });
-  if (probe.status !== 0) throw new MissingFirestoreEmulatorError();
+  return probe.status === 0 ? { kind: "gcloud", command: gcloud } : null;
+}
+
+/** `cloud-firestore-emulator-v<version>.jar` files of a cache folder, newest version first. */
+function cachedJars(cacheDir: string): string[] {
+  const pattern = /^cloud-firestore-emulator-v(\d+)\.(\d+)\.(\d+)\.jar$/;
+  const files = existsSync(cacheDir) ? readdirSync(cacheDir).filter((name) => pattern.test(name)) : [];
+  const version = (name: string) => pattern.exec(name)!.slice(1).map(Number);
+  return files
+    .sort((a, b) => {
+      const [x, y] = [version(a), version(b)];
+      return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
+    })
+    .map((name) => path.join(cacheDir, name));
+}
+
+/** How to run what was found: a jar by java directly (about 2 s to start, and the process we stop is the JVM itself). */
+export function firestoreCommand(found: FoundEmulator, port: number, seed: string | undefined, java = process.env.JAVA ?? "java"): FirestoreCommand {
+  const gcloudArgs = ["start", `--host=${HOST}`, `--port=${port}`, "--database-mode=firestore-native", ...(seed ? [`--seed_from_export=${seed}`] : [])];
+  switch (found.kind) {
+    case "override":
+      return { command: found.command, args: gcloudArgs };
+    case "gcloud":
+      return { command: found.command, args: ["emulators", "firestore", "start", `--host-port=${HOST}:${port}`, ...(seed ? [`--import-data=${seed}`] : [])] };
+    case "jar":
+      // firebase-tools' jar is executable and takes its arguments as firebase-tools passes them;
+      // the google-cloud-cli's is a class path, started as its own wrapper script starts it.
+      return jarMainClass(found.jar)
+        ? { command: java, args: ["-Duser.language=en", "-jar", found.jar, "--host", HOST, "--port", String(port), ...(seed ? ["--seed_from_export", seed] : [])] }
+        : { command: java, args: ["-Duser.language=en", "-cp", found.jar, "com.google.cloud.datastore.emulator.firestore.CloudFirestore", ...gcloudArgs] };
+  }
+}
+
+/* eslint-disable @typescript-eslint/no-require-imports -- firebase-tools' internals have no types */
+function firebaseToolsEmulators(): { getDownloadDetails: (name: string) => { downloadPath: string; opts: { cacheDir: string } }; downloadEmulator: (name: string) => Promise<void> } {
   return {
-    command: gcloud,
-    args: ["emulators", "firestore", "start", `--host-port=${HOST}:${port}`, ...(seed ? [`--import-data=${seed}`] : [])],
+    getDownloadDetails: require("firebase-tools/lib/emulator/downloadableEmulators").getDownloadDetails,
+    downloadEmulator: require("firebase-tools/lib/emulator/download").downloadEmulator,
   };
+}
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+export function machineSources(): EmulatorSources {
+  const details = firebaseToolsEmulators().getDownloadDetails("firestore");
+  return { env: process.env, cacheDir: details.opts.cacheDir, expectedJar: details.downloadPath, findOnPath };
+}
+
+/** The emulator on this machine, downloaded by firebase-tools into its cache when there is none (once, about 140 MB). */
+async function resolveFirestoreEmulator(log: (line: string) => void): Promise<FoundEmulator> {
+  const sources = machineSources();
+  const found = findFirestoreEmulator(sources);
+  if (found) return found;
+  log(`No Firestore emulator on this machine: firebase-tools downloads its own into ${sources.cacheDir} (once)…`);
+  try {
+    await firebaseToolsEmulators().downloadEmulator("firestore");
+  } catch (error) {
+    throw new MissingFirestoreEmulatorError(`firebase-tools could not download it (${(error as Error).message})`);
+  }
+  return findFirestoreEmulator(sources) ?? Promise.reject(new MissingFirestoreEmulatorError("firebase-tools' download left no jar"));
 }
 
 /** Runs a command in a process group that goes down with its parent (supervise.cjs). */
@@ -70,8 +137,10 @@ export const SUPERVISOR = path.join(__dirname, "supervise.cjs");
 export async function startFirestore(
   port: number,
   seed: string | undefined,
-): Promise<{ host: string; stop: () => Promise<void>; exited: Promise<number | null> }> {
-  const { command, args } = firestoreCommand(port, seed && existsSync(seed) ? seed : undefined);
+  log: (line: string) => void = () => {},
+): Promise<{ host: string; stop: () => Promise<void>; exited: Promise<number | null>; source: string }> {
+  const found = await resolveFirestoreEmulator(log);
+  const { command, args } = firestoreCommand(found, port, seed && existsSync(seed) ? seed : undefined);
   // Under a supervisor in a process group of its own: a terminal's Ctrl-C reaches only us (we
   // export before we stop it), and it goes down with us even if we are killed outright.
   const child = spawn(process.execPath, [SUPERVISOR, command, ...args], { detached: true, stdio: ["ignore", "ignore", "pipe"] });
@@ -88,7 +157,7 @@ export async function startFirestore(
   const host = `${HOST}:${port}`;
   try {
     await waitUntil(async () => {
-      if (child.exitCode !== null) throw new Error(`The Firestore emulator exited (${child.exitCode}):\n${stderr}`);
+      if (child.exitCode !== null) throw new Error(`The Firestore emulator (${describe(found)}) exited (${child.exitCode}):\n${stderr}${javaHint(stderr, command)}`);
       const response = await fetch(`http://${host}/`).catch(() => null);
       return response?.ok === true && (await response.text()).startsWith("Ok");
     }, 60_000, "the Firestore emulator");
@@ -96,7 +165,19 @@ export async function startFirestore(
     await stop();
     throw error;
   }
-  return { host, stop, exited: exited.then((code) => (stopping ? new Promise<never>(() => {}) : code)) };
+  return { host, stop, exited: exited.then((code) => (stopping ? new Promise<never>(() => {}) : code)), source: describe(found) };
+}
+
+function describe(found: FoundEmulator): string {
+  if (found.kind !== "jar") return found.command;
+  return found.from === "firebase-tools" ? `firebase-tools' ${found.jar}` : `the google-cloud-cli's ${found.jar}`;
+}
+
+/** What to do when java itself is the problem: absent, or older than the jar was built for. */
+function javaHint(stderr: string, command: string): string {
+  if (/spawn \S+ ENOENT/.test(stderr)) return `\n\`${command}\` was not found: install Java (17 or newer; firebase-tools' jar may ask for 21), or set JAVA to it.`;
+  if (stderr.includes("UnsupportedClassVersionError")) return "\nThis jar needs a newer Java than the one that ran it: install Java 21, or set JAVA to it.";
+  return "";
 }
 
 /** Stops a process started under supervise.cjs: its whole group, by force after `graceMs`. */

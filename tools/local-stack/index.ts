@@ -1,6 +1,6 @@
 /**
- * The local Firebase stack: the official Cloud Firestore emulator of the google-cloud-cli
- * (firestore.ts), and firebase-tools' Auth and Storage emulators in this process
+ * The local Firebase stack: the official Cloud Firestore emulator, firebase-tools' jar or the
+ * google-cloud-cli's (firestore.ts), and firebase-tools' Auth and Storage emulators in this process
  * (firebase-tools-emulators.ts), on the addresses of firebase.json (addresses.ts). Emulators
  * whose host variable is already set (FIRESTORE_EMULATOR_HOST, FIREBASE_AUTH_EMULATOR_HOST,
  * STORAGE_EMULATOR_HOST / FIREBASE_STORAGE_EMULATOR_HOST) are used as they are, not started.
@@ -61,11 +61,11 @@ export async function startLocalStack(options: {
 
     const firestore = existingFirestore
       ? Promise.resolve(existingFirestore).then((host) => (log(`Firestore: using ${host}`), host))
-      : startFirestore(ports.firestore, imported && path.join(imported, EXPORT.firestoreMetadata)).then((emulator) => {
+      : startFirestore(ports.firestore, imported && path.join(imported, EXPORT.firestoreMetadata), log).then((emulator) => {
           stops.push(emulator.stop);
           exporters.push((dir) => exportFirestore(emulator.host, projectId, dir, EXPORT.firestore));
           void emulator.exited.then((code) => reportExit(`The Firestore emulator stopped (exit ${code}).`));
-          log(`Firestore emulator on ${emulator.host}`);
+          log(`Firestore emulator on ${emulator.host} (${emulator.source})`);
           return emulator.host;
         });
     const inProcess =
