@@ -88,7 +88,10 @@ describe("module versions", () => {
     // What an earlier version of the service left: no summary, no highest published version.
     await db.collection("modules").doc("acme.charts").update({ versions: FieldValue.delete(), highestPublishedVersion: FieldValue.delete() });
     expect(await rebuildVersionSummaries({ db })).toEqual({ rebuilt: ["acme.charts"] });
-    expect(await rebuildVersionSummaries({ db })).toEqual({ rebuilt: ["acme.charts"] });
+    // Again: nothing is left to rebuild, and nothing is written (no change reaches the caches).
+    const before = (await db.collection("modules").doc("acme.charts").get()).updateTime;
+    expect(await rebuildVersionSummaries({ db })).toEqual({ rebuilt: [] });
+    expect((await db.collection("modules").doc("acme.charts").get()).updateTime).toEqual(before);
     expect((await listed("?appVersion=1.5.0"))[0]).toMatchObject({ latestVersion: "2.0.0", compatibleVersion: null });
     expect((await listed("?appVersion=2.5.0"))[0]).toMatchObject({ compatibleVersion: "2.0.0" });
   });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { createHash } from "node:crypto";
 import { OPERATORS } from "../core/event-outbox";
 import { outboundEvent } from "../core/event-types";
@@ -289,7 +290,8 @@ async function changeVersion(
 /**
  * Operators: recomputes every module's version summary, latest and highest published version from
  * its versions (for modules published before the summary existed), and files published modules'
- * names in the look-alike index (for modules published before the package checks). Idempotent.
+ * names in the look-alike index (for modules published before the package checks). Idempotent:
+ * `rebuilt` names the modules it changed.
  */
 export async function rebuildVersionSummaries({ db }: Pick<OperatorDeps, "db">) {
   const modules = moduleStore(db);
@@ -298,12 +300,18 @@ export async function rebuildVersionSummaries({ db }: Pick<OperatorDeps, "db">) 
     const published = (await modules.versions(module.id)).filter((record) => record.state === "published");
     const summary = published.reduce<VersionSummary[]>((entries, record) => withEntry(entries, summaryOf(record)), []);
     const highest = published.reduce<string | null>((best, record) => (!best || semver.gt(record.version, best) ? record.version : best), null);
+    const rebuiltModule = { ...module, ...latestOf(summary, module.revocation), highestPublishedVersion: highest };
+    // A module already whole is not written again: no change reaches the instances' caches.
+    const changed = !isDeepStrictEqual(rebuiltModule, module);
+    if (!changed && !highest) continue;
     const batch = db.batch();
-    modules.setModule(batch, { ...module, ...latestOf(summary, module.revocation), highestPublishedVersion: highest });
-    catalogChanges(db).record(batch, moduleChange(module.id));
+    if (changed) {
+      modules.setModule(batch, rebuiltModule);
+      catalogChanges(db).record(batch, moduleChange(module.id));
+    }
     if (highest) nameIndexStore(db).add(batch, { moduleId: module.id, publisherId: module.publisherId, name: module.name });
     await batch.commit();
-    rebuilt.push(module.id);
+    if (changed) rebuilt.push(module.id);
   }
   return { rebuilt };
 }
