@@ -15,6 +15,11 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {
+    // Examples a reader runs with node as ES modules (docs/examples/*.mjs).
+    files: ["**/*.mjs"],
+    languageOptions: { sourceType: "module", globals: { process: "readonly", console: "readonly", Buffer: "readonly" } },
+  },
+  {
     // The API reference page's script, run by the browser beside swagger-ui's bundle.
     files: ["packages/web/public/**/*.js"],
     languageOptions: { sourceType: "script", globals: { window: "readonly", SwaggerUIBundle: "readonly" } },

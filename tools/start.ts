@@ -23,8 +23,10 @@ import { buildSite, HOSTING_DIR } from "./build-site";
 import { ensureFunctionsLocalFiles, functionsApiBase, startFunctionsEmulator } from "./functions-emulator";
 import { ensureLocalSecrets } from "./local-keys";
 import { assertPortsFree, MissingFirestoreEmulatorError, PortsTakenError, startLocalStack, type LocalStack, type PortUse } from "./local-stack";
-import { HOST, LOCAL_PORTS, LOCAL_PROJECT_ID, LOCAL_STRIPE_PORT, OTHER_PORTS_HINT } from "./local-stack/addresses";
+import { HOST, LOCAL_DNS_PORT, LOCAL_PORTS, LOCAL_PROJECT_ID, LOCAL_STRIPE_PORT, OTHER_PORTS_HINT } from "./local-stack/addresses";
 import { startLocalStripe, type LocalStripe } from "./local-stack/stripe-server";
+import { startLocalDns, type LocalDns } from "./local-stack/dns-server";
+import { LOCAL_DNS_RECORDS } from "./local-stack/dns-records";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoData } from "./seed";
 
 
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
   let server: Server | undefined;
   let stopFunctions: (() => Promise<void>) | undefined;
   let localStripe: LocalStripe | undefined;
+  let localDns: LocalDns | undefined;
   let webhooks: WebhookDispatcher | undefined;
   let tuf: TufFollower | undefined;
   let ready = false;
@@ -127,6 +130,7 @@ async function main(): Promise<void> {
     await within(10_000, "the TUF follower", tuf?.stop());
     await within(10_000, "the Functions emulator", stopFunctions?.());
     await within(5_000, "the local Stripe", localStripe?.stop());
+    await within(5_000, "the local DNS", localDns?.stop());
     // Only data of a stack that came up whole replaces what was kept.
     if (ready && stack) {
       await stack.exportData().then(
@@ -190,6 +194,13 @@ async function main(): Promise<void> {
       localStripe = await startLocalStripe({ ...stripeOptions, port: LOCAL_STRIPE_PORT }).catch(() => startLocalStripe(stripeOptions));
       Object.assign(env, { STRIPE_SECRET_KEY: process.env.STRIPE_SECRET_KEY || "sk_test_local", STRIPE_API_BASE: localStripe.url });
     }
+    if (!process.env.DNS_RESOLVERS) {
+      // The "company DNS" of §22's domain verification: records from `npm run dns`, every other
+      // name (webhook hosts) from this machine's resolver. DNS_RESOLVERS set: those servers instead.
+      const dnsOptions = { recordsFile: LOCAL_DNS_RECORDS, forward: true };
+      localDns = await startLocalDns({ ...dnsOptions, port: LOCAL_DNS_PORT }).catch(() => startLocalDns(dnsOptions));
+      Object.assign(env, { DNS_RESOLVERS: localDns.address });
+    }
     Object.assign(process.env, stack.env, { GCLOUD_PROJECT: LOCAL_PROJECT_ID });
     const deps = await localDeps({ serviceAccount: secrets.serviceAccount, env, logger: consoleLogger, appName: "dev" });
     await seedDemoData(deps);
@@ -208,7 +219,7 @@ async function main(): Promise<void> {
       const emulator = await startFunctionsEmulator({
         projectId: LOCAL_PROJECT_ID,
         port: ports.api,
-        emulatorEnv: { ...stack.env, PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? functionsApiBase(LOCAL_PROJECT_ID, ports.api) },
+        emulatorEnv: { ...stack.env, PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? functionsApiBase(LOCAL_PROJECT_ID, ports.api), ...(localDns ? { DNS_RESOLVERS: localDns.address } : {}) },
         serviceAccount: secrets.serviceAccount,
         workDir: LOCAL_DIR,
         log: (text) => console.log(`  ${text}`),
@@ -223,7 +234,7 @@ async function main(): Promise<void> {
       webhooks = startWebhookDispatcher(deps, { sweepMs: 5_000 });
     }
     ready = true;
-    printBanner(options, apiBase, stack.env, (Date.now() - started) / 1000, (env as Record<string, string | undefined>).STRIPE_API_BASE);
+    printBanner(options, apiBase, stack.env, (Date.now() - started) / 1000, (env as Record<string, string | undefined>).STRIPE_API_BASE, localDns?.address);
   } catch (error) {
     if (error instanceof PortsTakenError) {
       console.error(error.lines.join("\n"));
@@ -264,7 +275,7 @@ function listen(handler: RequestListener, port: number): Promise<Server> {
   });
 }
 
-function printBanner({ withApi, functions, ports, dataDir }: StartOptions, base: string, env: Record<string, string>, seconds: number, stripeApiBase: string | undefined): void {
+function printBanner({ withApi, functions, ports, dataDir }: StartOptions, base: string, env: Record<string, string>, seconds: number, stripeApiBase: string | undefined, dnsAddress: string | undefined): void {
   const origin = `http://${HOST}:${ports.api}`;
   const authHost = env.FIREBASE_AUTH_EMULATOR_HOST;
   const users = DEMO_USERS.map((user) => `    ${user.email.padEnd(20)} ${DEMO_PASSWORD}   (${user.note})`).join("\n");
@@ -298,6 +309,7 @@ ${
   Paid modules: ${origin}/publisher as dana@example.com: set up payouts (a local Stripe onboarding page), price a module;
     then buy it as bob@example.com on its page; refunds: npm run admin -- --emulators purchases list
   Stripe: ${stripeApiBase || "Stripe's own API"}${stripeApiBase && !stripeApiBase.endsWith(`:${LOCAL_STRIPE_PORT}`) ? ` (for the operator CLI's refunds: STRIPE_API_BASE=${stripeApiBase})` : ""}
+  DNS: ${dnsAddress ? `${dnsAddress}${dnsAddress.endsWith(`:${LOCAL_DNS_PORT}`) ? "" : ` (for the operator CLI: DNS_RESOLVERS=${dnsAddress})`}, records from npm run dns (e.g. a domain's TXT record: npm run -s dns -- set <txtName> TXT <txtValue>), other names from this machine's` : `DNS_RESOLVERS=${process.env.DNS_RESOLVERS}`}
   Stripe webhook: ${base}/billing/stripe/webhook, secrets ${localStripeSecrets().secret} (platform) and ${localStripeSecrets().connectSecret} (Connect)
     (for \`stripe listen --forward-to\`, start with STRIPE_WEBHOOK_SECRET set to the whsec_… it prints)
 `

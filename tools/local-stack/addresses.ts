@@ -24,6 +24,12 @@ export const LOCAL_PORTS = { api: emulators.functions.port, firestore: emulators
  */
 export const LOCAL_STRIPE_PORT = 12111;
 
+/**
+ * Where `npm start` runs its local DNS server (§22's domain verification; DNS_RESOLVERS) when the
+ * port is free, so the operator CLI's `--emulators` finds it; a second stack's takes another port.
+ */
+export const LOCAL_DNS_PORT = 8053;
+
 /** The Admin SDK's host variables for emulators on these ports. */
 export function emulatorHostEnv(ports: { firestore: number; auth: number; storage: number }) {
   return {
