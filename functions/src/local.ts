@@ -54,6 +54,8 @@ export function adminContext(options: {
   storageBucket: string;
   credentials: "application-default" | "none";
   appName: string;
+  /** A Firestore database other than the project's default (a restored backup, in a restore drill). */
+  databaseId?: string;
 }): AdminContext {
   const app: App = initializeApp(
     {
@@ -66,7 +68,7 @@ export function adminContext(options: {
   const clock = () => new Date();
   return {
     projectId: options.projectId,
-    db: getFirestore(app),
+    db: options.databaseId ? getFirestore(app, options.databaseId) : getFirestore(app),
     auth: getAuth(app),
     store: bucketStore(getStorage(app).bucket(options.storageBucket), clock),
     clock,

@@ -21,6 +21,15 @@ function installer(name: string, content: string): { file: string; sha256: strin
 describe("operator CLI", () => {
   beforeEach(resetEmulators);
 
+  it("works on another Firestore database with --database, as a restore drill checks a restored backup", async () => {
+    const id = `drill-${Date.now()}`;
+    expect((await admin("business", "create", "--id", id, "--name", "Restored Co", "--database", "restore-drill")).code).toBe(0);
+    expect(await json("business", "show", "--id", id, "--database", "restore-drill")).toMatchObject({ id, name: "Restored Co" });
+    // The project's default database never saw it.
+    const absent = await admin("business", "show", "--id", id);
+    expect({ code: absent.code, stderr: absent.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/not_found|No business/) });
+  });
+
   describe("release", () => {
     it("publish uploads the installer and GET /releases and the win32 redirect serve it", async () => {
       const { file, sha256 } = installer("Setup-1.2.0.exe", "MZ installer 1.2.0");

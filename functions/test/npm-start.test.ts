@@ -1,7 +1,8 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { allFree, dumpFirestore, listStorage, npmStart, until, type Started } from "./support/npm-start";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -13,52 +14,7 @@ import { fetchModule, refreshedRepository } from "../../docs/examples/tuf-client
  * (`--data-dir`), without the test run's emulators: taken ports, signals, data kept across
  * restarts, and the Hosting folder with the API reference.
  */
-const root = path.join(__dirname, "..", "..");
 const HOST = "127.0.0.1";
-
-interface Started {
-  npm: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** The environment of a fresh shell: none of the test run's emulator variables. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of ["FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST", "STORAGE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST", "GCLOUD_PROJECT", "MODULE_SIGNING_KEYS", "TUF_ONLINE_KEY", "NODE_OPTIONS"]) {
-    delete env[name];
-  }
-  return env;
-}
-
-function npmStart(args: string[], env: NodeJS.ProcessEnv = {}): Started {
-  const npm = spawn("npm", ["start", "--", ...args], { cwd: root, env: { ...cleanEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  npm.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  npm.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => npm.once("exit", (code) => resolve(code)));
-  return { npm, output: () => output, exited };
-}
-
-async function until<T>(what: string, check: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`Timed out waiting for ${what}.`);
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once("error", () => resolve(false));
-    probe.listen(port, HOST, () => probe.close(() => resolve(true)));
-  });
-}
-
-const allFree = async (ports: number[]) => (await Promise.all(ports.map(isFree))).every(Boolean);
 
 describe("npm start", () => {
   let ports: number[];
@@ -152,6 +108,12 @@ describe("npm start", () => {
     expect(createHash("sha256").update(readFileSync(fetched!.path)).digest("hex")).toBe(described.sha256);
     const auditEntries = await auditLogSize();
     expect(auditEntries).toBeGreaterThan(0);
+    const documentsBefore = await dumpFirestore(`${HOST}:${ports[1]}`, "demo-marketplace");
+    const objectsBefore = await listStorage(`http://${HOST}:${ports[3]}`, "demo-marketplace.appspot.com");
+    // The round trip below covers every collection this data has, subcollections included.
+    const collections = (documents: Map<string, unknown>) => new Set([...documents.keys()].map((name) => name.split("/").filter((_, index) => index % 2 === 0).join("/")));
+    expect(collections(documentsBefore).size).toBeGreaterThanOrEqual(15);
+    expect(objectsBefore.size).toBeGreaterThan(5);
 
     first.npm.kill("SIGTERM");
     await first.exited;
@@ -160,6 +122,11 @@ describe("npm start", () => {
 
     const second = await start();
     expect(second.output()).toContain("Data loaded from");
+    // Export → import keeps every document of every collection, field for field, and every object.
+    const documentsAfter = await dumpFirestore(`${HOST}:${ports[1]}`, "demo-marketplace");
+    expect(collections(documentsAfter)).toEqual(collections(documentsBefore));
+    expect(Object.fromEntries(documentsAfter)).toEqual(Object.fromEntries(documentsBefore));
+    expect(Object.fromEntries(await listStorage(`http://${HOST}:${ports[3]}`, "demo-marketplace.appspot.com"))).toEqual(Object.fromEntries(objectsBefore));
     // The repository is kept, not made again.
     expect(second.output()).not.toContain("TUF repository initialised");
     expect(await (await fetch(`${base()}/tuf/metadata/1.root.json`)).text()).toBe(firstRoot);

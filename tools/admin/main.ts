@@ -43,7 +43,7 @@ import { repositoryStatus } from "../../functions/src/tuf/status";
 import { parsePrivateKeys, signerOf } from "../../functions/src/core/tuf-keys";
 import { ensureTufKeyFile, ensureTufKeyFolder, readTufKeyFolder, writeNewKeys } from "../tuf-keys";
 import { printResult, uploadProgress } from "./output";
-import { emulatorHostEnv, HOST, LOCAL_PORTS, LOCAL_PROJECT_ID, LOCAL_STRIPE_PORT } from "../local-stack/addresses";
+import { emulatorHostEnv, HOST, LOCAL_DNS_PORT, LOCAL_PORTS, LOCAL_PROJECT_ID, LOCAL_STRIPE_PORT } from "../local-stack/addresses";
 
 export interface Io {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -59,6 +59,7 @@ interface GlobalOptions {
   emulators?: boolean;
   project?: string;
   bucket?: string;
+  database?: string;
   json?: boolean;
 }
 
@@ -91,6 +92,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option("--emulators", `use the local emulators (${LOCAL.FIRESTORE_EMULATOR_HOST}, ${LOCAL.FIREBASE_AUTH_EMULATOR_HOST}, ${LOCAL.STORAGE_EMULATOR_HOST}; project ${LOCAL.projectId})`)
     .option("--project <id>", "Firebase project (with Application Default Credentials)")
     .option("--bucket <name>", "Storage bucket (default: STORAGE_BUCKET, else <project>.appspot.com)")
+    .option("--database <id>", "a Firestore database other than (default): e.g. a backup restored for a restore drill")
     .option("--json", "print JSON instead of tables")
     .option("--actor <name>", "who you are in the audit log (default: MARKETPLACE_OPERATOR, else your login name)")
     .exitOverride()
@@ -359,7 +361,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   business
     .command("recheck-domains")
     .description("check the TXT record of every verified domain whose daily check is due (§22), as the scheduled domainChecks does: owners are emailed at a first failure, a record missing 7 days in a row releases its domain")
-    .action(action((ctx) => recheckDomains({ ...ctx, logger: stderrLogger(io), config: { dnsResolvers: dnsResolvers(io.env.DNS_RESOLVERS) } })));
+    .action(action((ctx, _options: object, command: Command) => recheckDomains({ ...ctx, logger: stderrLogger(io), config: { dnsResolvers: domainResolvers(command.optsWithGlobals<GlobalOptions>(), io.env) } })));
   business
     .command("sso")
     .description("set a business's single sign-on (§22): the SAML or OIDC provider id of Firebase Authentication, enforcement, just-in-time membership")
@@ -628,7 +630,6 @@ function exitCodeOf(error: unknown, io: Io): number {
 
 let openCount = 0;
 
-/** The emulators when asked or when their host variables are set, else a real project. */
 /** Stripe for refunds: STRIPE_SECRET_KEY and STRIPE_API_BASE, else with --emulators the local stack's own Stripe server. */
 function refundStripe(options: GlobalOptions, env: Io["env"]) {
   if (!options.emulators || env.STRIPE_API_BASE) return stripeSettings(env);
@@ -641,6 +642,12 @@ const stderrLogger = (io: Io): Logger => {
   return { info: () => undefined, warn: line, error: line };
 };
 
+/** DNS for the domains' checks: DNS_RESOLVERS, else with --emulators the local stack's own DNS server. */
+function domainResolvers(options: GlobalOptions, env: Io["env"]): string[] {
+  return dnsResolvers(env.DNS_RESOLVERS ?? (options.emulators ? `${HOST}:${LOCAL_DNS_PORT}` : undefined));
+}
+
+/** The emulators when asked or when their host variables are set, else a real project. */
 function openTarget(options: GlobalOptions, io: Io): AdminContext {
   const env = io.env;
   const hostsSet = Boolean(env.FIRESTORE_EMULATOR_HOST || env.FIREBASE_AUTH_EMULATOR_HOST || env.STORAGE_EMULATOR_HOST);
@@ -661,6 +668,7 @@ function openTarget(options: GlobalOptions, io: Io): AdminContext {
     storageBucket: options.bucket ?? env.STORAGE_BUCKET ?? `${projectId}.appspot.com`,
     credentials: emulated ? "none" : "application-default",
     appName: `admin-${openCount}`,
+    databaseId: options.database,
   });
 }
 
