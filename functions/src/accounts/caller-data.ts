@@ -1,7 +1,8 @@
 import type { Firestore } from "firebase-admin/firestore";
 import { drawsOnSubscription, effectiveEntitlements, entitlementKeys, ssoBlocks, type BusinessRole, type EntitlementGrant } from "../access/rules";
 import { activationStore, type ActivationRecord } from "./activation-store";
-import { businessStore, memberOf, seatHolders } from "./business-store";
+import { businessStore } from "./business-store";
+import { memberOf, seatHolders } from "./business-records";
 import { purchaseStore, type PurchaseRecord } from "./purchase-store";
 import { subscriptionStore, type SubscriptionRecord } from "./subscription-store";
 import { userStore, type UserRecord } from "./user-store";

@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import { effectiveSubscriptionStatus, grantsEntitlements } from "../access/rules";
-import { seatHolders } from "../accounts/business-store";
+import { seatHolders } from "../accounts/business-records";
 import { ApiError, invalidRequest } from "../core/errors";
 import { callStripe, stripeClient } from "../core/stripe";
 import type { Logger } from "../core/logger";

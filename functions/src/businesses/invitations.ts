@@ -1,7 +1,8 @@
 import type { Transaction } from "firebase-admin/firestore";
 import { outboundEvent } from "../core/event-types";
 import type { z } from "zod";
-import { businessStore, memberOf, type BusinessRecord, type InvitationRecord } from "../accounts/business-store";
+import { businessStore } from "../accounts/business-store";
+import { memberOf, type BusinessRecord, type InvitationRecord } from "../accounts/business-records";
 import { auditLog, type Actor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";

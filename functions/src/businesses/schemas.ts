@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BUSINESS_ROLES } from "../access/rules";
-import { INVITED_ROLES, MEMBER_SOURCES } from "../accounts/business-store";
+import { INVITED_ROLES, MEMBER_SOURCES } from "../accounts/business-records";
 import { pageQuery } from "../core/pagination";
 import { documentId, emailAddress, isoDateTime, oneLine } from "../core/schemas";
 import { subscriptionStatusSchema } from "../subscriptions/schemas";

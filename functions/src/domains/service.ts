@@ -1,4 +1,4 @@
-import type { BusinessRecord, DomainRecord } from "../accounts/business-store";
+import type { BusinessRecord, DomainRecord } from "../accounts/business-records";
 import { businessStore } from "../accounts/business-store";
 import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";

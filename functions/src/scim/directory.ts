@@ -1,5 +1,6 @@
 import type { Transaction } from "firebase-admin/firestore";
-import { approximateDocumentBytes, businessStore, MAX_BUSINESS_DOCUMENT_BYTES, memberOf, type BusinessRecord, type MemberRecord } from "../accounts/business-store";
+import { businessStore } from "../accounts/business-store";
+import { approximateDocumentBytes, MAX_BUSINESS_DOCUMENT_BYTES, memberOf, type BusinessRecord, type MemberRecord } from "../accounts/business-records";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
 import type { AuditEvent } from "../core/audit-log";
 import { outboundEvent } from "../core/event-types";

@@ -1,5 +1,6 @@
 import type { Transaction } from "firebase-admin/firestore";
-import { businessStore, type BusinessRecord, type ScimGroupRecord } from "../accounts/business-store";
+import { businessStore } from "../accounts/business-store";
+import type { BusinessRecord, ScimGroupRecord } from "../accounts/business-records";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
 import { inBusinessTransaction, readBusiness } from "../businesses/service";
 import { auditLog } from "../core/audit-log";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { filter as compiledFilter, parse, type Filter } from "scim2-parse-filter";
-import type { BusinessRecord, MemberRecord, ScimGroupRecord } from "../accounts/business-store";
+import type { BusinessRecord, MemberRecord, ScimGroupRecord } from "../accounts/business-records";
 import { toIso } from "../core/documents";
 import { pathNamesPrototype } from "../core/validation";
 import { SCIM_GROUP, SCIM_LIST, SCIM_USER } from "./schemas";

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { BusinessRecord, MemberRecord, ScimGroupRecord } from "../accounts/business-store";
+import type { BusinessRecord, MemberRecord, ScimGroupRecord } from "../accounts/business-records";
 import { ssoBlocks } from "../access/rules";
 import { managedUserId, managesAccount, reconcileDirectory, seatForNewcomer } from "./rules";
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { seatHolders, type BusinessRecord, type MemberRecord } from "../accounts/business-store";
+import { seatHolders, type BusinessRecord, type MemberRecord } from "../accounts/business-records";
 
 /**
  * How SCIM and single sign-on decide roles and seats (§22), as pure functions of the business

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { businessStore, type ScimSettings } from "../accounts/business-store";
+import { businessStore } from "../accounts/business-store";
+import type { ScimSettings } from "../accounts/business-records";
 import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
 import { auditLog, type Actor } from "../core/audit-log";
 import type { Deps } from "../deps";

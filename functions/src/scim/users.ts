@@ -1,5 +1,6 @@
 import type { UserRecord } from "firebase-admin/auth";
-import { businessStore, memberOf, type BusinessRecord, type MemberRecord, type ScimProfile } from "../accounts/business-store";
+import { businessStore } from "../accounts/business-store";
+import { memberOf, type BusinessRecord, type MemberRecord, type ScimProfile } from "../accounts/business-records";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
 import { inBusinessTransaction, readBusiness } from "../businesses/service";
 import { auditLog } from "../core/audit-log";

@@ -1,4 +1,5 @@
-import { businessStore, memberOf, type BusinessRecord, type MemberRecord, type SsoSettings } from "../accounts/business-store";
+import { businessStore } from "../accounts/business-store";
+import { memberOf, type BusinessRecord, type MemberRecord, type SsoSettings } from "../accounts/business-records";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
 import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
 import { isDeepStrictEqual } from "node:util";
