@@ -134,7 +134,12 @@ async function main(): Promise<void> {
     // Only data of a stack that came up whole replaces what was kept.
     if (ready && stack) {
       await stack.exportData().then(
-        () => console.log(`Data kept in ${path.relative(process.cwd(), dataDir)}`),
+        ({ complete }) =>
+          console.log(
+            complete
+              ? `Data kept in ${path.relative(process.cwd(), dataDir)}`
+              : `Data kept in ${path.relative(process.cwd(), dataDir)}, but for what could not be exported (above): that part is the previous stop's`,
+          ),
         (error: Error) => console.error(`Could not keep the data: ${error.message}`),
       );
     }

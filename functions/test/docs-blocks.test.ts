@@ -105,6 +105,7 @@ describe("the README's and the guides' blocks", () => {
       expect({ code: outcome.code, failedIn: outcome.code === 0 ? null : failedBlock, output: outcome.code === 0 ? null : output.slice(-4000) }).toEqual({ code: 0, failedIn: null, output: null });
       // What the blocks say they do, done: the domain verified through the local DNS, the two receivers' deliveries.
       expect(output).toMatch(/"domain":"initech\.example".*"verifiedAt":"\d{4}-/);
+      expect(output).toMatch(/^200 \{"received":true,"eventId":"evt_local_\d+","outcome":"applied"\}$/m);
       expect(output).toMatch(/msg_\S+ webhook\.test /);
       // Milton's invitation reached both receivers: the README's (every event) and the guide's.
       expect(output.match(/msg_\S+ business\.invitation\.created .*milton@example\.com/g)).toHaveLength(2);

@@ -173,6 +173,8 @@ describe("npm start", () => {
     process.kill(firestorePid, "SIGTERM");
     expect(await started.exited).toBe(1);
     expect(started.output()).toContain("The Firestore emulator stopped");
+    // What it could not export is said, not passed off as kept.
+    expect(started.output()).toMatch(/Export incomplete: .*\n(.|\n)*but for what could not be exported \(above\): that part is the previous stop's/);
     await until("every port to be free", () => allFree(ports), 30_000);
     rmSync(cache, { recursive: true, force: true });
   }, 120_000);

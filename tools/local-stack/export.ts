@@ -17,7 +17,7 @@ export const EXPORT = {
  * Exports into a fresh folder beside `dataDir`, then swaps it in, so a failed export never leaves
  * half a data folder. What an emulator could not export (it died) is kept from the previous export.
  */
-export async function exportInto(dataDir: string, exporters: ((dir: string) => Promise<void>)[], log: (line: string) => void): Promise<void> {
+export async function exportInto(dataDir: string, exporters: ((dir: string) => Promise<void>)[], log: (line: string) => void): Promise<{ complete: boolean }> {
   mkdirSync(path.dirname(dataDir), { recursive: true });
   const staging = mkdtempSync(`${dataDir}.export-`);
   try {
@@ -25,6 +25,7 @@ export async function exportInto(dataDir: string, exporters: ((dir: string) => P
     for (const result of results) {
       if (result.status === "rejected") log(`Export incomplete: ${(result.reason as Error).message}`);
     }
+    const complete = results.every((result) => result.status === "fulfilled");
     for (const part of [EXPORT.firestore, EXPORT.auth, EXPORT.storage]) {
       const previous = path.join(dataDir, part);
       if (!existsSync(path.join(staging, part)) && existsSync(previous)) renameSync(previous, path.join(staging, part));
@@ -47,6 +48,7 @@ export async function exportInto(dataDir: string, exporters: ((dir: string) => P
     );
     rmSync(dataDir, { recursive: true, force: true });
     renameSync(staging, dataDir);
+    return { complete };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

@@ -30,7 +30,8 @@ export interface LocalStack {
   /** Settles when an emulator this stack started stops by itself, with what happened. */
   exited: Promise<string>;
   /** Writes the data of the emulators this stack started to its dataDir. */
-  exportData(): Promise<void>;
+  /** Writes what the emulators hold; `complete: false` when one could not export (the previous stop's part is kept). */
+  exportData(): Promise<{ complete: boolean }>;
   stop(): Promise<void>;
 }
 
@@ -105,7 +106,7 @@ export async function startLocalStack(options: {
     exited,
     exportData: async () => {
       if (!dataDir) throw new Error("This stack has no data folder.");
-      await exportInto(dataDir, exporters, log);
+      return exportInto(dataDir, exporters, log);
     },
     stop: () => stopAll(stops),
   };
