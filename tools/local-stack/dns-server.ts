@@ -33,10 +33,18 @@ interface Answer {
   values: string[];
 }
 
-export async function startLocalDns(options: { port?: number; recordsFile?: string; forward?: boolean } = {}): Promise<LocalDns> {
+export async function startLocalDns(
+  options: {
+    port?: number;
+    recordsFile?: string;
+    /** Names it has no record of: `true` asks the system's resolver, a list those servers (`host:port`). */
+    forward?: boolean | string[];
+  } = {},
+): Promise<LocalDns> {
   const records = new Map<string, string[]>();
   const fromFile = fileRecords(options.recordsFile);
   const forwarder = options.forward ? new dns.Resolver({ timeout: 2_000, tries: 1 }) : undefined;
+  if (forwarder && Array.isArray(options.forward)) forwarder.setServers(options.forward);
 
   const lookup = async (name: string, type: number): Promise<Answer> => {
     const owner = normalize(name);
