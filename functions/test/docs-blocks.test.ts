@@ -109,6 +109,15 @@ describe("the README's and the guides' blocks", () => {
       expect(output).toMatch(/msg_\S+ webhook\.test /);
       // Milton's invitation reached both receivers: the README's (every event) and the guide's.
       expect(output.match(/msg_\S+ business\.invitation\.created .*milton@example\.com/g)).toHaveLength(2);
+      // The example receiver refuses what its secret did not sign, and prints nothing of it.
+      const forged = await fetch("http://127.0.0.1:4000/marketplace", {
+        method: "POST",
+        headers: { "content-type": "application/json", "webhook-id": "msg_forged", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" },
+        body: JSON.stringify({ type: "webhook.test", timestamp: new Date().toISOString(), data: {} }),
+      });
+      expect(forged.status).toBe(400);
+      await until("the receiver's refusal", () => output.includes("refused a delivery that is not signed with this secret (msg_forged)"), 5_000);
+      expect(output).not.toMatch(/msg_forged webhook\.test/);
 
       // The operators' door: what all of that wrote survives `npm start`'s export and import
       // (`firebase emulators:export` layout) whole: every document of every collection, field for
