@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort, LOCAL_PROJECT_ID } from "../../tools/local-stack";
-import { allFree, cleanEnv, dumpFirestore, listStorage, npmStart, REPOSITORY, until, type Started } from "./support/npm-start";
+import { allFree, cleanEnv, collectionsOf, dumpFirestore, listStorage, npmStart, REPOSITORY, until, untilReady, type Started } from "./support/npm-start";
 
 /**
  * Every copyable shell block of the README and the guides, run as printed, in one shell, in the
@@ -67,10 +67,7 @@ describe("the README's and the guides' blocks", () => {
     const ports = await Promise.all(Array.from({ length: 4 }, freePort));
     const dnsRecords = path.join(scratch, "dns-records.json");
     started = npmStart(["--fresh", "--ports", ports.join(","), "--data-dir", path.join(scratch, "data")], { DNS_RECORDS_FILE: dnsRecords });
-    await until("the Ready banner", () => {
-      if (started!.npm.exitCode !== null) throw new Error(`npm start exited:\n${started!.output()}`);
-      return started!.output().includes("Ready in");
-    }, 90_000);
+    await untilReady(started, 90_000);
 
     const onTheseAddresses = (text: string) => text.replaceAll("127.0.0.1:5001", `127.0.0.1:${ports[0]}`).replaceAll("127.0.0.1:9099", `127.0.0.1:${ports[2]}`);
     const script = ["set -euo pipefail", ...run.map((block) => `echo "::block ${block.where}"\n${onTheseAddresses(block.text)}`), 'echo "::done"', "wait"].join("\n");
@@ -132,15 +129,14 @@ describe("the README's and the guides' blocks", () => {
         return JSON.stringify([...first]) === JSON.stringify([...second]) ? second : null;
       }, 60_000);
       const objects = await listStorage(storage, `${LOCAL_PROJECT_ID}.appspot.com`);
-      const collections = (documents: Map<string, unknown>) => [...new Set([...documents.keys()].map((name) => name.split("/").filter((_, index) => index % 2 === 0).join("/")))].sort();
-      expect(collections(quiet).length).toBeGreaterThanOrEqual(25);
+      expect(collectionsOf(quiet).length).toBeGreaterThanOrEqual(25);
       started.npm.kill("SIGTERM");
       await started.exited;
       await until("every port to be free", () => allFree(ports), 30_000);
       started = npmStart(["--ports", ports.join(","), "--data-dir", path.join(scratch, "data")], { DNS_RECORDS_FILE: dnsRecords });
-      await until("the Ready banner again", () => started!.output().includes("Ready in"), 90_000);
+      await untilReady(started, 90_000);
       const imported = await dumpFirestore(firestore, LOCAL_PROJECT_ID);
-      expect(collections(imported)).toEqual(collections(quiet));
+      expect(collectionsOf(imported)).toEqual(collectionsOf(quiet));
       expect(Object.fromEntries(imported)).toEqual(Object.fromEntries(quiet));
       expect(Object.fromEntries(await listStorage(storage, `${LOCAL_PROJECT_ID}.appspot.com`))).toEqual(Object.fromEntries(objects));
     } finally {

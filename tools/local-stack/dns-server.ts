@@ -1,6 +1,6 @@
 import { createSocket, type RemoteInfo } from "node:dgram";
 import { promises as dns } from "node:dns";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import ipaddr from "ipaddr.js";
 import { HOST } from "./addresses";
@@ -97,7 +97,8 @@ function fileRecords(file: string | undefined): () => Map<string, string[]> {
   let entries = new Map<string, string[]>();
   return () => {
     if (!file) return entries;
-    const stamp = existsSync(file) ? `${statSync(file).mtimeMs}/${statSync(file).size}` : "none";
+    const stats = statSync(file, { throwIfNoEntry: false });
+    const stamp = stats ? `${stats.mtimeMs}/${stats.size}` : "none";
     if (stamp !== seen) {
       seen = stamp;
       entries = new Map();

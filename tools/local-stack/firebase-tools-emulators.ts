@@ -24,7 +24,16 @@ export interface InProcessEmulators {
  * the unit test beside this file, instead of somewhere deep in an emulator.
  */
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
-export function firebaseToolsInternals(): { EmulatorRegistry: any; AuthEmulator: any; createAuthApp: any; createDestroyer: any; StorageEmulator: any; exegesisExpress: any } {
+export function firebaseToolsInternals(): {
+  EmulatorRegistry: any;
+  AuthEmulator: any;
+  createAuthApp: any;
+  createDestroyer: any;
+  StorageEmulator: any;
+  exegesisExpress: any;
+  getDownloadDetails: (name: string) => { downloadPath: string; opts: { cacheDir: string } };
+  downloadEmulator: (name: string) => Promise<void>;
+} {
   const loaded = {
     exegesisExpress: require("exegesis-express"),
     EmulatorRegistry: require("firebase-tools/lib/emulator/registry").EmulatorRegistry,
@@ -32,6 +41,9 @@ export function firebaseToolsInternals(): { EmulatorRegistry: any; AuthEmulator:
     createAuthApp: require("firebase-tools/lib/emulator/auth/server").createApp,
     createDestroyer: require("firebase-tools/lib/utils").createDestroyer,
     StorageEmulator: require("firebase-tools/lib/emulator/storage").StorageEmulator,
+    // Where firebase-tools keeps and downloads its Firestore emulator jar (firestore.ts).
+    getDownloadDetails: require("firebase-tools/lib/emulator/downloadableEmulators").getDownloadDetails,
+    downloadEmulator: require("firebase-tools/lib/emulator/download").downloadEmulator,
   };
   const storage = typeof loaded.StorageEmulator === "function" ? new loaded.StorageEmulator({ projectId: "probe", host: HOST, port: 0, auto_download: false }) : undefined;
   const expected: [string, unknown][] = [
@@ -47,6 +59,8 @@ export function firebaseToolsInternals(): { EmulatorRegistry: any; AuthEmulator:
     ["StorageEmulator#_rulesRuntime", storage?._rulesRuntime],
     ["StorageEmulator#storageLayer.import()", storage?.storageLayer?.import],
     ["StorageEmulator#storageLayer.export()", storage?.storageLayer?.export],
+    ["downloadableEmulators getDownloadDetails()", loaded.getDownloadDetails],
+    ["download downloadEmulator()", loaded.downloadEmulator],
   ];
   const missing = expected.filter(([, value]) => value === undefined || value === null).map(([name]) => name);
   if (missing.length > 0) {

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { HOST } from "./addresses";
+import { firebaseToolsInternals } from "./firebase-tools-emulators";
 import { jarMainClass } from "./jar-manifest";
 
 /**
@@ -103,17 +104,8 @@ export function firestoreCommand(found: FoundEmulator, port: number, seed: strin
   }
 }
 
-/* eslint-disable @typescript-eslint/no-require-imports -- firebase-tools' internals have no types */
-function firebaseToolsEmulators(): { getDownloadDetails: (name: string) => { downloadPath: string; opts: { cacheDir: string } }; downloadEmulator: (name: string) => Promise<void> } {
-  return {
-    getDownloadDetails: require("firebase-tools/lib/emulator/downloadableEmulators").getDownloadDetails,
-    downloadEmulator: require("firebase-tools/lib/emulator/download").downloadEmulator,
-  };
-}
-/* eslint-enable @typescript-eslint/no-require-imports */
-
-export function machineSources(): EmulatorSources {
-  const details = firebaseToolsEmulators().getDownloadDetails("firestore");
+function machineSources(): EmulatorSources {
+  const details = firebaseToolsInternals().getDownloadDetails("firestore");
   return { env: process.env, cacheDir: details.opts.cacheDir, expectedJar: details.downloadPath, findOnPath };
 }
 
@@ -124,7 +116,7 @@ async function resolveFirestoreEmulator(log: (line: string) => void): Promise<Fo
   if (found) return found;
   log(`No Firestore emulator on this machine: firebase-tools downloads its own into ${sources.cacheDir} (once)…`);
   try {
-    await firebaseToolsEmulators().downloadEmulator("firestore");
+    await firebaseToolsInternals().downloadEmulator("firestore");
   } catch (error) {
     throw new MissingFirestoreEmulatorError(`firebase-tools could not download it (${(error as Error).message})`);
   }

@@ -31,6 +31,18 @@ export function npmStart(args: string[], env: NodeJS.ProcessEnv = {}): Started {
   return { npm, output: () => output, exited };
 }
 
+/** Waits for `npm start`'s Ready banner; fails with its output if it exits first. */
+export function untilReady(started: Started, timeoutMs = 60_000): Promise<boolean> {
+  return until(
+    "the Ready banner",
+    () => {
+      if (started.npm.exitCode !== null) throw new Error(`npm start exited:\n${started.output()}`);
+      return started.output().includes("Ready in");
+    },
+    timeoutMs,
+  );
+}
+
 export async function until<T>(what: string, check: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -88,6 +100,11 @@ export async function dumpFirestore(host: string, projectId: string): Promise<Ma
   };
   await walk(root);
   return documents;
+}
+
+/** The collections a dump's documents are in, by path without document ids (`businesses/members`), sorted. */
+export function collectionsOf(documents: Map<string, unknown>): string[] {
+  return [...new Set([...documents.keys()].map((name) => name.split("/").filter((_, index) => index % 2 === 0).join("/")))].sort();
 }
 
 /** The Storage emulator's objects of a bucket: name → md5. */
