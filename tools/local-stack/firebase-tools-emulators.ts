@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { HOST } from "./addresses";
@@ -30,6 +31,7 @@ export function firebaseToolsInternals(): {
   createAuthApp: any;
   createDestroyer: any;
   StorageEmulator: any;
+  createStorageApp: any;
   exegesisExpress: any;
   getDownloadDetails: (name: string) => { downloadPath: string; opts: { cacheDir: string } };
   downloadEmulator: (name: string) => Promise<void>;
@@ -41,6 +43,7 @@ export function firebaseToolsInternals(): {
     createAuthApp: require("firebase-tools/lib/emulator/auth/server").createApp,
     createDestroyer: require("firebase-tools/lib/utils").createDestroyer,
     StorageEmulator: require("firebase-tools/lib/emulator/storage").StorageEmulator,
+    createStorageApp: require("firebase-tools/lib/emulator/storage/server").createApp,
     // Where firebase-tools keeps and downloads its Firestore emulator jar (firestore.ts).
     getDownloadDetails: require("firebase-tools/lib/emulator/downloadableEmulators").getDownloadDetails,
     downloadEmulator: require("firebase-tools/lib/emulator/download").downloadEmulator,
@@ -55,6 +58,7 @@ export function firebaseToolsInternals(): {
     ["auth/server createApp()", loaded.createAuthApp],
     ["utils createDestroyer()", loaded.createDestroyer],
     ["StorageEmulator", loaded.StorageEmulator],
+    ["storage/server createApp()", loaded.createStorageApp],
     ["StorageEmulator#_persistence.reset()", storage?._persistence?.reset],
     ["StorageEmulator#_rulesRuntime", storage?._rulesRuntime],
     ["StorageEmulator#storageLayer.import()", storage?.storageLayer?.import],
@@ -71,13 +75,25 @@ export function firebaseToolsInternals(): {
 /* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 
 /**
+ * Node's clients drop an idle keep-alive socket after 5 s, and Node's servers close one after 5 s
+ * too: a request sent on a socket the server is closing that instant fails with "socket hang up",
+ * which Cloud Storage's client does not retry. Servers that keep idle sockets longer leave the
+ * closing to the client.
+ */
+function outlastingClients(server: Server): Server {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
+}
+
+/**
  * firebase-tools' Auth and Storage emulators, in this process. Storage runs without its Java
  * rules engine: the service is the only client, and rules deny clients anyway. The Auth emulator
  * compiles the validators of its whole OpenAPI spec at start (~15 s of CPU); asking exegesis to
  * compile them on first use keeps validation and starts in ~1 s.
  */
 export async function startInProcessEmulators(projectId: string, ports: { auth?: number; storage?: number }): Promise<InProcessEmulators> {
-  const { exegesisExpress, EmulatorRegistry, AuthEmulator, createAuthApp, createDestroyer, StorageEmulator } = firebaseToolsInternals();
+  const { exegesisExpress, EmulatorRegistry, AuthEmulator, createAuthApp, createDestroyer, StorageEmulator, createStorageApp } = firebaseToolsInternals();
   if (!exegesisExpress.__lazySchemas) {
     const middleware = exegesisExpress.middleware;
     exegesisExpress.middleware = (spec: unknown, options: object) =>
@@ -91,7 +107,7 @@ export async function startInProcessEmulators(projectId: string, ports: { auth?:
     // The emulator as its own start() makes it, but with its project state in our hands (below).
     const projectStates = new Map<string, AuthProjectState>();
     auth.start = async () => {
-      const server = (await createAuthApp(projectId, auth.args.singleProjectMode, projectStates)).listen(ports.auth, HOST);
+      const server = outlastingClients((await createAuthApp(projectId, auth.args.singleProjectMode, projectStates)).listen(ports.auth, HOST));
       auth.destroyServer = createDestroyer(server);
     };
     await EmulatorRegistry.start(auth);
@@ -131,6 +147,11 @@ export async function startInProcessEmulators(projectId: string, ports: { auth?:
     storage._rulesRuntime.stop = async () => {};
     const allowAll = { verify: async () => ({ permitted: true, issues: { exist: () => false, all: [] } }) };
     storage._rulesManager = { start: async () => {}, stop: async () => {}, getRuleset: () => allowAll };
+    // Its own start(), with the server kept (below).
+    storage.start = async () => {
+      storage._app = await createStorageApp(projectId, storage);
+      storage.destroyServer = createDestroyer(outlastingClients(storage._app.listen(ports.storage, HOST)));
+    };
     await EmulatorRegistry.start(storage);
     imports.push(async (dir) => {
       if (existsSync(path.join(dir, EXPORT.storage, "buckets.json"))) {

@@ -94,10 +94,15 @@ export function startTufFollower(deps: TufSweepDeps, options: { sweepMs: number 
     () => undefined,
   );
   listener.ensure();
+  let sweeping: Promise<unknown> | null = null;
   const sweep = setInterval(() => {
-    if (stopped) return;
+    if (stopped || sweeping) return;
     listener.ensure();
-    void sweepTuf(deps).catch(warn);
+    sweeping = sweepTuf(deps)
+      .catch(warn)
+      .finally(() => {
+        sweeping = null;
+      });
   }, options.sweepMs);
   sweep.unref();
   return {
@@ -105,7 +110,8 @@ export function startTufFollower(deps: TufSweepDeps, options: { sweepMs: number 
       stopped = true;
       clearInterval(sweep);
       unsubscribe();
-      await running;
+      // A sweep under way reads the clock as it goes: stopped means nothing signs after this returns.
+      await Promise.all([running, sweeping]);
     },
   };
 }
