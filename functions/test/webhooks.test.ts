@@ -247,6 +247,7 @@ describe("webhooks (§21)", () => {
   it("a receiver that holds every request sees at most 10 at once, from two instances, and then every message once", async () => {
     const base = await otherInstanceDeps();
     const second = startWebhookDispatcher({ ...base, config: { ...base.config, webhooks: deps.config.webhooks } }, { sweepMs: 500 });
+    const holding = receiver.hold("/held");
     try {
       // A business of its own: the other tests' invitations count against the first one's daily limit.
       const heldId = `held-${owner.uid}`.toLowerCase();
@@ -254,10 +255,10 @@ describe("webhooks (§21)", () => {
       const created = await request(app).post(`${api}/businesses/${heldId}/webhooks`).set(bearer(owner)).send({ url: `${receiver.origin}/held`, events: ["business.invitation.created"] });
       expect(created.status).toBe(201);
       const endpoint = created.body as { secret: string };
-      const holding = receiver.hold("/held");
       const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => request(app).post(`${api}/businesses/${heldId}/invitations`).set(bearer(owner)).send({ email: `held${i}@example.test`, seat: false })));
       expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
-      await eventually(async () => expect(holding.open()).toBe(10), 5_000);
+      // Thirty invitations to one business take turns (§1), slowly on a loaded machine: the bounds are generous.
+      await eventually(async () => expect(holding.open()).toBe(10), 15_000);
       // Both instances' listeners and sweeps keep trying meanwhile: none gets past the ten slots.
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       expect(holding.mostOpen()).toBe(10);
@@ -266,9 +267,11 @@ describe("webhooks (§21)", () => {
       expect(new Set(verified(endpoint.secret, receiver.at("/held")).map((message) => message.data.email)).size).toBe(30);
       expect(holding.mostOpen()).toBe(10);
     } finally {
+      // Stopping waits for deliveries under way: what is held is answered first, so a failure above shows as itself.
+      holding.release();
       await second.stop();
     }
-  });
+  }, 60_000);
 
   it("holds at most 20 endpoints per owner, and answers 404 for another owner's", async () => {
     const shop = await createUser();
