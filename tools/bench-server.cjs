@@ -2,8 +2,8 @@
 // the API on the emulators named by the environment (`--api`); a bare Express handler (`--bare`),
 // the baseline of public reads; or the ceiling of authenticated reads (`--ceiling`): a handler
 // that does only the Firestore reads the same answers need (the user document, the memberships and
-// the caller's purchases and the activations in parallel, then the businesses' subscriptions and
-// purchases) with everything else ready in memory.
+// the caller's purchases and the activations in parallel, then the businesses, their subscriptions
+// and purchases) with everything else ready in memory.
 //
 // Plain JavaScript on the compiled function (functions/lib, what deploy ships), run by node
 // itself: no TypeScript loader's helpers or source-mapped stack traces (the Firestore SDK records
@@ -56,18 +56,20 @@ async function minimalReads(db, moduleId, signed) {
   const uidOf = (req) => JSON.parse(Buffer.from(req.get("authorization").split(".")[1], "base64url").toString()).user_id;
   const purchasesOf = (ownerKeys) => db.collection("purchases").where("ownerKey", "in", ownerKeys).get();
   const callerData = async (uid, withActivations) => {
-    const [user, businesses, ownPurchases, activations] = await Promise.all([
+    const [user, memberships, ownPurchases, activations] = await Promise.all([
       db.doc(`users/${uid}`).get(),
-      db.collection("businesses").where("memberIds", "array-contains", uid).get(),
+      db.collection(`users/${uid}/memberships`).get(),
       purchasesOf([`user:${uid}`]),
       withActivations ? db.collection(`users/${uid}/activations`).get() : null,
     ]);
-    const [subscriptions, businessPurchases] = businesses.empty
-      ? [[], { docs: [] }]
-      : await Promise.all([db.getAll(...businesses.docs.map((doc) => db.doc(`subscriptions/${doc.id}`))), purchasesOf(businesses.docs.map((doc) => `business:${doc.id}`))]);
+    const ids = memberships.docs.map((doc) => doc.id);
+    const [businesses, subscriptions, businessPurchases] =
+      ids.length === 0
+        ? [[], [], { docs: [] }]
+        : await Promise.all([db.getAll(...ids.map((id) => db.doc(`businesses/${id}`))), db.getAll(...ids.map((id) => db.doc(`subscriptions/${id}`))), purchasesOf(ids.map((id) => `business:${id}`))]);
     return {
       user: user.data() ?? null,
-      businesses: businesses.docs.map((doc) => doc.data()),
+      businesses: businesses.map((doc, index) => ({ ...doc.data(), member: memberships.docs[index].data() })),
       subscriptions: subscriptions.map((doc) => doc.data()),
       purchases: [...ownPurchases.docs, ...businessPurchases.docs].map((doc) => doc.data()),
       activations: activations?.docs.map((doc) => doc.data()) ?? [],

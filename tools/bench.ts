@@ -24,13 +24,15 @@
  *                byte, p50 and p95 (want p95 ≤ 5 s, §21) (bench-webhooks.ts)
  *   tuf          at 50,000 modules × 10 versions: metadata sizes against the clients' limits, and the
  *                time of one change and of a full re-sign (bench-tuf.ts)
+ *   businesses   §25 at 100,000 members against 10: SCIM create and PATCH p95, a member's /users/me,
+ *                paging every SCIM user, provisioning 10,000 with 10 clients (bench-businesses.ts)
  *
  * The API and the baselines each run in a process of their own (bench-server.cjs), on the compiled
  * function (functions/lib, built first) as deploy ships it, with node alone; the load comes
  * from this one. `npm run bench -- --quick` runs 2 rounds of 1 s; `-- --profile` also writes CPU
  * profiles of the API's and the ceiling's processes (node --cpu-prof) and says where; `-- --search`
  * runs only the search rows (bench-search.ts), `-- --webhooks` only the webhooks' row, `-- --tuf` only
- * the TUF rows (no emulators).
+ * the TUF rows (no emulators), `-- --businesses` only §25's rows.
  */
 import autocannon from "autocannon";
 import { execFileSync, fork, spawnSync, type ChildProcess } from "node:child_process";
@@ -38,6 +40,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { addMember, createBusiness } from "../functions/src/businesses/service";
 import { systemActor } from "../functions/src/core/audit-log";
 import { silentLogger } from "../functions/src/core/logger";
 import type { Deps } from "../functions/src/deps";
@@ -55,6 +58,7 @@ import { freePort, startLocalStack } from "./local-stack";
 import { buildPackage } from "../packages/mpkg/src/archive";
 import { tufAtScale } from "./bench-tuf";
 import { webhookFirstAttempts } from "./bench-webhooks";
+import { BUSINESS_SCALE, businessesAtScale } from "./bench-businesses";
 
 const PROJECT_ID = "demo-marketplace-bench";
 const ROOT = path.join(__dirname, "..");
@@ -70,6 +74,8 @@ const searchOnly = process.argv.includes("--search");
 const webhooksOnly = process.argv.includes("--webhooks");
 /** `-- --tuf`: only the TUF repository's rows, in memory. */
 const tufOnly = process.argv.includes("--tuf");
+/** `-- --businesses`: only §25's rows (a business of 100,000 members; 10,000 with `--quick`). */
+const businessesOnly = process.argv.includes("--businesses");
 /** `-- --reads`: only the public and the callers' reads (with `--profile`, what to profile them by). */
 const readsOnly = process.argv.includes("--reads");
 /** Distinct callers of the authenticated reads, taking turns. */
@@ -252,6 +258,13 @@ async function main(): Promise<number> {
       await webhookFirstAttempts(deps, report);
       return 0;
     }
+    if (businessesOnly) {
+      const api = await startServer("--api", serverEnv);
+      servers.push(api);
+      console.log("Businesses of any size (§25):");
+      await businessesAtScale(deps, `${api.origin}/api/v1`, report, quick ? BUSINESS_SCALE.quick : BUSINESS_SCALE.full);
+      return 0;
+    }
 
     const bare = await startServer("--bare", {});
     const api = await startServer("--api", serverEnv);
@@ -325,6 +338,8 @@ async function main(): Promise<number> {
       await webhookFirstAttempts(deps, report);
       await searchAtScale(deps, serverEnv, servers);
       tufAtScale(report);
+      console.log("\nBusinesses of any size (§25):");
+      await businessesAtScale(deps, base, report, quick ? BUSINESS_SCALE.quick : BUSINESS_SCALE.full);
     }
 
     const missed = rows.filter((row) => row.ok === false);
@@ -446,7 +461,8 @@ async function seed(deps: Deps) {
     const email = `reader-${i}@example.test`;
     const { uid } = await deps.auth.createUser({ email, password: "reader-password" });
     if (i % 4 === 0) {
-      await deps.db.doc(`businesses/business-${i}`).set({ name: `Business ${i}`, memberIds: [uid], roles: { [uid]: "member" } });
+      await createBusiness(deps, { id: `business-${i}`, name: `Business ${i}` });
+      await addMember(deps, { id: `business-${i}`, user: uid, role: "member" });
       await deps.db.doc(`subscriptions/business-${i}`).set({ status: "active", plan: "team", currentPeriodEnd: new Date(Date.now() + 30 * 86_400_000), entitlements: ["pro"] });
     }
     if (i % 3 === 0) await deps.db.doc(`users/${uid}/activations/${moduleId}`).set({ moduleId, version: "1.0.0", activatedAt: new Date(), updatedAt: new Date() });

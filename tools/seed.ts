@@ -8,6 +8,7 @@ import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { Readable } from "node:stream";
 import { grantEntitlement } from "../functions/src/users/entitlements";
+import { migrateMembers } from "../functions/src/businesses/members-migration";
 import { addMember, createBusiness } from "../functions/src/businesses/service";
 import { systemActor } from "../functions/src/core/audit-log";
 import { ApiError } from "../functions/src/core/errors";
@@ -138,6 +139,8 @@ export async function seedDemoData(deps: Deps): Promise<void> {
     await grantEntitlement(deps, { user: "demo-alice", key: "beta-access" });
   }
 
+  // Local data kept from before §25 holds members in the business documents: they move first.
+  await migrateMembers(deps);
   const now = deps.clock().getTime();
   for (const business of DEMO_BUSINESSES) {
     await createBusiness(deps, { id: business.id, name: business.name }).catch((error) => {

@@ -49,7 +49,8 @@ describe("POST /billing/stripe/webhook (§11)", () => {
     expect((stored!.currentPeriodEnd as { toDate(): Date }).toDate()).toEqual(asDate(event.data.object.items.data[0].current_period_end!));
     expect((stored!.stripeEventCreated as { toDate(): Date }).toDate()).toEqual(asDate(event.created));
     const { db } = await testDeps();
-    expect((await db.doc("businesses/acme-corp").get()).data()).toEqual({ name: "Acme Corporation", memberIds: [], roles: {}, stripeCustomerId: "cus_1" });
+    expect((await db.doc("businesses/acme-corp").get()).data()).toEqual({ name: "Acme Corporation", stripeCustomerId: "cus_1" });
+    expect((await db.collection("businesses/acme-corp/members").get()).size).toBe(0);
   });
 
   it("keeps an existing business's name and members, whose entitlements follow the subscription", async () => {
@@ -57,7 +58,8 @@ describe("POST /billing/stripe/webhook (§11)", () => {
     await putBusiness("acme-corp", { name: "Acme", memberIds: [member.uid], roles: { [member.uid]: "owner" } });
     expect((await deliver(subscriptionEvent({ customer: { id: "cus_1", object: "customer", name: "Renamed" } }))).body.outcome).toBe("applied");
     const { db } = await testDeps();
-    expect((await db.doc("businesses/acme-corp").get()).data()).toEqual({ name: "Acme", memberIds: [member.uid], roles: { [member.uid]: "owner" }, stripeCustomerId: "cus_1" });
+    expect((await db.doc("businesses/acme-corp").get()).data()).toEqual({ name: "Acme", stripeCustomerId: "cus_1" });
+    expect((await db.collection("businesses/acme-corp/members").get()).docs.map((doc) => [doc.id, doc.get("role")])).toEqual([[member.uid, "owner"]]);
 
     const profile = await request(await testApp()).get("/api/v1/users/me").set(bearer(member));
     expect(profile.body.entitlements).toEqual([{ key: "pro", source: "subscription", businessId: "acme-corp" }]);

@@ -368,20 +368,19 @@ describe("SCIM Users (§22)", () => {
     expect(actions.map((entry) => entry.action).sort()).toEqual(["scim.user.create", "scim.user.create", "scim.user.delete"]);
   });
 
-  it("refuses a user with invalidValue once the business document is full, writing nothing", async () => {
+  it("provisions Users without the business's document growing: concurrent creates leave it untouched, each User a document of its own (§25)", async () => {
     const { app, businessId, auth } = await setup();
     const { db } = await testDeps();
-    // Suspended SCIM members with long profiles fill the document past its 900 KiB limit (below Firestore's 1 MiB).
-    const filler = (index: number) => ({
-      joinedAt: new Date(0),
-      source: "scim",
-      suspended: true,
-      scim: { userName: `filler${index}@acme.test`, externalId: null, displayName: "x".repeat(8_000), name: {}, emails: [], created: new Date(0), lastModified: new Date(0) },
-    });
-    await db.collection("businesses").doc(businessId).update({ members: { ...Object.fromEntries(Array.from({ length: 113 }, (_, index) => [`filler${index}`, filler(index)])) } });
-    const before = (await db.collection("businesses").doc(businessId).get()).updateTime;
-    expectScimError(await request(app).post(`${scim}/Users`).set(auth).send(oktaUser("late@acme.test", { displayName: "y".repeat(150) })), 400, "invalidValue");
-    expect((await db.collection("businesses").doc(businessId).get()).updateTime).toEqual(before);
+    const business = db.collection("businesses").doc(businessId);
+    const before = await business.get();
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, index) => request(app).post(`${scim}/Users`).set(auth).send(oktaUser(`long${index}@acme.test`, { displayName: "x".repeat(200), externalId: `ext-long-${index}` }))));
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
+    const after = await business.get();
+    expect(after.updateTime).toEqual(before.updateTime);
+    expect(Buffer.byteLength(JSON.stringify(after.data()))).toBeLessThan(20 * 1024);
+    expect((await business.collection("members").where("source", "==", "scim").count().get()).data().count).toBe(40);
+    const listed = await request(app).get(`${scim}/Users`).query({ count: 0 }).set(auth);
+    expect(listed.body.totalResults).toBe(40);
   });
 
   it("gives seats up to the paid quantity under parallel provisioning, and one winner for a duplicate userName", async () => {

@@ -119,7 +119,7 @@ describe("hostile input", () => {
         expect(answer.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: field })]));
       }
       const { db } = await testDeps();
-      expect((await db.collection("businesses").where("memberIds", "array-contains", developer.uid).get()).size).toBe(0);
+      expect((await db.collectionGroup("members").where("uid", "==", developer.uid).get()).size).toBe(0);
       const reviewer = await createUser();
       const activated = await request(app).post("/api/v1/modules/confirm").set(bearer(reviewer)).send({ moduleId: "acme.tool" });
       expect(activated.status).toBe(200);

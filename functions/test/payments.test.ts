@@ -1,13 +1,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
-import { Timestamp } from "firebase-admin/firestore";
 import request from "supertest";
 import { verifyActivationCertificate } from "../../docs/examples/verify-activation-certificate";
 import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
 import { LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
 import { bearer, createDeveloper, createUser, expectProblem, otherInstanceApp, publishModule, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
 import { runAdmin } from "./support/admin";
+import { putBusiness } from "./support/fixtures";
 import { nowSeconds, signed } from "./support/stripe-events";
 
 const api = "/api/v1";
@@ -488,13 +488,12 @@ describe("paid modules (§20)", () => {
     it("sells seats to a business: exactly that many seat holders, oldest seats first, one trial per buyer", async () => {
       const developer = await pricedModule("acme", "acme.charts", { model: "subscription", amount: 500, interval: "month", trialDays: 7, perSeat: true });
       const [owner, early, late, admin] = await Promise.all([createUser(), createUser(), createUser(), createUser()]);
-      const seatSince = (daysAgo: number) => ({ joinedAt: Timestamp.fromMillis(Date.now() - daysAgo * DAY * 1000), seatAssignedAt: Timestamp.fromMillis(Date.now() - daysAgo * DAY * 1000) });
-      const { db } = await testDeps();
-      await db.doc("businesses/globex").set({
+      const daysAgo = (days: number) => new Date(Date.now() - days * DAY * 1000);
+      await putBusiness("globex", {
         name: "Globex",
         memberIds: [owner.uid, early.uid, late.uid, admin.uid],
         roles: { [owner.uid]: "owner", [early.uid]: "member", [late.uid]: "member", [admin.uid]: "admin" },
-        members: { [owner.uid]: seatSince(30), [early.uid]: seatSince(20), [late.uid]: seatSince(1), [admin.uid]: { joinedAt: Timestamp.now() } },
+        seatSince: { [owner.uid]: daysAgo(30), [early.uid]: daysAgo(20), [late.uid]: daysAgo(1), [admin.uid]: null },
       });
       expectProblem(await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(early)).send({ businessId: "globex", seats: 2 }), 403, "not_business_admin");
       expectProblem(await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(admin)).send({ businessId: "globex" }), 400, "invalid_request");
@@ -523,7 +522,7 @@ describe("paid modules (§20)", () => {
       expectProblem(await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(owner)).send({ businessId: "globex", seats: 3 }), 409, "already_owned");
 
       // A second business of the same owner gets no trial of it either.
-      await db.doc("businesses/initech").set({ name: "Initech", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+      await putBusiness("initech", { name: "Initech", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
       expect((await request(app).post(`${api}/modules/acme.charts/checkout`).set(bearer(owner)).send({ businessId: "initech", seats: 1 })).status).toBe(200);
       expect(callsTo("/v1/checkout/sessions").at(-1)!.params.subscription_data).not.toHaveProperty("trial_period_days");
 
@@ -553,7 +552,7 @@ describe("paid modules (§20)", () => {
       await pricedModule("globex", "globex.maps", { model: "one_time", amount: 2500 });
       const owner = await createUser();
       const { db } = await testDeps();
-      await db.doc("businesses/initech").set({ name: "Initech", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+      await putBusiness("initech", { name: "Initech", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
       expectProblem(await request(app).post(`${api}/modules/globex.maps/checkout`).set(bearer(owner)).send({ businessId: "initech", seats: 2 }), 400, "invalid_request");
       for (const body of [{ seats: 0 }, { businessId: "initech", seats: 10_001 }, { seats: "2" }, { businessId: "" }, { gift: true }]) {
         expectProblem(await request(app).post(`${api}/modules/globex.maps/checkout`).set(bearer(owner)).send(body), 400, "invalid_request");

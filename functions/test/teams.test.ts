@@ -285,6 +285,24 @@ describe("businesses, members and seats (§17)", () => {
     const members = (await request(app).get(`${api}/businesses/${business}/members`).set(bearer(owner))).body.items;
     expect(members.filter((member: { seat: boolean }) => member.seat)).toHaveLength(2);
   });
+
+  it("keeps seats exact when 20 acceptances race for 5 free seats on two instances (§25)", async () => {
+    const app = await testApp();
+    const other = await otherInstanceApp();
+    const owner = await verifiedUser();
+    const id = await newBusiness(app, owner, "Racing Co");
+    const invitees = await Promise.all(Array.from({ length: 20 }, () => verifiedUser()));
+    const tokens: string[] = [];
+    for (const invitee of invitees) tokens.push(tokenOf((await invite(app, owner, id, { email: invitee.email })).body.acceptUrl));
+    // The owner holds one seat of six.
+    await putSubscription(id, { status: "active", seats: 6, currentPeriodEnd: daysFromNow(30), entitlements: ["pro"] });
+    const accepts = await Promise.all(invitees.map((invitee, index) => request(index % 2 ? other : app).post(`${api}/invitations/accept`).set(bearer(invitee)).send({ token: tokens[index] })));
+    expect(accepts.filter((response) => response.status === 200)).toHaveLength(5);
+    expect(accepts.filter((response) => response.status === 409).map((response) => response.body.code)).toEqual(Array(15).fill("no_seat_available"));
+    expect((await request(app).get(`${api}/businesses/${id}`).set(bearer(owner))).body.subscription.seatsUsed).toBe(6);
+    const members = (await request(app).get(`${api}/businesses/${id}/members?limit=100`).set(bearer(owner))).body.items as { seat: boolean; entitled: boolean }[];
+    expect(members.map((member) => [member.seat, member.entitled])).toEqual(Array(6).fill([true, true]));
+  });
 });
 
 describe("self-serve billing (§17)", () => {

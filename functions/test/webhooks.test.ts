@@ -130,8 +130,7 @@ describe("webhooks (§21)", () => {
     receiver.answer("/flaky", 500, { status: 503, headers: { "Retry-After": "1" } });
     const member = await createUser();
     await request(app).post(`${api}/businesses/${businessId}/invitations`).set(bearer(owner)).send({ email: "x@example.test" });
-    const { db } = deps;
-    await db.collection("businesses").doc(businessId).update({ memberIds: [owner.uid, member.uid] });
+    await putBusiness(businessId, { name: "Hooks Co", memberIds: [owner.uid, member.uid], roles: { [owner.uid]: "owner" } });
     expect((await request(app).patch(`${api}/businesses/${businessId}/members/${member.uid}`).set(bearer(owner)).send({ role: "admin" })).status).toBe(200);
     await eventually(async () => expect(receiver.at("/flaky")).toHaveLength(3), 10_000);
     const ids = receiver.at("/flaky").map((received) => received.headers["webhook-id"]);

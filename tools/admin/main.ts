@@ -9,6 +9,7 @@ import { ApiError, exitCodeFor } from "../../functions/src/core/errors";
 import { commandLine, LOCAL, UsageError, type Io } from "./cli";
 import { registerAuditCommands } from "./commands/audit";
 import { registerBusinessCommands } from "./commands/businesses";
+import { registerMigrateCommands } from "./commands/migrate";
 import { registerModuleCommands } from "./commands/modules";
 import { registerPublisherCommands } from "./commands/publishers";
 import { registerPurchaseCommands } from "./commands/purchases";
@@ -46,6 +47,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     registerPurchaseCommands,
     registerWebhookCommands,
     registerTufCommands,
+    registerMigrateCommands,
   ]) {
     register(program, cli);
   }

@@ -1,4 +1,4 @@
-import { drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, GRACE_PERIOD_MS, heldSeats, isModuleUsable, purchaseStatus, usingKey, type PurchaseStatus, type PurchaseTerms } from "./rules";
+import { drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, GRACE_PERIOD_MS, holdersToCount, isModuleUsable, purchaseStatus, usingKey, type PurchaseStatus, type PurchaseTerms } from "./rules";
 
 const now = new Date("2026-06-15T12:00:00.000Z");
 const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -76,20 +76,32 @@ describe("seats (§17)", () => {
     { uid: "dee", assignedAt: at(2) },
   ];
 
-  it("holds back the newest seats beyond the paid quantity, newest first, then by uid", () => {
-    expect(heldSeats(holders, null)).toEqual(new Set());
-    expect(heldSeats(holders, 4)).toEqual(new Set());
-    expect(heldSeats(holders, 9)).toEqual(new Set());
+  /** The rule as §17 states it, over the whole list: the newest seats beyond the quantity wait. */
+  const heldSeats = (list: typeof holders, paid: number) => {
+    const newestFirst = [...list].sort((a, b) => b.assignedAt.getTime() - a.assignedAt.getTime() || (a.uid < b.uid ? -1 : 1));
+    return new Set(newestFirst.slice(0, Math.max(0, list.length - paid)).map((holder) => holder.uid));
+  };
+  const standing = (uid: string, paid: number | null) => {
+    const mine = holders.find((holder) => holder.uid === uid);
+    const before = mine ? holders.filter((other) => other.assignedAt > mine.assignedAt || (other.assignedAt.getTime() === mine.assignedAt.getTime() && other.uid < mine.uid)).length : 0;
+    return { seat: Boolean(mine), seatsUsed: holders.length, holdersBefore: Math.min(before, holdersToCount(Boolean(mine), holders.length, paid)) };
+  };
+
+  it("holds back the newest seats beyond the paid quantity, newest first, then by uid, counting no further than it must", () => {
     expect(heldSeats(holders, 3)).toEqual(new Set(["bob"]));
     expect(heldSeats(holders, 2)).toEqual(new Set(["bob", "cid"]));
-    expect(heldSeats(holders, 0)).toEqual(new Set(["ann", "bob", "cid", "dee"]));
+    for (const paid of [0, 1, 2, 3, 4, 9]) {
+      for (const { uid } of holders) expect({ uid, paid, draws: drawsOnSubscription(standing(uid, paid), paid) }).toEqual({ uid, paid, draws: !heldSeats(holders, paid).has(uid) });
+    }
+    expect(holdersToCount(true, 4, 9)).toBe(0);
+    expect(holdersToCount(true, 4, 1)).toBe(3);
   });
 
   it("lets a subscription reach every member when it counts no seats, else only holders of a seat not held back", () => {
-    expect(drawsOnSubscription("eve", holders, null)).toBe(true);
-    expect(drawsOnSubscription("eve", holders, 10)).toBe(false);
-    expect(drawsOnSubscription("ann", holders, 1)).toBe(true);
-    expect(drawsOnSubscription("dee", holders, 1)).toBe(false);
+    expect(drawsOnSubscription(standing("eve", null), null)).toBe(true);
+    expect(drawsOnSubscription(standing("eve", 10), 10)).toBe(false);
+    expect(drawsOnSubscription(standing("ann", 1), 1)).toBe(true);
+    expect(drawsOnSubscription(standing("dee", 1), 1)).toBe(false);
   });
 
   it("grants nothing from a subscription the member does not draw on", () => {

@@ -103,30 +103,31 @@ export interface EntitlementSources {
   purchases: PurchaseTerms[];
 }
 
-/** A member holding a seat of a business (§17), and since when. */
-export interface SeatHolder {
-  uid: string;
-  assignedAt: Date;
+/**
+ * Where a member's seat stands (§17, §25): whether they hold one, how many seats the business uses,
+ * and how many seat holders come before them in the order seats wait in (newest `seatAssignedAt`
+ * first, then uid), counted only as far as `holdersToCount` asks, so that deciding never reads
+ * the whole business.
+ */
+export interface SeatStanding {
+  seat: boolean;
+  seatsUsed: number;
+  holdersBefore: number;
 }
 
-/**
- * The seat holders beyond a paid quantity (§17): when Stripe lowers the quantity below the seats
- * in use, the most recently assigned seats wait (newest `assignedAt` first, then uid) until
- * someone frees one. Nothing is taken away; they simply draw nothing meanwhile.
- */
-export function heldSeats(holders: readonly SeatHolder[], paidSeats: number | null): Set<string> {
-  if (paidSeats === null || holders.length <= paidSeats) return new Set();
-  const newestFirst = [...holders].sort((a, b) => b.assignedAt.getTime() - a.assignedAt.getTime() || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
-  return new Set(newestFirst.slice(0, holders.length - paidSeats).map((holder) => holder.uid));
-}
+/** How many seat holders before a member need counting to decide whether a quantity of `paidSeats` reaches them (0: none). */
+export const holdersToCount = (seat: boolean, seatsUsed: number, paidSeats: number | null) => (paidSeats === null || !seat ? 0 : Math.max(0, seatsUsed - paidSeats));
 
 /**
- * Whether a business's subscription reaches a member: always when it counts no seats, else only
- * through a seat that is not held back (heldSeats).
+ * Whether a business's subscription (or a business purchase of `paidSeats`) reaches a member:
+ * always when it counts no seats; else through a seat not held back. When Stripe lowers the
+ * quantity below the seats in use, the newest `seatsUsed - paidSeats` seats wait until someone
+ * frees one: nothing is taken away; they simply draw nothing meanwhile.
  */
-export function drawsOnSubscription(uid: string, holders: readonly SeatHolder[], paidSeats: number | null): boolean {
+export function drawsOnSubscription(standing: SeatStanding, paidSeats: number | null): boolean {
   if (paidSeats === null) return true;
-  return holders.some((holder) => holder.uid === uid) && !heldSeats(holders, paidSeats).has(uid);
+  if (!standing.seat) return false;
+  return standing.holdersBefore >= standing.seatsUsed - paidSeats;
 }
 
 /**

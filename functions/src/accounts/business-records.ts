@@ -1,11 +1,12 @@
 import { z } from "zod";
-import type { BusinessRole, SeatHolder } from "../access/rules";
+import type { BusinessRole } from "../access/rules";
 import { timestamp } from "../core/documents";
 
 /**
- * A business as the services see it (§17, §22): its members with their roles and seats, its
- * invitations, verified domains, single sign-on, SCIM groups and settings; and the pure rules over
- * them. `business-document.ts` reads and writes it in Firestore's shape, `business-store.ts` keeps it.
+ * A business as the services see it (§17, §22, §25): its invitations, verified domains, single
+ * sign-on, SCIM groups and settings, in its own document (`business-document.ts` reads and writes
+ * it in Firestore's shape, `business-store.ts` keeps it); and its members, one document each
+ * (`member-store.ts`), so that nothing of the business grows with its people.
  */
 
 export const MEMBER_SOURCES = ["owner", "invitation", "scim", "sso"] as const;
@@ -41,19 +42,20 @@ export interface MemberRecord {
   /** Since when the member holds a seat; null without a seat, and for a seat held since before seats were recorded. */
   seatAssignedAt: Date | null;
   source: MemberSource;
-  /** Suspended by SCIM: not in `memberIds`, no seat, nothing of the business reaches them. */
+  /** Suspended by SCIM: no seat, nothing of the business reaches them, and they see nothing of it. */
   suspended: boolean;
   /** A Firebase Auth user SCIM created for this business. */
   managed: boolean;
   /** Set when SCIM created or linked the member: only these are SCIM Users. */
   scim: ScimProfile | null;
+  /** The ids of the business's SCIM groups the member is in. */
+  groups: string[];
 }
 
 export interface ScimGroupRecord {
   id: string;
   displayName: string;
   externalId: string | null;
-  memberIds: string[];
   created: Date;
   lastModified: Date;
 }
@@ -80,10 +82,6 @@ export interface InvitationRecord {
 export interface BusinessRecord {
   id: string;
   name: string;
-  memberIds: string[];
-  roles: Record<string, BusinessRole>;
-  /** One per member id, in the order of memberIds. */
-  members: MemberRecord[];
   invitations: InvitationRecord[];
   invitationsSent: Date[];
   stripeCustomerId: string | null;
@@ -92,21 +90,3 @@ export interface BusinessRecord {
   scimSettings: ScimSettings | null;
   scimGroups: ScimGroupRecord[];
 }
-
-/**
- * The members holding a seat (§17). A seat held since before seats were recorded counts as the
- * oldest, so it is the last to wait when the paid quantity drops.
- */
-export const seatHolders = (business: Pick<BusinessRecord, "members">): SeatHolder[] =>
-  business.members.flatMap((member) => (member.seat ? [{ uid: member.uid, assignedAt: member.seatAssignedAt ?? new Date(0) }] : []));
-
-/**
- * About how many bytes the business document takes (its JSON, which counts a little more than
- * Firestore does): a change that would take it past `MAX_BUSINESS_DOCUMENT_BYTES` is refused
- * before Firestore's 1 MiB limit would fail it.
- */
-export const approximateDocumentBytes = (business: BusinessRecord) => Buffer.byteLength(JSON.stringify(business));
-export const MAX_BUSINESS_DOCUMENT_BYTES = 900 * 1024;
-
-export const memberOf = (business: Pick<BusinessRecord, "members">, uid: string): MemberRecord | undefined => business.members.find((member) => member.uid === uid);
-

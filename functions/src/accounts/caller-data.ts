@@ -1,8 +1,8 @@
 import type { Firestore } from "firebase-admin/firestore";
-import { drawsOnSubscription, effectiveEntitlements, entitlementKeys, ssoBlocks, type BusinessRole, type EntitlementGrant } from "../access/rules";
+import { drawsOnSubscription, effectiveEntitlements, entitlementKeys, ssoBlocks, type BusinessRole, type EntitlementGrant, type SeatStanding } from "../access/rules";
 import { activationStore, type ActivationRecord } from "./activation-store";
 import { businessStore } from "./business-store";
-import { memberOf, seatHolders } from "./business-records";
+import { memberStore } from "./member-store";
 import { purchaseStore, type PurchaseRecord } from "./purchase-store";
 import { subscriptionStore, type SubscriptionRecord } from "./subscription-store";
 import { userStore, type UserRecord } from "./user-store";
@@ -26,6 +26,7 @@ export interface Membership {
   drawsOnSubscription: boolean;
   /** The business enforces single sign-on and this request did not come through it (§22). */
   ssoRequired: boolean;
+  standing: SeatStanding;
 }
 
 /** Whose access: the user, and how their ID token signed in (null: not through any provider, as for an operator's view). */
@@ -45,45 +46,61 @@ export interface UserAccess {
 }
 
 /**
- * Loads a user's document, own purchases and businesses (in parallel), then their businesses'
- * subscriptions and purchases (in parallel), and computes the effective entitlements.
+ * Loads a user's document, own purchases and memberships (in parallel), then their businesses,
+ * subscriptions and purchases (in parallel), and computes the effective entitlements: the same
+ * documents in a business of 100,000 as in one of 5 (§25). A member's seat under a paid quantity
+ * costs a third round trip (the seat counts, and the seat holders before theirs while the
+ * quantity is below the seats in use).
  */
 export async function loadUserAccess(db: Firestore, subject: AccessSubject, now: Date): Promise<UserAccess> {
   const { uid } = subject;
   const purchases = purchaseStore(db);
-  const [user, found, ownPurchases] = await Promise.all([userStore(db).get(uid), businessStore(db).forMember(uid), purchases.ofOwners([{ kind: "user", id: uid }])]);
-  const blocked = new Set(found.filter((business) => ssoBlocks(business.sso, business.roles[uid] ?? "member", subject.signInProvider)).map((business) => business.id));
-  // A business that requires its SSO gives nothing to a request that did not come through it.
-  const businesses = found.filter((business) => !blocked.has(business.id));
-  const [subscriptions, businessPurchases] =
-    businesses.length > 0
-      ? await Promise.all([
-          subscriptionStore(db).getMany(businesses.map((business) => business.id)),
-          purchases.ofOwners(businesses.map((business) => ({ kind: "business" as const, id: business.id }))),
-        ])
-      : [[], []];
-  const holdersOf = new Map(businesses.map((business) => [business.id, seatHolders(business)]));
-  // A business's purchase reaches the first `quantity` of its seat holders, oldest seats first (§17).
-  const reaching = businessPurchases.filter((purchase) => drawsOnSubscription(uid, holdersOf.get(purchase.owner.id) ?? [], purchase.quantity));
-  const memberships: Membership[] = businesses.map((business, index) => {
-    const subscription = subscriptions[index];
-    return {
-      businessId: business.id,
+  const members = memberStore(db);
+  const [user, memberships, ownPurchases] = await Promise.all([userStore(db).get(uid), members.ofUser(uid), purchases.ofOwners([{ kind: "user", id: uid }])]);
+  // A member suspended by SCIM sees nothing of the business, and draws nothing from it.
+  const active = memberships.filter(({ member }) => !member.suspended);
+  const ids = active.map(({ businessId }) => businessId);
+  const [businesses, subscriptions, businessPurchases] =
+    ids.length > 0
+      ? await Promise.all([businessStore(db).getMany(ids), subscriptionStore(db).getMany(ids), purchases.ofOwners(ids.map((id) => ({ kind: "business" as const, id })))])
+      : [[], [], []];
+  // Where the member's seat stands among the business's (§17, §25): read only for a seat under a
+  // paid quantity (a subscription's seats, a business purchase's), counted only while the
+  // quantity is below the seats in use.
+  const standings = await Promise.all(
+    active.map(async ({ businessId, member }, index) => {
+      const quantities = [subscriptions[index]?.seats ?? null, ...businessPurchases.filter((purchase) => purchase.owner.id === businessId).map((purchase) => purchase.quantity)];
+      if (!member.seat || quantities.every((quantity) => quantity === null)) return { seat: member.seat, seatsUsed: 0, holdersBefore: 0 };
+      return members.standing(businessId, member, await members.seatsUsed(null, businessId), quantities);
+    }),
+  );
+  const result: Membership[] = [];
+  const reachable = new Set<string>();
+  active.forEach(({ businessId, member }, index) => {
+    const business = businesses[index];
+    if (!business) return;
+    const ssoRequired = ssoBlocks(business.sso, member.role, subject.signInProvider);
+    // A business that requires its SSO gives nothing to a request that did not come through it.
+    const subscription = ssoRequired ? null : subscriptions[index];
+    result.push({
+      businessId,
       name: business.name,
-      role: business.roles[uid] ?? "member",
+      role: member.role,
       subscription,
-      seat: Boolean(memberOf(business, uid)?.seat),
-      drawsOnSubscription: drawsOnSubscription(uid, seatHolders(business), subscription?.seats ?? null),
-      ssoRequired: false,
-    };
+      seat: member.seat,
+      drawsOnSubscription: !ssoRequired && drawsOnSubscription(standings[index], subscription?.seats ?? null),
+      ssoRequired,
+      standing: standings[index],
+    });
+    if (!ssoRequired) reachable.add(businessId);
   });
-  for (const business of found.filter(({ id }) => blocked.has(id))) {
-    memberships.push({ businessId: business.id, name: business.name, role: business.roles[uid] ?? "member", subscription: null, seat: Boolean(memberOf(business, uid)?.seat), drawsOnSubscription: false, ssoRequired: true });
-  }
+  const standingIn = new Map(result.map((membership) => [membership.businessId, membership.standing]));
+  // A business's purchase reaches the first `quantity` of its seat holders, oldest seats first (§17).
+  const reaching = businessPurchases.filter((purchase) => reachable.has(purchase.owner.id) && drawsOnSubscription(standingIn.get(purchase.owner.id)!, purchase.quantity));
   const grants = effectiveEntitlements(
     {
       direct: user?.entitlements ?? [],
-      memberships: memberships.map(({ businessId, subscription, drawsOnSubscription }) => ({ businessId, subscription, drawsOnSubscription })),
+      memberships: result.map(({ businessId, subscription, drawsOnSubscription }) => ({ businessId, subscription, drawsOnSubscription })),
       purchases: [...ownPurchases, ...reaching].map((purchase) => ({
         purchaseId: purchase.id,
         moduleId: purchase.moduleId,
@@ -95,7 +112,7 @@ export async function loadUserAccess(db: Firestore, subject: AccessSubject, now:
     },
     now,
   );
-  return { user, memberships, purchases: [...ownPurchases, ...reaching], grants, keys: entitlementKeys(grants) };
+  return { user, memberships: result, purchases: [...ownPurchases, ...reaching], grants, keys: entitlementKeys(grants) };
 }
 
 /** What reads about a caller need: their access (entitlements, memberships) and activations. */

@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import { effectiveSubscriptionStatus, grantsEntitlements } from "../access/rules";
-import { seatHolders } from "../accounts/business-records";
+import { memberStore } from "../accounts/member-store";
 import { ApiError, invalidRequest } from "../core/errors";
 import { callStripe, stripeClient } from "../core/stripe";
 import type { Logger } from "../core/logger";
@@ -37,12 +37,12 @@ async function priceOf(stripe: Stripe, logger: Logger, plans: ReadonlyMap<string
 /** POST /businesses/:id/billing/checkout: a Checkout Session for `seats` of `plan`, for owners. */
 export async function startCheckout(deps: Deps, caller: MemberCaller & { email: string | null }, businessId: string, input: { plan: string; seats: number }) {
   const { config, logger, clock } = deps;
-  const { business: stored, subscription } = await readBusiness(deps, null, businessId);
-  const business = requireOwner(stored, caller, businessId, "buy seats");
+  const [state, seatsUsed] = await Promise.all([readBusiness(deps, null, businessId, caller.uid), memberStore(deps.db).seatsUsed(null, businessId)]);
+  const { subscription } = state;
+  const business = requireOwner(state, caller, businessId, "buy seats");
   if (subscription && grantsEntitlements(effectiveSubscriptionStatus(subscription, clock()))) {
     throw new ApiError("subscription_exists", "This business has a live subscription: change its seats or plan through the billing portal.");
   }
-  const seatsUsed = seatHolders(business).length;
   if (input.seats < seatsUsed) {
     throw invalidRequest(`The business uses ${seatsUsed} seats; buy at least that many.`, [{ path: "seats", message: `At least ${seatsUsed}.` }]);
   }
@@ -68,8 +68,7 @@ export async function startCheckout(deps: Deps, caller: MemberCaller & { email: 
 /** POST /businesses/:id/billing/portal: the Billing Portal of the business's Stripe customer, for owners. */
 export async function openBillingPortal(deps: Deps, caller: MemberCaller, businessId: string) {
   const { config, logger } = deps;
-  const { business: stored } = await readBusiness(deps, null, businessId);
-  const business = requireOwner(stored, caller, businessId, "manage billing");
+  const business = requireOwner(await readBusiness(deps, null, businessId, caller.uid), caller, businessId, "manage billing");
   if (!business.stripeCustomerId) throw new ApiError("no_billing_account", "This business has no billing account yet: buy seats first.");
   const stripe = await stripeClient(config.billing, config.deadlines.callMs);
   const customer = business.stripeCustomerId;

@@ -2,7 +2,8 @@ import type { Transaction } from "firebase-admin/firestore";
 import { outboundEvent } from "../core/event-types";
 import type { z } from "zod";
 import { businessStore } from "../accounts/business-store";
-import { memberOf, type BusinessRecord, type InvitationRecord } from "../accounts/business-records";
+import type { BusinessRecord, InvitationRecord } from "../accounts/business-records";
+import { memberStore } from "../accounts/member-store";
 import { auditLog, type Actor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
@@ -52,14 +53,16 @@ export async function invite(deps: Deps, caller: MemberCaller & { name: string |
     tokenHash: tokenHash(token),
   };
   const acceptUrl = `${siteUrl(config.publicBaseUrl)}/invitations/${token}`;
-  await inBusinessTransaction(deps, businessId, (tx, state) => {
-    const business = requireAdmin(state.business, caller, businessId, "invite people");
-    if (existingUser && business.memberIds.includes(existingUser.uid)) {
-      throw new ApiError("already_member", `${input.email} is already a member of this business.`);
-    }
-    if (existingUser && memberOf(business, existingUser.uid)?.suspended) {
+  await inBusinessTransaction(
+    deps,
+    businessId,
+    async (tx, state) => {
+    const business = requireAdmin(state, caller, businessId, "invite people");
+    const invitee = existingUser ? await memberStore(db).get(tx, businessId, existingUser.uid) : null;
+    if (invitee?.suspended) {
       throw new ApiError("already_member", `${input.email} is a member suspended by the business's identity provider (SCIM): restore them there.`);
     }
+    if (invitee) throw new ApiError("already_member", `${input.email} is already a member of this business.`);
     const sentToday = business.invitationsSent.filter((at) => at.getTime() > now.getTime() - DAY_MS);
     if (sentToday.length >= INVITATIONS_PER_DAY) {
       const retryAfter = Math.max(1, Math.ceil((Math.min(...sentToday.map((at) => at.getTime())) + DAY_MS - now.getTime()) / 1000));
@@ -68,7 +71,7 @@ export async function invite(deps: Deps, caller: MemberCaller & { name: string |
     // A pending invitation of the same email is replaced; expired ones are cleared on the way.
     const replaced = business.invitations.filter((other) => other.email === input.email || other.expiresAt <= now);
     const stillPending = pending(business, now).filter((other) => other.email !== input.email);
-    if (input.seat) assertSeatAvailable(business, state.subscription, stillPending.filter((other) => other.seat).length);
+    if (input.seat) await assertSeatAvailable(deps, tx, businessId, state.subscription, stillPending.filter((other) => other.seat).length);
     // Who invites, as the invitee will recognise them: their name, else their address.
     const record = { ...invitation, invitedByName: caller.name ?? caller.email };
     const businesses = businessStore(db);
@@ -89,14 +92,15 @@ export async function invite(deps: Deps, caller: MemberCaller & { name: string |
       },
       now,
     );
-  });
+    },
+    { uid: caller.uid },
+  );
   return { id: invitation.id, email: invitation.email, role: invitation.role, seat: invitation.seat, expiresAt: toIso(invitation.expiresAt), acceptUrl };
 }
 
 /** GET /businesses/:id/invitations: the pending ones, newest first, never their tokens. */
 export async function listInvitations(deps: Deps, caller: MemberCaller, businessId: string) {
-  const { business: stored } = await readBusiness(deps, null, businessId);
-  const business = requireAdmin(stored, caller, businessId, "see its invitations");
+  const business = requireAdmin(await readBusiness(deps, null, businessId, caller.uid), caller, businessId, "see its invitations");
   const now = deps.clock();
   return {
     items: pending(business, now)
@@ -116,14 +120,19 @@ export async function listInvitations(deps: Deps, caller: MemberCaller, business
 /** DELETE /businesses/:id/invitations/:invitationId. */
 export async function revokeInvitation(deps: Deps, caller: MemberCaller, actor: Actor, businessId: string, invitationId: string): Promise<void> {
   const { db, clock } = deps;
-  await inBusinessTransaction(deps, businessId, (tx, state) => {
-    const business = requireAdmin(state.business, caller, businessId, "revoke invitations");
+  await inBusinessTransaction(
+    deps,
+    businessId,
+    (tx, state) => {
+    const business = requireAdmin(state, caller, businessId, "revoke invitations");
     const invitation = pending(business, clock()).find((candidate) => candidate.id === invitationId);
     if (!invitation) throw notFound();
     businessStore(db).deleteInvitations(tx, businessId, [invitation.id]);
     invitationTokenStore(db).deleteIn(tx, [invitation.tokenHash]);
     auditLog(db).record(tx, actor, { action: "business.invitation.revoke", target: businessId, details: { invitationId, email: invitation.email } }, clock());
-  });
+    },
+    { uid: caller.uid },
+  );
 }
 
 /** The pending invitation a token opens, read inside a transaction, or 404 for every other case alike. */
@@ -176,18 +185,28 @@ export async function acceptInvitation(deps: Deps, uid: string, actor: Actor, to
     "Firestore",
     db.runTransaction(async (tx) => {
       const { hash, record } = await openInvitation(deps, tx, token);
-      const { business, subscription } = await readBusiness(deps, tx, record.businessId);
+      const { business, subscription, member } = await readBusiness(deps, tx, record.businessId, uid);
       const invitation = findPending(business, record.invitationId, hash, now);
       if (!user.email || user.email.toLowerCase() !== invitation.email) {
         throw new ApiError("invitation_email_mismatch", `This invitation is for ${emailHint(invitation.email)}; sign in with that address to accept it.`);
       }
       if (!user.emailVerified) throw new ApiError("email_not_verified", `Verify ${user.email} first: an invitation is accepted only by a verified email address.`);
-      if (business!.memberIds.includes(uid)) throw new ApiError("already_member", "You are already a member of this business.");
-      if (memberOf(business!, uid)?.suspended) throw new ApiError("already_member", "You are a member suspended by the business's identity provider; ask its IT administrators.");
-      if (invitation.seat) assertSeatAvailable(business!, subscription);
-      const businesses = businessStore(db);
-      businesses.addMember(tx, record.businessId, uid, invitation.role, now, invitation.seat ? now : null, "invitation");
-      businesses.deleteInvitations(tx, record.businessId, [invitation.id]);
+      if (member?.suspended) throw new ApiError("already_member", "You are a member suspended by the business's identity provider; ask its IT administrators.");
+      if (member) throw new ApiError("already_member", "You are already a member of this business.");
+      if (invitation.seat) await assertSeatAvailable(deps, tx, record.businessId, subscription);
+      memberStore(db).put(tx, record.businessId, null, {
+        uid,
+        role: invitation.role,
+        joinedAt: now,
+        seat: invitation.seat,
+        seatAssignedAt: invitation.seat ? now : null,
+        source: "invitation",
+        suspended: false,
+        managed: false,
+        scim: null,
+        groups: [],
+      });
+      businessStore(db).deleteInvitations(tx, record.businessId, [invitation.id]);
       invitationTokenStore(db).deleteIn(tx, [hash]);
       const owners = [{ kind: "business" as const, id: record.businessId }];
       auditLog(db).record(

@@ -56,7 +56,7 @@ async function checkOne(deps: DomainCheckDeps, held: VerifiedDomainRecord): Prom
   }
   const now = deps.clock();
   const outcome = recheckOutcome(held.missingSince, found, now);
-  const owners = outcome.kind === "missing" && outcome.first && business ? await ownerEmailsOf(deps, business) : [];
+  const owners = outcome.kind === "missing" && outcome.first && business ? await ownerEmailsOf(deps, held.businessId) : [];
   const domains = verifiedDomainStore(deps.db);
   await inBusinessTransaction(deps, held.businessId, async (tx, { business: current }) => {
     const stored = await domains.getIn(tx, held.domain);

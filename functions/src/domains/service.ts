@@ -48,7 +48,7 @@ export const emailInDomains = (email: string, domains: readonly string[]) => dom
 /** POST /businesses/:id/domains: a pending domain and the TXT record that verifies it; asked again, the same record. */
 export async function addDomain(deps: Deps, caller: MemberCaller, actor: Actor, businessId: string, domain: string) {
   const now = deps.clock();
-  const added = await inBusinessTransaction(deps, businessId, (tx, { business: stored }) => {
+  const added = await inBusinessTransaction(deps, businessId, (tx, stored) => {
     const business = requireOwner(stored, caller, businessId, "add domains");
     const existing = business.domains.find((candidate) => candidate.domain === domain);
     if (existing) return existing;
@@ -57,14 +57,13 @@ export async function addDomain(deps: Deps, caller: MemberCaller, actor: Actor, 
     businessStore(deps.db).putDomain(tx, businessId, record);
     auditLog(deps.db).record(tx, actor, { action: "business.domain.add", target: businessId, details: { domain } }, now);
     return record;
-  });
+  }, { uid: caller.uid });
   return domainView(added);
 }
 
 /** GET /businesses/:id/domains. */
 export async function listDomains(deps: Deps, caller: MemberCaller, businessId: string) {
-  const { business: stored } = await readBusiness(deps, null, businessId);
-  const business = requireOwner(stored, caller, businessId, "see its domains");
+  const business = requireOwner(await readBusiness(deps, null, businessId, caller.uid), caller, businessId, "see its domains");
   return { items: [...business.domains].sort((a, b) => a.domain.localeCompare(b.domain)).map(domainView) };
 }
 
@@ -74,8 +73,7 @@ export async function listDomains(deps: Deps, caller: MemberCaller, businessId: 
  * business holds it.
  */
 export async function verifyDomain(deps: Deps, caller: MemberCaller, actor: Actor, businessId: string, domain: string) {
-  const { business: before } = await readBusiness(deps, null, businessId);
-  const pending = requireOwner(before, caller, businessId, "verify domains").domains.find((candidate) => candidate.domain === domain);
+  const pending = requireOwner(await readBusiness(deps, null, businessId, caller.uid), caller, businessId, "verify domains").domains.find((candidate) => candidate.domain === domain);
   if (!pending) throw domainNotFound(domain);
   const holder = await verifiedDomainStore(deps.db).get(domain);
   if (holder && holder.businessId !== businessId) throw domainTaken(domain);
@@ -89,7 +87,7 @@ export async function verifyDomain(deps: Deps, caller: MemberCaller, actor: Acto
     }
   }
   const now = deps.clock();
-  const verified = await inBusinessTransaction(deps, businessId, async (tx, { business: stored }) => {
+  const verified = await inBusinessTransaction(deps, businessId, async (tx, stored) => {
     const domains = verifiedDomainStore(deps.db);
     const taken = await domains.getIn(tx, domain);
     const current = requireOwner(stored, caller, businessId, "verify domains").domains.find((candidate) => candidate.domain === domain);
@@ -101,7 +99,7 @@ export async function verifyDomain(deps: Deps, caller: MemberCaller, actor: Acto
     domains.put(tx, { domain, businessId, verifiedAt: record.verifiedAt, nextCheckAt: new Date(now.getTime() + DOMAIN_CHECK_EVERY_MS), missingSince: null });
     auditLog(deps.db).record(tx, actor, { action: "business.domain.verify", target: businessId, details: { domain } }, now);
     return record;
-  });
+  }, { uid: caller.uid });
   return domainView(verified);
 }
 
@@ -110,7 +108,7 @@ const domainTaken = (domain: string) => new ApiError("domain_taken", `Another bu
 /** DELETE /businesses/:id/domains/:domain: the domain, and this business's hold on it. */
 export async function removeDomain(deps: Deps, caller: MemberCaller, actor: Actor, businessId: string, domain: string): Promise<void> {
   const now = deps.clock();
-  await inBusinessTransaction(deps, businessId, async (tx, { business: stored }) => {
+  await inBusinessTransaction(deps, businessId, async (tx, stored) => {
     const domains = verifiedDomainStore(deps.db);
     const holder = await domains.getIn(tx, domain);
     const business = requireOwner(stored, caller, businessId, "remove domains");
@@ -118,7 +116,7 @@ export async function removeDomain(deps: Deps, caller: MemberCaller, actor: Acto
     businessStore(deps.db).deleteDomain(tx, businessId, domain);
     if (holder?.businessId === businessId) domains.delete(tx, domain);
     auditLog(deps.db).record(tx, actor, { action: "business.domain.remove", target: businessId, details: { domain } }, now);
-  });
+  }, { uid: caller.uid });
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { purchaseGrants } from "../access/rules";
-import { businessStore } from "../accounts/business-store";
+import { memberStore } from "../accounts/member-store";
 import { purchaseStore, type PurchaseOwner } from "../accounts/purchase-store";
 import { userStore } from "../accounts/user-store";
 import { ApiError, invalidRequest } from "../core/errors";
@@ -34,12 +34,11 @@ export async function startModuleCheckout(deps: Deps, caller: { uid: string; ema
   let customer: string | null;
   let owners: string[] = [];
   if (input.businessId !== undefined) {
-    const { business } = await readBusiness(deps, null, input.businessId);
-    const member = requireAdmin(business, caller, input.businessId, "buy modules for it");
+    const member = requireAdmin(await readBusiness(deps, null, input.businessId, caller.uid), caller, input.businessId, "buy modules for it");
     if (!price.perSeat) throw invalidRequest(`Module '${moduleId}' is sold to people, not per seat to businesses.`, [{ path: "businessId", message: "This module is not sold per seat." }]);
     if (input.seats === undefined) throw invalidRequest("How many seats? A business buys a module per seat.", [{ path: "seats", message: "Required with businessId." }]);
     owner = { kind: "business", id: input.businessId };
-    owners = Object.entries(business!.roles).flatMap(([uid, role]) => (role === "owner" ? [uid] : []));
+    owners = (await memberStore(db).owners(null, input.businessId, 100)).map((owner) => owner.uid);
     customer = member.stripeCustomerId ?? null;
   } else {
     if (input.seats !== undefined) throw invalidRequest("Seats are bought for a business: send businessId too.", [{ path: "seats", message: "Only with businessId." }]);
@@ -92,9 +91,9 @@ async function hadModule(deps: Deps, people: string[], moduleId: string): Promis
   const purchases = purchaseStore(deps.db);
   if ((await purchases.ofBuyersAndModule(people, moduleId)).length > 0) return true;
   // A person's own purchases were bought by them, so the query above found them; what is left is what their businesses bought.
-  const owned = (await Promise.all(people.map((uid) => businessStore(deps.db).forMember(uid).then((businesses) => businesses.filter((business) => business.roles[uid] === "owner")))))
+  const owned = (await Promise.all(people.map((uid) => memberStore(deps.db).ofUser(uid))))
     .flat()
-    .map((business): PurchaseOwner => ({ kind: "business", id: business.id }));
+    .flatMap(({ businessId, member }): PurchaseOwner[] => (member.role === "owner" ? [{ kind: "business", id: businessId }] : []));
   return owned.length > 0 && (await purchases.ofOwners(owned)).some((purchase) => purchase.moduleId === moduleId);
 }
 

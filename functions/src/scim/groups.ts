@@ -1,46 +1,68 @@
 import type { Transaction } from "firebase-admin/firestore";
 import { businessStore } from "../accounts/business-store";
-import type { BusinessRecord, ScimGroupRecord } from "../accounts/business-records";
-import type { SubscriptionRecord } from "../accounts/subscription-store";
+import type { BusinessRecord, MemberRecord, ScimGroupRecord } from "../accounts/business-records";
+import { memberStore } from "../accounts/member-store";
 import { inBusinessTransaction, readBusiness } from "../businesses/service";
 import { auditLog } from "../core/audit-log";
+import { documentIdProblem } from "../core/documents";
 import { randomBase62 } from "../core/secret-tokens";
 import type { Deps } from "../deps";
-import { groupResource, invalidValue, listResponse, notFound, resourceFilter, scimMembers, uniqueness, type ScimResource } from "./resources";
+import { groupResource, invalidValue, isScimMember, listResponse, notFound, resourceFilter, uniqueness, type ScimResource } from "./resources";
 import { scimGroupInput, type ScimGroupInput } from "./schemas";
 import { scimBaseUrl, type ScimCaller } from "./tokens";
-import { answer, assertVersion, MAX_GROUP_MEMBERSHIPS, MAX_GROUPS, memberEvents, present, settle, withMembers, type Projected, type Query } from "./directory";
+import { answer, assertVersion, freeSeatsIn, MAX_GROUPS, MAX_MEMBERS_MOVED, memberEvents, present, settle, type MemberChange, type Projected, type Query } from "./directory";
 import { applyPatch, parseScim, patchOperations } from "./patch";
 
-/** SCIM Groups of a business (§22): a group's change and the roles and seats it moves, in one transaction. */
+/**
+ * SCIM Groups of a business (§22): a group lives in the business's document, its membership on
+ * its members' documents (§25); a group's change and the roles and seats it moves are one
+ * transaction.
+ */
 
 function groupOf(business: BusinessRecord, input: ScimGroupInput, existing: ScimGroupRecord | null, now: Date): ScimGroupRecord {
   const others = business.scimGroups.filter((group) => group.id !== existing?.id);
   if (others.some((group) => group.displayName.toLowerCase() === input.displayName.toLowerCase())) throw uniqueness(`A Group named '${input.displayName}' exists.`);
   if (input.externalId && others.some((group) => group.externalId === input.externalId)) throw uniqueness(`A Group with externalId '${input.externalId}' exists.`);
-  const users = new Set(scimMembers(business).map((member) => member.uid));
-  const memberIds = [...new Set((input.members ?? []).map((member) => member.value))];
-  const unknown = memberIds.find((uid) => !users.has(uid));
-  if (unknown) throw invalidValue(`Group member '${unknown}' is not a User of this business; provision the User first.`);
   if (!existing && others.length >= MAX_GROUPS) throw invalidValue(`This business has ${MAX_GROUPS} Groups, the most it may; delete one first.`);
-  const memberships = others.reduce((sum, group) => sum + group.memberIds.length, 0) + memberIds.length;
-  if (memberships > MAX_GROUP_MEMBERSHIPS) throw invalidValue(`The Groups of this business would list ${memberships} members together, more than ${MAX_GROUP_MEMBERSHIPS}.`);
-  return { id: existing?.id ?? randomBase62(20), displayName: input.displayName, externalId: input.externalId ?? null, memberIds, created: existing?.created ?? now, lastModified: now };
+  return { id: existing?.id ?? randomBase62(20), displayName: input.displayName, externalId: input.externalId ?? null, created: existing?.created ?? now, lastModified: now };
 }
 
-const sameGroup = (a: ScimGroupRecord, b: ScimGroupRecord) => a.displayName === b.displayName && a.externalId === b.externalId && JSON.stringify(a.memberIds) === JSON.stringify(b.memberIds);
+const memberIdsOf = (input: ScimGroupInput) => [...new Set((input.members ?? []).map((member) => member.value))];
 
-const withGroup = (business: BusinessRecord, group: ScimGroupRecord | null, removedId?: string): BusinessRecord => ({
-  ...business,
-  scimGroups: [...business.scimGroups.filter((candidate) => candidate.id !== (group?.id ?? removedId)), ...(group ? [group] : [])],
-});
+/**
+ * The members a group's new member list moves in or out, read in the transaction: every one
+ * must be a User of this business, and one request moves at most MAX_MEMBERS_MOVED.
+ */
+async function movedMembers(deps: Deps, tx: Transaction, businessId: string, groupId: string, current: MemberRecord[], wanted: string[]): Promise<MemberChange[]> {
+  const now = new Set(current.map((member) => member.uid));
+  const wantedSet = new Set(wanted);
+  const joining = wanted.filter((uid) => !now.has(uid));
+  const leaving = current.filter((member) => !wantedSet.has(member.uid));
+  if (joining.length + leaving.length > MAX_MEMBERS_MOVED) {
+    throw invalidValue(`This change moves ${joining.length + leaving.length} members into or out of the Group; send at most ${MAX_MEMBERS_MOVED} per request.`);
+  }
+  const invalid = joining.find((uid) => documentIdProblem(uid) !== null);
+  if (invalid !== undefined) throw invalidValue(`Group member '${invalid}' is not a User of this business; provision the User first.`);
+  const found = await memberStore(deps.db).getMany(tx, businessId, joining);
+  const unknown = found.findIndex((member) => !isScimMember(member));
+  if (unknown !== -1) throw invalidValue(`Group member '${joining[unknown]}' is not a User of this business; provision the User first.`);
+  return [
+    ...found.map((member) => ({ before: member!, after: { ...member!, groups: [...member!.groups, groupId] } })),
+    ...leaving.map((member) => ({ before: member, after: { ...member, groups: member.groups.filter((id) => id !== groupId) } })),
+  ];
+}
+
+/** Whether a filter or projection needs the groups' members (reading them costs a query per group). */
+const needsMembers = (query: Query & { filter?: string }) => /members/i.test(query.filter ?? "") || !/(^|,)\s*members\s*(,|$)/i.test(String(query.excludedAttributes ?? ""));
 
 export async function listGroups(deps: Deps, caller: ScimCaller, query: Query & { filter?: string; startIndex?: number; count?: number }) {
-  const matches = resourceFilter(query.filter);
+  const { matches } = resourceFilter(query.filter);
   const { business: stored } = await readBusiness(deps, null, caller.businessId);
   const business = present(stored);
   const base = scimBaseUrl(deps);
-  return listResponse(business.scimGroups.map((group) => groupResource(group, business, base)).filter(matches), query);
+  const withMembers = needsMembers(query);
+  const members = await Promise.all(business.scimGroups.map((group) => (withMembers ? memberStore(deps.db).inGroup(null, business.id, group.id) : [])));
+  return listResponse(business.scimGroups.map((group, index) => groupResource(group, members[index], base)).filter(matches), query);
 }
 
 export async function getGroup(deps: Deps, caller: ScimCaller, id: string, query: Query): Promise<Projected> {
@@ -48,46 +70,62 @@ export async function getGroup(deps: Deps, caller: ScimCaller, id: string, query
   const business = present(stored);
   const group = business.scimGroups.find((candidate) => candidate.id === id);
   if (!group) throw notFound("Group", id);
-  return answer(groupResource(group, business, scimBaseUrl(deps)), query);
+  return answer(groupResource(group, await memberStore(deps.db).inGroup(null, business.id, id), scimBaseUrl(deps)), query);
 }
 
-/** A group's change and the roles and seats it moves, in one transaction. */
-function commitGroup(tx: Transaction, deps: Deps, caller: ScimCaller, business: BusinessRecord, subscription: SubscriptionRecord | null, group: ScimGroupRecord | null, removedId: string | null, action: string, now: Date) {
+/** A group's change and the roles and seats it moves, in one transaction (`settle` reads what it needs before the writes). */
+async function commitGroup(tx: Transaction, deps: Deps, caller: ScimCaller, business: BusinessRecord, group: ScimGroupRecord | null, removedId: string | null, moved: MemberChange[], free: number | null, action: string, now: Date) {
   const { businessId } = caller;
+  const after = { ...business, scimGroups: [...business.scimGroups.filter((candidate) => candidate.id !== (group?.id ?? removedId)), ...(group ? [group] : [])] };
+  const changes = await settle(tx, deps, after, moved, free, now);
   const store = businessStore(deps.db);
   if (group) store.putScimGroup(tx, businessId, group);
   else if (removedId) store.deleteScimGroup(tx, businessId, removedId);
-  const after = withGroup(business, group, removedId ?? undefined);
-  const changed = settle(tx, deps, businessId, after, subscription, [], now);
-  auditLog(deps.db).record(tx, caller.actor, { action, target: businessId, details: { groupId: group?.id ?? removedId, ...(group ? { displayName: group.displayName, members: group.memberIds.length } : {}) }, emits: memberEvents(businessId, business, changed) }, now);
-  return withMembers(after, changed);
+  const members = group ? changes.filter((change) => change.after.groups.includes(group.id)).length : 0;
+  auditLog(deps.db).record(tx, caller.actor, { action, target: businessId, details: { groupId: group?.id ?? removedId, ...(group ? { displayName: group.displayName, members } : {}) }, emits: memberEvents(businessId, changes) }, now);
+  return changes;
 }
+
+/** The members of a group after a change: those who stay, and those who came. */
+const membersAfter = (current: MemberRecord[], changes: MemberChange[], groupId: string) => {
+  const changed = new Map(changes.map(({ after }) => [after.uid, after]));
+  const stayed = current.filter((member) => !changed.has(member.uid));
+  return [...stayed, ...changes.map(({ after }) => after)].filter((member) => member.groups.includes(groupId));
+};
 
 export async function createGroup(deps: Deps, caller: ScimCaller, body: unknown, query: Query): Promise<Projected> {
   const input = parseScim(scimGroupInput, body);
   const now = deps.clock();
-  const { business, group } = await inBusinessTransaction(deps, caller.businessId, (tx, state) => {
+  const { group, members } = await inBusinessTransaction(deps, caller.businessId, async (tx, state) => {
     const business = present(state.business);
     const group = groupOf(business, input, null, now);
-    return { business: commitGroup(tx, deps, caller, business, state.subscription, group, null, "scim.group.create", now), group };
+    const moved = await movedMembers(deps, tx, business.id, group.id, [], memberIdsOf(input));
+    const free = await freeSeatsIn(deps, tx, business, state.subscription, now);
+    const changes = await commitGroup(tx, deps, caller, business, group, null, moved, free, "scim.group.create", now);
+    return { group, members: membersAfter([], changes, group.id) };
   });
-  return answer(groupResource(group, business, scimBaseUrl(deps)), query);
+  return answer(groupResource(group, members, scimBaseUrl(deps)), query);
 }
 
 async function changeGroup(deps: Deps, caller: ScimCaller, id: string, ifMatch: string | undefined, next: (current: ScimResource) => ScimGroupInput, query: Query): Promise<Projected> {
   const now = deps.clock();
   const base = scimBaseUrl(deps);
-  const { business, group } = await inBusinessTransaction(deps, caller.businessId, (tx, state) => {
+  const { group, members } = await inBusinessTransaction(deps, caller.businessId, async (tx, state) => {
     const business = present(state.business);
     const current = business.scimGroups.find((candidate) => candidate.id === id);
     if (!current) throw notFound("Group", id);
-    const resource = groupResource(current, business, base);
+    const currentMembers = await memberStore(deps.db).inGroup(tx, business.id, id);
+    const resource = groupResource(current, currentMembers, base);
     assertVersion(resource, ifMatch);
-    const group = groupOf(business, next(resource), current, now);
-    if (sameGroup(group, current)) return { business, group: current };
-    return { business: commitGroup(tx, deps, caller, business, state.subscription, group, null, "scim.group.update", now), group };
+    const input = next(resource);
+    const group = groupOf(business, input, current, now);
+    const moved = await movedMembers(deps, tx, business.id, id, currentMembers, memberIdsOf(input));
+    if (moved.length === 0 && group.displayName === current.displayName && group.externalId === current.externalId) return { group: current, members: currentMembers };
+    const free = await freeSeatsIn(deps, tx, business, state.subscription, now);
+    const changes = await commitGroup(tx, deps, caller, business, group, null, moved, free, "scim.group.update", now);
+    return { group, members: membersAfter(currentMembers, changes, id) };
   });
-  return answer(groupResource(group, business, base), query);
+  return answer(groupResource(group, members, base), query);
 }
 
 export const replaceGroup = (deps: Deps, caller: ScimCaller, id: string, ifMatch: string | undefined, body: unknown, query: Query) =>
@@ -100,11 +138,14 @@ export const patchGroup = (deps: Deps, caller: ScimCaller, id: string, ifMatch: 
 
 export async function deleteGroup(deps: Deps, caller: ScimCaller, id: string, ifMatch: string | undefined): Promise<void> {
   const now = deps.clock();
-  await inBusinessTransaction(deps, caller.businessId, (tx, state) => {
+  await inBusinessTransaction(deps, caller.businessId, async (tx, state) => {
     const business = present(state.business);
     const group = business.scimGroups.find((candidate) => candidate.id === id);
     if (!group) throw notFound("Group", id);
-    assertVersion(groupResource(group, business, scimBaseUrl(deps)), ifMatch);
-    commitGroup(tx, deps, caller, business, state.subscription, null, id, "scim.group.delete", now);
+    const currentMembers = await memberStore(deps.db).inGroup(tx, business.id, id);
+    assertVersion(groupResource(group, currentMembers, scimBaseUrl(deps)), ifMatch);
+    const moved = await movedMembers(deps, tx, business.id, id, currentMembers, []);
+    const free = await freeSeatsIn(deps, tx, business, state.subscription, now);
+    await commitGroup(tx, deps, caller, business, null, id, moved, free, "scim.group.delete", now);
   });
 }

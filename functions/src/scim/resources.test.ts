@@ -12,7 +12,7 @@ const user = (id: string, userName: string, extra: Record<string, unknown> = {})
   ...extra,
 });
 const users = [user("1", "ann@acme.test"), user("2", "bob@acme.test", { active: false }), user("3", "cat@acme.test", { externalId: "EXT-3" })];
-const ids = (filter: string) => users.filter(resourceFilter(filter)).map((resource) => resource.id);
+const ids = (filter: string) => users.filter(resourceFilter(filter).matches).map((resource) => resource.id);
 
 describe("resourceFilter", () => {
   it("matches attribute names in any case, and userName and emails case-insensitively, ids and externalId exactly", () => {
@@ -21,6 +21,13 @@ describe("resourceFilter", () => {
     expect(ids('externalId eq "ext-3"')).toEqual([]);
     expect(ids('externalId eq "EXT-3"')).toEqual(["3"]);
     expect(ids('urn:ietf:params:scim:schemas:core:2.0:User:userName sw "c"')).toEqual(["3"]);
+  });
+
+  it("names the equalities an index answers (what identity providers send), with userName lowercased as it is indexed", () => {
+    expect(resourceFilter('UserName eq "ANN@ACME.TEST"').indexed).toEqual({ attribute: "userName", value: "ann@acme.test" });
+    expect(resourceFilter('externalId eq "EXT-3"').indexed).toEqual({ attribute: "externalId", value: "EXT-3" });
+    expect(resourceFilter('id eq "3"').indexed).toEqual({ attribute: "id", value: "3" });
+    for (const other of ['userName sw "a"', 'userName eq "a" and active eq true', 'displayName eq "Ann"', "active eq true", undefined]) expect(resourceFilter(other).indexed).toBeNull();
   });
 
   it("compares meta dates as instants, whatever their precision", () => {
@@ -33,7 +40,7 @@ describe("resourceFilter", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 80 }), (text) => {
         try {
-          users.filter(resourceFilter(text));
+          users.filter(resourceFilter(text).matches);
         } catch (error) {
           expect(error).toBeInstanceOf(ScimError);
           expect((error as ScimError).scimType).toBe("invalidFilter");

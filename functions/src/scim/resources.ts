@@ -34,10 +34,14 @@ function withVersion(resource: ScimResource): ScimResource {
   return { ...resource, meta: { ...resource.meta, version } };
 }
 
-export function userResource(member: MemberRecord & { scim: NonNullable<MemberRecord["scim"]> }, business: BusinessRecord, baseUrl: string): ScimResource {
+/** A member SCIM created or linked: only these are SCIM Users. */
+export type ScimMember = MemberRecord & { scim: NonNullable<MemberRecord["scim"]> };
+export const isScimMember = (member: MemberRecord | null): member is ScimMember => member !== null && member.scim !== null;
+
+export function userResource(member: ScimMember, business: Pick<BusinessRecord, "scimGroups">, baseUrl: string): ScimResource {
   const { scim } = member;
   const groups = business.scimGroups
-    .filter((group) => group.memberIds.includes(member.uid))
+    .filter((group) => member.groups.includes(group.id))
     .map((group) => ({ value: group.id, display: group.displayName, $ref: `${baseUrl}/Groups/${group.id}` }));
   return withVersion({
     schemas: [SCIM_USER],
@@ -53,20 +57,19 @@ export function userResource(member: MemberRecord & { scim: NonNullable<MemberRe
   });
 }
 
-export function groupResource(group: ScimGroupRecord, business: BusinessRecord, baseUrl: string): ScimResource {
-  const userNames = new Map(business.members.map((member) => [member.uid, member.scim?.userName ?? null]));
+/** A group with its members (the members whose documents name it), in uid order. */
+export function groupResource(group: ScimGroupRecord, members: readonly MemberRecord[], baseUrl: string): ScimResource {
+  const sorted = [...members].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
   return withVersion({
     schemas: [SCIM_GROUP],
     id: group.id,
     ...(group.externalId !== null ? { externalId: group.externalId } : {}),
     displayName: group.displayName,
-    members: group.memberIds.map((uid) => ({ value: uid, ...(userNames.get(uid) ? { display: userNames.get(uid) } : {}), $ref: `${baseUrl}/Users/${uid}` })),
+    members: sorted.map((member) => ({ value: member.uid, ...(member.scim ? { display: member.scim.userName } : {}), $ref: `${baseUrl}/Users/${member.uid}` })),
     meta: { resourceType: "Group", created: toIso(group.created), lastModified: toIso(group.lastModified), location: `${baseUrl}/Groups/${group.id}` },
   });
 }
 
-/** The SCIM users of a business: members SCIM created or linked. */
-export const scimMembers = (business: BusinessRecord) => business.members.filter((member): member is MemberRecord & { scim: NonNullable<MemberRecord["scim"]> } => member.scim !== null);
 
 // Filters (RFC 7644 §3.4.2.2): parsed by scim2-parse-filter; attribute names match in any case,
 // and the attributes RFC 7643 makes case-insensitive (userName, emails, names) compare so.
@@ -131,17 +134,28 @@ function comparable(resource: ScimResource): Record<string, unknown> {
   return copy;
 }
 
-/** A predicate over resources from a filter's text; throws `invalidFilter` when it does not parse. */
-export function resourceFilter(text: string | undefined): (resource: ScimResource) => boolean {
-  if (text === undefined || text.trim() === "") return () => true;
+/** A filter an index answers: one attribute equal to one value (what Okta and Entra send). */
+export interface IndexedEquality {
+  attribute: "userName" | "externalId" | "id";
+  value: string;
+}
+
+/** A filter read from its text: the predicate, and the equality an index answers when it is one. Throws `invalidFilter` when it does not parse. */
+export function resourceFilter(text: string | undefined): { matches: (resource: ScimResource) => boolean; indexed: IndexedEquality | null } {
+  if (text === undefined || text.trim() === "") return { matches: () => true, indexed: null };
   let parsed: Filter;
   try {
     parsed = parse(text);
   } catch (error) {
     throw new ScimError(400, "invalidFilter", `The filter does not parse: ${(error as Error).message}`);
   }
-  const matches = compiledFilter(canonicalFilter(parsed));
-  return (resource) => matches(comparable(resource));
+  const canonical = canonicalFilter(parsed);
+  const matches = compiledFilter(canonical);
+  const indexed =
+    canonical.op === "eq" && typeof canonical.compValue === "string" && (canonical.attrPath === "userName" || canonical.attrPath === "externalId" || canonical.attrPath === "id")
+      ? { attribute: canonical.attrPath as IndexedEquality["attribute"], value: canonical.compValue }
+      : null;
+  return { matches: (resource) => matches(comparable(resource)), indexed };
 }
 
 // Projections (RFC 7644 §3.9): `attributes` keeps only the named ones (and id, schemas, meta's
@@ -198,11 +212,19 @@ function omit(value: unknown, key: string): unknown {
 export const MAX_RESULTS = 200;
 const DEFAULT_COUNT = 100;
 
-/** A ListResponse page: 1-based startIndex, count at most 200, in a stable order (created, then id). */
+/** A list's window: 1-based startIndex, count at most 200 (100 when not given). */
+export function listWindow(query: { startIndex?: number; count?: number }) {
+  return { startIndex: Math.max(1, query.startIndex ?? 1), count: Math.min(MAX_RESULTS, Math.max(0, query.count ?? DEFAULT_COUNT)) };
+}
+
+/** A ListResponse of a page already read. */
+export function listPage(page: ScimResource[], totalResults: number, startIndex: number, query: { attributes?: string | string[]; excludedAttributes?: string | string[] }) {
+  return { schemas: [SCIM_LIST], totalResults, startIndex, itemsPerPage: page.length, Resources: page.map((resource) => project(resource, query)) };
+}
+
+/** A ListResponse page of resources all in memory, in a stable order (created, then id). */
 export function listResponse(resources: ScimResource[], query: { startIndex?: number; count?: number; attributes?: string | string[]; excludedAttributes?: string | string[] }) {
   const ordered = [...resources].sort((a, b) => String(a.meta.created).localeCompare(String(b.meta.created)) || a.id.localeCompare(b.id));
-  const startIndex = Math.max(1, query.startIndex ?? 1);
-  const count = Math.min(MAX_RESULTS, Math.max(0, query.count ?? DEFAULT_COUNT));
-  const page = ordered.slice(startIndex - 1, startIndex - 1 + count);
-  return { schemas: [SCIM_LIST], totalResults: ordered.length, startIndex, itemsPerPage: page.length, Resources: page.map((resource) => project(resource, query)) };
+  const { startIndex, count } = listWindow(query);
+  return listPage(ordered.slice(startIndex - 1, startIndex - 1 + count), ordered.length, startIndex, query);
 }

@@ -32,8 +32,7 @@ export async function createScimToken(deps: Deps, caller: MemberCaller, actor: A
   await withinDeadline(
     "Firestore",
     db.runTransaction(async (tx) => {
-      const { business } = await readBusiness(deps, tx, businessId);
-      requireOwner(business, caller, businessId, "make SCIM tokens");
+      requireOwner(await readBusiness(deps, tx, businessId, caller.uid), caller, businessId, "make SCIM tokens");
       if ((await tokens.list(businessId, tx)).length >= MAX_SCIM_TOKENS) {
         throw new ApiError("too_many_scim_tokens", `A business may have ${MAX_SCIM_TOKENS} SCIM tokens; revoke one first.`);
       }
@@ -46,8 +45,7 @@ export async function createScimToken(deps: Deps, caller: MemberCaller, actor: A
 
 /** GET /businesses/:id/scim/tokens (owners): never the tokens themselves. */
 export async function listScimTokens(deps: Deps, caller: MemberCaller, businessId: string) {
-  const { business } = await readBusiness(deps, null, businessId);
-  requireOwner(business, caller, businessId, "see its SCIM tokens");
+  requireOwner(await readBusiness(deps, null, businessId, caller.uid), caller, businessId, "see its SCIM tokens");
   return { items: (await scimTokenStore(deps.db).list(businessId)).map(tokenView), baseUrl: scimBaseUrl(deps) };
 }
 
@@ -58,8 +56,7 @@ export async function revokeScimToken(deps: Deps, caller: MemberCaller, actor: A
   await withinDeadline(
     "Firestore",
     db.runTransaction(async (tx) => {
-      const { business } = await readBusiness(deps, tx, businessId);
-      requireOwner(business, caller, businessId, "revoke SCIM tokens");
+      requireOwner(await readBusiness(deps, tx, businessId, caller.uid), caller, businessId, "revoke SCIM tokens");
       const token = (await tokens.list(businessId, tx)).find((candidate) => candidate.id === tokenId);
       if (!token) throw new ApiError("scim_token_not_found", `This business has no SCIM token '${tokenId}'.`);
       tokens.delete(tx, token.hash);

@@ -1,21 +1,24 @@
 import type { UserRecord } from "firebase-admin/auth";
+import type { Transaction } from "firebase-admin/firestore";
 import { businessStore } from "../accounts/business-store";
-import { memberOf, type BusinessRecord, type MemberRecord, type ScimProfile } from "../accounts/business-records";
-import type { SubscriptionRecord } from "../accounts/subscription-store";
-import { inBusinessTransaction, readBusiness } from "../businesses/service";
+import type { BusinessRecord, MemberRecord, ScimProfile } from "../accounts/business-records";
+import { memberStore, type MemberPosition } from "../accounts/member-store";
+import { countsSeats, inBusinessTransaction, memberQueueKey, readBusiness } from "../businesses/service";
 import { auditLog } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
+import { documentIdProblem } from "../core/documents";
 import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
 import { emailInDomains, verifiedDomainsOf } from "../domains/service";
-import { invalidValue, listResponse, mutability, notFound, resourceFilter, scimMembers, uniqueness, userResource, type ScimResource } from "./resources";
+import { invalidValue, isScimMember, listPage, listResponse, listWindow, mutability, notFound, resourceFilter, uniqueness, userResource, type ScimMember, type ScimResource } from "./resources";
+import { scimListCursorStore } from "./list-cursor-store";
 import { groupNamesOf, managesAccount, managedUserId, seatForNewcomer } from "./rules";
 import { scimUserInput, type ScimUserInput } from "./schemas";
 import { scimBaseUrl, type ScimCaller } from "./tokens";
-import { answer, assertVersion, memberEvents, present, settle, withMembers, type Projected, type Query } from "./directory";
+import { answer, assertVersion, freeSeatsIn, memberEvents, present, settle, type Projected, type Query } from "./directory";
 import { applyPatch, parseScim, patchOperations } from "./patch";
 
-/** SCIM Users of a business (§22): each change one transaction on the business document (directory.ts). */
+/** SCIM Users of a business (§22, §25): each change one transaction on the User's member document (directory.ts). */
 
 function profileOf(input: ScimUserInput, created: Date, now: Date): ScimProfile {
   const name = Object.fromEntries(
@@ -34,12 +37,12 @@ function profileOf(input: ScimUserInput, created: Date, now: Date): ScimProfile 
 
 const sameProfile = (a: ScimProfile, b: ScimProfile) => JSON.stringify({ ...a, created: 0, lastModified: 0 }) === JSON.stringify({ ...b, created: 0, lastModified: 0 });
 
-function assertUnique(business: BusinessRecord, uid: string | null, input: ScimUserInput): void {
-  for (const member of scimMembers(business)) {
-    if (member.uid === uid) continue;
-    if (member.scim.userName === input.userName) throw uniqueness(`A User with userName '${input.userName}' exists (id ${member.uid}).`);
-    if (input.externalId && member.scim.externalId === input.externalId) throw uniqueness(`A User with externalId '${input.externalId}' exists (id ${member.uid}).`);
-  }
+/** Refuses a userName or externalId another User holds (read in the change's transaction: one winner under any concurrency). */
+async function assertUnique(deps: Pick<Deps, "db">, tx: Transaction | null, businessId: string, uid: string, input: ScimUserInput): Promise<void> {
+  const members = memberStore(deps.db);
+  const [byName, byExternalId] = await Promise.all([members.scimKeyHolder(tx, businessId, "userName", input.userName), input.externalId ? members.scimKeyHolder(tx, businessId, "externalId", input.externalId) : null]);
+  if (byName !== null && byName !== uid) throw uniqueness(`A User with userName '${input.userName}' exists (id ${byName}).`);
+  if (byExternalId !== null && byExternalId !== uid) throw uniqueness(`A User with externalId '${input.externalId}' exists (id ${byExternalId}).`);
 }
 
 function assertInDomains(business: BusinessRecord, email: string): void {
@@ -49,12 +52,12 @@ function assertInDomains(business: BusinessRecord, email: string): void {
   }
 }
 
-/** The member after `active` is set: suspension frees the seat; restoring gives one when free. */
-function withActive(business: BusinessRecord, subscription: SubscriptionRecord | null, member: MemberRecord, active: boolean, now: Date): MemberRecord {
+/** The member after `active` is set: suspension frees the seat; restoring gives one when free (`free`: read when restoring). */
+function withActive(business: BusinessRecord, free: number | null, member: MemberRecord, active: boolean, now: Date): MemberRecord {
   if (active === !member.suspended) return member;
   if (member.role === "owner" && !active) throw mutability("Owners are managed in the product, not by SCIM: make them an admin or member there first.");
   if (!active) return { ...member, suspended: true, seat: false, seatAssignedAt: null };
-  const seat = seatForNewcomer(business, subscription, [...groupNamesOf(business, member.uid)], now);
+  const seat = seatForNewcomer(business.scimSettings, free, [...groupNamesOf(business.scimGroups, member)]);
   return { ...member, suspended: false, seat, seatAssignedAt: seat ? now : null };
 }
 
@@ -92,52 +95,108 @@ async function applyAuthState(deps: Deps, member: MemberRecord, removed = false)
   await withinDeadline("Auth", deps.auth.updateUser(member.uid, { disabled: removed || member.suspended }));
 }
 
+/** Members read at a time when a filter no index answers is evaluated over the directory. */
+const SCAN_PAGE = 500;
+
+/**
+ * GET /Users: without a filter, or with one an index answers (`userName`, `externalId` or `id`
+ * `eq`, what Okta and Entra send), a page read from its cursor (`startIndex` continuing the last
+ * page) and `totalResults` from the kept count (or a count of an equality's matches); any other filter is evaluated over the directory, a page
+ * of members at a time (its cost grows with the business, as no index answers it).
+ */
 export async function listUsers(deps: Deps, caller: ScimCaller, query: Query & { filter?: string; startIndex?: number; count?: number }) {
-  const matches = resourceFilter(query.filter);
-  const { business: stored } = await readBusiness(deps, null, caller.businessId);
+  const { matches, indexed } = resourceFilter(query.filter);
+  const { businessId } = caller;
+  const { business: stored } = await readBusiness(deps, null, businessId);
   const business = present(stored);
   const base = scimBaseUrl(deps);
-  return listResponse(scimMembers(business).map((member) => userResource(member, business, base)).filter(matches), query);
+  const members = memberStore(deps.db);
+  const { startIndex, count } = listWindow(query);
+  const resourceOf = (member: MemberRecord) => userResource(member as ScimMember, business, base);
+  const filtered = (query.filter ?? "").trim() !== "";
+  if (filtered && !indexed) {
+    const found: ScimResource[] = [];
+    for (let after: MemberPosition | null = null; ; ) {
+      let page = members.scimUsers(businessId, null);
+      if (after) page = page.startAfter(after.at, after.uid);
+      const read = await members.readPage(page.limit(SCAN_PAGE));
+      found.push(...read.map(resourceOf).filter(matches));
+      if (read.length < SCAN_PAGE) break;
+      after = members.scimPositionOf(read.at(-1)!);
+    }
+    return listResponse(found, query);
+  }
+  // An id no document can have matches no User.
+  if (indexed?.attribute === "id" && documentIdProblem(indexed.value) !== null) return listPage([], 0, startIndex, query);
+  const where = indexed ? { field: INDEXED_FIELDS[indexed.attribute], value: indexed.value } : null;
+  const list = where ? `${where.field}=${where.value}` : "all";
+  const cursors = scimListCursorStore(deps.db);
+  const now = deps.clock();
+  const ordered = members.scimUsers(businessId, where);
+  const readWindow = async () => {
+    if (count === 0) return [];
+    const cursor = startIndex > 1 ? await cursors.get(businessId, list, startIndex, now) : null;
+    const from = cursor ? ordered.startAfter(cursor.at, cursor.uid) : startIndex > 1 ? ordered.offset(startIndex - 1) : ordered;
+    return members.readPage(from.limit(count));
+  };
+  // totalResults: the kept count of the business's Users, or a count of the few an equality matches.
+  const [total, page] = await Promise.all([where ? ordered.count().get().then((counted) => counted.data().count) : members.scimUserCount(businessId), readWindow()]);
+  if (page.length === count && count > 0) await cursors.put(businessId, list, startIndex + count, members.scimPositionOf(page.at(-1)!), now);
+  return listPage(page.map(resourceOf), total, startIndex, query);
 }
 
+const INDEXED_FIELDS = { userName: "scimUserName", externalId: "scimExternalId", id: "id" } as const;
+
+/** A User's id from a path: one no document can have names no User. */
+const userId = (id: string) => {
+  if (documentIdProblem(id) !== null) throw notFound("User", id);
+  return id;
+};
+
 export async function getUser(deps: Deps, caller: ScimCaller, id: string, query: Query): Promise<Projected> {
-  const { business: stored } = await readBusiness(deps, null, caller.businessId);
+  const { business: stored, member } = await readBusiness(deps, null, caller.businessId, userId(id));
   const business = present(stored);
-  const member = scimMembers(business).find((candidate) => candidate.uid === id);
-  if (!member) throw notFound("User", id);
+  if (!isScimMember(member)) throw notFound("User", id);
   return answer(userResource(member, business, scimBaseUrl(deps)), query);
 }
 
 export async function createUser(deps: Deps, caller: ScimCaller, body: unknown, query: Query): Promise<Projected> {
   const input = parseScim(scimUserInput, body);
   const { businessId } = caller;
-  const { business: before } = await readBusiness(deps, null, businessId);
+  const { business: before, subscription } = await readBusiness(deps, null, businessId);
   assertInDomains(present(before), input.userName);
-  assertUnique(present(before), null, input);
+  // A duplicate is refused before an account is made for it (and again in the transaction).
+  await assertUnique(deps, null, businessId, "", input);
   const user = await authUserFor(deps, present(before), input);
   const now = deps.clock();
-  const { business, member } = await inBusinessTransaction(deps, businessId, (tx, state) => {
-    const business = present(state.business);
-    assertInDomains(business, input.userName);
-    assertUnique(business, null, input);
-    const existing = memberOf(business, user.uid);
-    if (existing?.scim) throw uniqueness(`A User with userName '${input.userName}' exists (id ${user.uid}).`);
-    const active = input.active ?? true;
-    const profile = profileOf(input, now, now);
-    let member: MemberRecord;
-    if (existing) {
-      member = { ...withActive(business, state.subscription, existing, active, now), scim: profile };
-    } else {
-      const seat = active && seatForNewcomer(business, state.subscription, [], now);
-      const managed = managesAccount(businessId, user.uid, input.userName);
-      member = { uid: user.uid, role: "member", joinedAt: now, seat, seatAssignedAt: seat ? now : null, source: "scim", suspended: !active, managed, scim: profile };
-    }
-    const changed = settle(tx, deps, businessId, business, state.subscription, [member], now);
-    auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.create", target: businessId, details: { uid: user.uid, userName: input.userName, linked: Boolean(existing), active }, emits: memberEvents(businessId, business, changed) }, now);
-    return { business: withMembers(business, changed), member: changed.find((candidate) => candidate.uid === user.uid)! };
-  });
+  const { business, member } = await inBusinessTransaction(
+    deps,
+    businessId,
+    async (tx, state) => {
+      const business = present(state.business);
+      assertInDomains(business, input.userName);
+      await assertUnique(deps, tx, businessId, user.uid, input);
+      const existing = state.member;
+      if (existing?.scim) throw uniqueness(`A User with userName '${input.userName}' exists (id ${user.uid}).`);
+      const active = input.active ?? true;
+      const free = active ? await freeSeatsIn(deps, tx, business, state.subscription, now) : null;
+      const profile = profileOf(input, now, now);
+      let member: MemberRecord;
+      if (existing) {
+        member = { ...withActive(business, free, existing, active, now), scim: profile };
+      } else {
+        const seat = active && seatForNewcomer(business.scimSettings, free, []);
+        const managed = managesAccount(businessId, user.uid, input.userName);
+        member = { uid: user.uid, role: "member", joinedAt: now, seat, seatAssignedAt: seat ? now : null, source: "scim", suspended: !active, managed, scim: profile, groups: [] };
+      }
+      const changes = await settle(tx, deps, business, [{ before: existing, after: member }], free, now);
+      auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.create", target: businessId, details: { uid: user.uid, userName: input.userName, linked: Boolean(existing), active }, emits: memberEvents(businessId, changes) }, now);
+      return { business, member: changes[0].after };
+    },
+    { uid: user.uid, queueKey: memberQueueKey(businessId, user.uid, countsSeats(subscription)) },
+  );
   await applyAuthState(deps, member);
-  return answer(userResource(member as MemberRecord & { scim: ScimProfile }, business, scimBaseUrl(deps)), query);
+  return answer(userResource(member as ScimMember, business, scimBaseUrl(deps)), query);
 }
 
 /** PUT and PATCH of a User: the next representation from the current one, applied in one transaction. */
@@ -145,26 +204,35 @@ async function changeUser(deps: Deps, caller: ScimCaller, id: string, ifMatch: s
   const { businessId } = caller;
   const now = deps.clock();
   const base = scimBaseUrl(deps);
-  const { business, member } = await inBusinessTransaction(deps, businessId, (tx, state) => {
-    const business = present(state.business);
-    const current = scimMembers(business).find((candidate) => candidate.uid === id);
-    if (!current) throw notFound("User", id);
-    const resource = userResource(current, business, base);
-    assertVersion(resource, ifMatch);
-    const input = next(resource);
-    if (input.userName !== current.scim.userName) throw mutability(`userName is the member's sign-in email (${current.scim.userName}) and cannot change; deprovision this User and provision the new email.`);
-    assertUnique(business, id, input);
-    const active = input.active ?? !current.suspended;
-    const profile = profileOf(input, current.scim.created, now);
-    const activated = withActive(business, state.subscription, current, active, now);
-    if (activated === current && sameProfile(profile, current.scim)) return { business, member: current as MemberRecord };
-    const member = { ...activated, scim: profile };
-    const changed = settle(tx, deps, businessId, business, state.subscription, [member], now);
-    auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.update", target: businessId, details: { uid: id, active }, emits: memberEvents(businessId, business, changed) }, now);
-    return { business: withMembers(business, changed), member: changed.find((candidate) => candidate.uid === id)! };
-  });
+  // Under a paid quantity a change may give a seat (a restore, the seat groups): those take turns by business.
+  const { subscription } = await readBusiness(deps, null, businessId);
+  const { business, member } = await inBusinessTransaction(
+    deps,
+    businessId,
+    async (tx, state) => {
+      const business = present(state.business);
+      const current = state.member;
+      if (!isScimMember(current)) throw notFound("User", id);
+      const resource = userResource(current, business, base);
+      assertVersion(resource, ifMatch);
+      const input = next(resource);
+      if (input.userName !== current.scim.userName) throw mutability(`userName is the member's sign-in email (${current.scim.userName}) and cannot change; deprovision this User and provision the new email.`);
+      await assertUnique(deps, tx, businessId, id, input);
+      const active = input.active ?? !current.suspended;
+      // Seat counts are read only when this change may give a seat, or free one for whoever waits in a seat group.
+      const mayMoveSeat = Boolean(business.scimSettings?.seatGroups) || (active && current.suspended);
+      const free = mayMoveSeat ? await freeSeatsIn(deps, tx, business, state.subscription, now) : null;
+      const profile = profileOf(input, current.scim.created, now);
+      const activated = withActive(business, free, current, active, now);
+      if (activated === current && sameProfile(profile, current.scim)) return { business, member: current as MemberRecord };
+      const changes = await settle(tx, deps, business, [{ before: current, after: { ...activated, scim: profile } }], free, now);
+      auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.update", target: businessId, details: { uid: id, active }, emits: memberEvents(businessId, changes) }, now);
+      return { business, member: changes[0].after };
+    },
+    { uid: userId(id), queueKey: memberQueueKey(businessId, id, countsSeats(subscription)) },
+  );
   await applyAuthState(deps, member);
-  return answer(userResource(member as MemberRecord & { scim: ScimProfile }, business, base), query);
+  return answer(userResource(member as ScimMember, business, base), query);
 }
 
 export const replaceUser = (deps: Deps, caller: ScimCaller, id: string, ifMatch: string | undefined, body: unknown, query: Query) =>
@@ -178,21 +246,24 @@ export const patchUser = (deps: Deps, caller: ScimCaller, id: string, ifMatch: s
 export async function deleteUser(deps: Deps, caller: ScimCaller, id: string, ifMatch: string | undefined): Promise<void> {
   const { businessId } = caller;
   const now = deps.clock();
-  const removed = await inBusinessTransaction(deps, businessId, (tx, state) => {
-    const business = present(state.business);
-    const member = scimMembers(business).find((candidate) => candidate.uid === id);
-    if (!member) throw notFound("User", id);
-    assertVersion(userResource(member, business, scimBaseUrl(deps)), ifMatch);
-    if (member.role === "owner") throw mutability("Owners are managed in the product, not by SCIM: make them an admin or member there first.");
-    const store = businessStore(deps.db);
-    store.removeMember(tx, businessId, id);
-    for (const group of business.scimGroups.filter((candidate) => candidate.memberIds.includes(id))) {
-      store.putScimGroup(tx, businessId, { ...group, memberIds: group.memberIds.filter((uid) => uid !== id), lastModified: now });
-    }
-    const left = outboundEvent("business.member.left", [{ kind: "business", id: businessId }], { businessId, uid: id, role: member.role, seat: member.seat, source: member.source, path: `/businesses/${businessId}/members` });
-    auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.delete", target: businessId, details: { uid: id, userName: member.scim.userName }, emits: [left] }, now);
-    return member;
-  });
+  const removed = await inBusinessTransaction(
+    deps,
+    businessId,
+    (tx, state) => {
+      const business = present(state.business);
+      const member = state.member;
+      if (!isScimMember(member)) throw notFound("User", id);
+      assertVersion(userResource(member, business, scimBaseUrl(deps)), ifMatch);
+      if (member.role === "owner") throw mutability("Owners are managed in the product, not by SCIM: make them an admin or member there first.");
+      memberStore(deps.db).put(tx, businessId, member, null);
+      // The groups the User was in list one member fewer.
+      for (const group of business.scimGroups.filter((candidate) => member.groups.includes(candidate.id))) businessStore(deps.db).putScimGroup(tx, businessId, { ...group, lastModified: now });
+      const left = outboundEvent("business.member.left", [{ kind: "business", id: businessId }], { businessId, uid: id, role: member.role, seat: member.seat, source: member.source, path: `/businesses/${businessId}/members` });
+      auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.delete", target: businessId, details: { uid: id, userName: member.scim.userName }, emits: [left] }, now);
+      return member;
+    },
+    { uid: userId(id), queueKey: memberQueueKey(businessId, id) },
+  );
   await applyAuthState(deps, removed, true);
 }
 

@@ -1,7 +1,9 @@
 import { businessStore } from "../accounts/business-store";
-import { memberOf, type BusinessRecord, type MemberRecord, type SsoSettings } from "../accounts/business-records";
+import type { Transaction } from "firebase-admin/firestore";
+import type { BusinessRecord, MemberRecord, SsoSettings } from "../accounts/business-records";
+import { memberStore } from "../accounts/member-store";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
-import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
+import { countsSeats, inBusinessTransaction, memberQueueKey, readBusiness, requireOwner, type BusinessState, type MemberCaller } from "../businesses/service";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
@@ -13,6 +15,7 @@ import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
 import { domainOfEmail } from "../domains/service";
 import { verifiedDomainStore } from "../domains/verified-domain-store";
+import { freeSeatsIn } from "../scim/directory";
 import { seatForNewcomer } from "../scim/rules";
 import { SSO_PROVIDER_ID, ssoSettingsSchema } from "./schemas";
 
@@ -26,31 +29,35 @@ const NO_SSO: SsoSettings = { providerId: null, enforce: false, jit: false };
 
 /** GET /businesses/:id/sso (owners). */
 export async function getSso(deps: Deps, caller: MemberCaller, businessId: string): Promise<SsoSettings> {
-  const { business } = await readBusiness(deps, null, businessId);
-  return requireOwner(business, caller, businessId, "see its single sign-on").sso ?? NO_SSO;
+  return requireOwner(await readBusiness(deps, null, businessId, caller.uid), caller, businessId, "see its single sign-on").sso ?? NO_SSO;
 }
 
 /** PUT /businesses/:id/sso (owners): the setting, stored whole. */
 export async function putSso(deps: Deps, caller: MemberCaller, actor: Actor, businessId: string, settings: SsoSettings): Promise<SsoSettings> {
   const now = deps.clock();
-  return inBusinessTransaction(deps, businessId, (tx, { business }) => {
-    const previous = requireOwner(business, caller, businessId, "change its single sign-on").sso ?? NO_SSO;
-    businessStore(deps.db).setSso(tx, businessId, settings);
-    auditLog(deps.db).record(tx, actor, { action: "business.sso.update", target: businessId, details: { ...settings, previous } }, now);
-    return settings;
-  });
+  return inBusinessTransaction(
+    deps,
+    businessId,
+    (tx, state) => {
+      const previous = requireOwner(state, caller, businessId, "change its single sign-on").sso ?? NO_SSO;
+      businessStore(deps.db).setSso(tx, businessId, settings);
+      auditLog(deps.db).record(tx, actor, { action: "business.sso.update", target: businessId, details: { ...settings, previous } }, now);
+      return settings;
+    },
+    { uid: caller.uid },
+  );
 }
 
 /** Whether a caller's sign-in may make them a member just in time: through a SAML or OIDC provider, with a verified email. */
 const mayJoinJustInTime = (caller: Caller): caller is Caller & { email: string; signInProvider: string } =>
   Boolean(caller.email && caller.emailVerified && caller.signInProvider && SSO_PROVIDER_ID.test(caller.signInProvider));
 
-const joinsThrough = (business: BusinessRecord | null, caller: { uid: string; signInProvider: string }, domain: string) =>
+const joinsThrough = ({ business, member }: Pick<BusinessState, "business" | "member">, caller: { uid: string; signInProvider: string }, domain: string) =>
   business !== null &&
   business.sso?.jit === true &&
   business.sso.providerId === caller.signInProvider &&
   business.domains.some((candidate) => candidate.domain === domain && candidate.verifiedAt !== null) &&
-  memberOf(business, caller.uid) === undefined;
+  member === null;
 
 /**
  * Just-in-time membership (§22), at `GET /users/me`: a caller signed in through a business's
@@ -63,13 +70,16 @@ export async function joinThroughSso(deps: Deps, caller: Caller): Promise<void> 
   const domain = domainOfEmail(caller.email);
   const holder = await verifiedDomainStore(deps.db).get(domain);
   if (!holder) return;
-  const { business } = await readBusiness(deps, null, holder.businessId);
-  if (!joinsThrough(business, caller, domain)) return;
+  const before = await readBusiness(deps, null, holder.businessId, caller.uid);
+  if (!joinsThrough(before, caller, domain)) return;
   const now = deps.clock();
-  await inBusinessTransaction(deps, holder.businessId, (tx, state) => {
-    if (!joinsThrough(state.business, caller, domain)) return;
-    const member = newcomer(state.business!, state.subscription, caller.uid, now);
-    businessStore(deps.db).putMember(tx, holder.businessId, member);
+  await inBusinessTransaction(
+    deps,
+    holder.businessId,
+    async (tx, state) => {
+    if (!joinsThrough(state, caller, domain)) return;
+    const member = await newcomer(deps, tx, state.business!, state.subscription, caller.uid, now);
+    memberStore(deps.db).put(tx, holder.businessId, null, member);
     const actor = { kind: "user" as const, id: caller.uid };
     const joined = outboundEvent("business.member.joined", [{ kind: "business", id: holder.businessId }], {
       businessId: holder.businessId,
@@ -80,12 +90,14 @@ export async function joinThroughSso(deps: Deps, caller: Caller): Promise<void> 
       path: `/businesses/${holder.businessId}/members/${caller.uid}`,
     });
     auditLog(deps.db).record(tx, actor, { action: "business.member.join", target: holder.businessId, details: { uid: caller.uid, source: "sso", provider: caller.signInProvider, seat: member.seat }, emits: [joined] }, now);
-  });
+    },
+    { uid: caller.uid, queueKey: memberQueueKey(holder.businessId, caller.uid, countsSeats(before.subscription)) },
+  );
 }
 
-function newcomer(business: BusinessRecord, subscription: SubscriptionRecord | null, uid: string, now: Date): MemberRecord {
-  const seat = seatForNewcomer(business, subscription, [], now);
-  return { uid, role: "member", joinedAt: now, seat, seatAssignedAt: seat ? now : null, source: "sso", suspended: false, managed: false, scim: null };
+async function newcomer(deps: Pick<Deps, "db">, tx: Transaction, business: BusinessRecord, subscription: SubscriptionRecord | null, uid: string, now: Date): Promise<MemberRecord> {
+  const seat = seatForNewcomer(business.scimSettings, await freeSeatsIn(deps, tx, business, subscription, now), []);
+  return { uid, role: "member", joinedAt: now, seat, seatAssignedAt: seat ? now : null, source: "sso", suspended: false, managed: false, scim: null, groups: [] };
 }
 
 /** Operators (the CLI, the seed): a business's single sign-on, as its owners would set it. */

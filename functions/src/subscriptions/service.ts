@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { outboundEvent } from "../core/event-types";
 import { effectiveSubscriptionStatus } from "../access/rules";
 import { businessStore } from "../accounts/business-store";
+import { memberStore } from "../accounts/member-store";
 import { auditLog, operatorOf } from "../core/audit-log";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
@@ -18,9 +19,10 @@ import { withinDeadline } from "../core/deadline";
 export async function getSubscriptionStatus({ db, clock }: Deps, uid: string, businessId: string): Promise<SubscriptionStatusView> {
   const businesses = businessStore(db);
   const subscriptions = subscriptionStore(db);
-  const [businessSnapshot, subscriptionSnapshot] = await withinDeadline("Firestore", db.getAll(businesses.ref(businessId), subscriptions.ref(businessId)));
-  const business = businesses.read(businessSnapshot);
-  if (!business || !business.memberIds.includes(uid)) {
+  const members = memberStore(db);
+  const [businessSnapshot, subscriptionSnapshot, memberSnapshot] = await withinDeadline("Firestore", db.getAll(businesses.ref(businessId), subscriptions.ref(businessId), members.ref(businessId, uid)));
+  const member = members.read(memberSnapshot);
+  if (!businesses.read(businessSnapshot) || !member || member.suspended) {
     throw new ApiError("business_not_found", `No business '${businessId}' of which you are a member.`);
   }
   return subscriptionView(businessId, subscriptions.read(subscriptionSnapshot), clock());

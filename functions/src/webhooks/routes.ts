@@ -30,8 +30,7 @@ import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks,
  */
 export const webhookRoutes = (deps: Deps) => {
   const businessOwner = async (caller: Caller, businessId: string): Promise<EventOwner> => {
-    const { business } = await readBusiness(deps, null, businessId);
-    requireAdmin(business, caller, businessId, "manage its webhooks");
+    requireAdmin(await readBusiness(deps, null, businessId, caller.uid), caller, businessId, "manage its webhooks");
     return { kind: "business", id: businessId };
   };
   const scopes = [

@@ -2,6 +2,7 @@
  * Documents of the data model written the way billing, support and other tools write them (raw,
  * by collection name: these are the writers outside the service), and counts of what is stored.
  */
+import { memberStore } from "../../src/accounts/member-store";
 import { createHash } from "node:crypto";
 import { Timestamp } from "firebase-admin/firestore";
 import type { Release } from "../../src/releases/schemas";
@@ -18,12 +19,30 @@ export async function putUser(uid: string, data: { displayName?: string; entitle
   await db.collection("users").doc(uid).set(data);
 }
 
+/**
+ * A business with these members (each holding a seat, since `seatSince` or since before seats
+ * were recorded, as a support tool's business would; null in `seatSince`: no seat), replacing whatever the business had: written through the
+ * member store, so its seat counts agree.
+ */
 export async function putBusiness(
   id: string,
-  data: { name: string; memberIds: string[]; roles?: Record<string, "owner" | "admin" | "member"> },
+  data: { name: string; memberIds: string[]; roles?: Record<string, "owner" | "admin" | "member">; seatSince?: Record<string, Date | null> },
 ) {
   const { db } = await testDeps();
-  await db.collection("businesses").doc(id).set(data);
+  const members = memberStore(db);
+  const existing = (await db.collection(`businesses/${id}/members`).get()).docs.map((doc) => members.read(doc)!);
+  await db.runTransaction(async (tx) => {
+    const current = await members.getMany(tx, id, [...new Set([...existing.map((member) => member.uid), ...data.memberIds])]);
+    tx.set(db.collection("businesses").doc(id), { name: data.name });
+    for (const before of current) if (before && !data.memberIds.includes(before.uid)) members.put(tx, id, before, null);
+    for (const uid of data.memberIds) {
+      const role = data.roles?.[uid] ?? "member";
+      const before = current.find((member) => member?.uid === uid) ?? null;
+      const seatSince = data.seatSince?.[uid];
+      const seat = seatSince !== null;
+      members.put(tx, id, before, { uid, role, joinedAt: seatSince ?? null, seat, seatAssignedAt: seatSince ?? null, source: role === "owner" ? "owner" : "invitation", suspended: false, managed: false, scim: null, groups: [] });
+    }
+  });
 }
 
 export async function putSubscription(

@@ -24,7 +24,7 @@ export function registerBusinessCommands(program: Command, { action, io }: Cli):
     .action(action((ctx, options: { id: string; user: string; role?: string; seat: boolean }) => addMember(ctx, options as Parameters<typeof addMember>[1])));
   business
     .command("show")
-    .description("a business: plan, seats paid, used and held back, pending invitations, and one row per member with role, seat and entitlement")
+    .description("a business: plan, seats paid, used and held back, pending invitations, and a row per member (the first 100, by when they joined) with role, seat and entitlement")
     .requiredOption("--id <businessId>")
     .action(action((ctx, options: { id: string }) => describeBusiness(ctx, options)));
   business

@@ -1,0 +1,162 @@
+import { createHash, randomInt } from "node:crypto";
+import { FieldPath, FieldValue, Timestamp, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
+import { holdersToCount, type SeatStanding } from "../access/rules";
+import { withDeadlines } from "../core/deadline";
+import { documentAt, oncePerDatabase } from "../core/documents";
+import type { MemberRecord } from "./business-records";
+import { joinOrderOf, memberDocumentOf, memberFromSnapshot, seatOrderOf } from "./member-document";
+
+/**
+ * `businesses/{businessId}/members/{uid}`: one document per membership (§25), and what is kept
+ * with it in the same writes: `memberCounts/{shard}` (how many members hold a seat and how many
+ * are SCIM Users, spread over shards so that members joining at once do not contend on one
+ * document; a seat limit reads them all, so it is exact), `scimKeys/{hash}` (which User holds a
+ * SCIM userName or externalId, so that a duplicate has one winner under any concurrency) and
+ * `users/{uid}/memberships/{businessId}` (the same member document, filed under the user, so that
+ * a user's businesses are one small query of their own: a collection-group query would do, but
+ * the emulator answers one by reading every member of every business). Every read of one member
+ * is one document, whatever the size of the business.
+ */
+
+export const MEMBER_COUNT_SHARDS = 8;
+
+export type ScimKeyKind = "userName" | "externalId";
+/** A SCIM key's document id: the kind and value hashed, as values may hold any character and any length. */
+const scimKeyId = (kind: ScimKeyKind, value: string) => createHash("sha256").update(`${kind}\n${kind === "userName" ? value.toLowerCase() : value}`).digest("hex");
+
+const scimKeysOf = (member: MemberRecord | null): [ScimKeyKind, string][] =>
+  member?.scim ? [["userName", member.scim.userName], ...(member.scim.externalId !== null ? [["externalId", member.scim.externalId] as [ScimKeyKind, string]] : [])] : [];
+
+/** Where a page of members starts: after this member in the list's order. */
+export interface MemberPosition {
+  at: Timestamp;
+  uid: string;
+}
+
+export const memberStore = oncePerDatabase((db: Firestore) => {
+  const business = (businessId: string) => documentAt(db.collection("businesses"), businessId);
+  const members = (businessId: string) => business(businessId).collection("members");
+  const ref = (businessId: string, uid: string) => documentAt(members(businessId), uid);
+  const shard = (businessId: string, index: number) => documentAt(business(businessId).collection("memberCounts"), String(index));
+  const membership = (uid: string, businessId: string) => documentAt(documentAt(db.collection("users"), uid).collection("memberships"), businessId);
+  const counted = async (tx: Transaction | null, businessId: string, field: "seats" | "scimUsers") => {
+    const refs = Array.from({ length: MEMBER_COUNT_SHARDS }, (_, index) => shard(businessId, index));
+    const snapshots = tx ? await tx.getAll(...refs) : await db.getAll(...refs);
+    return snapshots.reduce((sum, snapshot) => sum + (Number(snapshot.get(field)) || 0), 0);
+  };
+  const scimKey = (businessId: string, kind: ScimKeyKind, value: string) => documentAt(business(businessId).collection("scimKeys"), scimKeyId(kind, value));
+  const read = memberFromSnapshot;
+  const readAll = (docs: FirebaseFirestore.QueryDocumentSnapshot[]) => docs.map((doc) => read(doc)!);
+  const get = (tx: Transaction | null, query: Query) => (tx ? tx.get(query) : query.get());
+  /**
+   * How many seat holders come before this member in the order seats wait in (newest
+   * `seatAssignedAt` first, then uid), counting at most `atMost`: reads no more index entries than that.
+   */
+  const seatHoldersBefore = async (businessId: string, member: MemberRecord, atMost: number): Promise<number> => {
+    if (atMost <= 0) return 0;
+    const at = seatOrderOf(member);
+    const [newer, tied] = await Promise.all([
+      members(businessId).where("seatAssignedAt", ">", at).limit(atMost).count().get(),
+      members(businessId).where("seatAssignedAt", "==", at).where(FieldPath.documentId(), "<", ref(businessId, member.uid)).limit(atMost).count().get(),
+    ]);
+    return Math.min(atMost, newer.data().count + tied.data().count);
+  };
+  return withDeadlines("Firestore", {
+    ref,
+    read,
+    async get(tx: Transaction | null, businessId: string, uid: string): Promise<MemberRecord | null> {
+      return read(tx ? await tx.get(ref(businessId, uid)) : await ref(businessId, uid).get());
+    },
+    /** Several members of one business, in the order asked (null for a uid that is none). */
+    async getMany(tx: Transaction | null, businessId: string, uids: string[]): Promise<(MemberRecord | null)[]> {
+      if (uids.length === 0) return [];
+      const refs = uids.map((uid) => ref(businessId, uid));
+      return (tx ? await tx.getAll(...refs) : await db.getAll(...refs)).map(read);
+    },
+    /** Every membership of a user, suspended ones too: one query of the user's own. */
+    async ofUser(uid: string): Promise<{ businessId: string; member: MemberRecord }[]> {
+      return (await documentAt(db.collection("users"), uid).collection("memberships").get()).docs.map((doc) => ({ businessId: doc.id, member: read(doc)! }));
+    },
+    /** How many businesses a user owns, read in the transaction that would make another. */
+    async ownedCount(tx: Transaction, uid: string): Promise<number> {
+      return (await tx.get(documentAt(db.collection("users"), uid).collection("memberships").where("role", "==", "owner").select())).size;
+    },
+    /** Up to `limit` owners of a business. */
+    async owners(tx: Transaction | null, businessId: string, limit: number): Promise<MemberRecord[]> {
+      return readAll((await get(tx, members(businessId).where("role", "==", "owner").limit(limit))).docs);
+    },
+    /** A page of members by when they joined, then uid: `limit + 1` are read, so the caller knows whether more follow. */
+    async page(businessId: string, after: MemberPosition | null, limit: number): Promise<MemberRecord[]> {
+      let query = members(businessId).orderBy("joinedAt").orderBy(FieldPath.documentId());
+      if (after) query = query.startAfter(after.at, after.uid);
+      return readAll((await query.limit(limit + 1).get()).docs);
+    },
+    positionOf: (member: MemberRecord): MemberPosition => ({ at: joinOrderOf(member), uid: member.uid }),
+    /** Where a SCIM User sorts in SCIM lists (scimUsers). */
+    scimPositionOf: (member: MemberRecord): MemberPosition => ({ at: Timestamp.fromDate(member.scim!.created), uid: member.uid }),
+    /** SCIM Users, by when SCIM made them, then id; `where` narrows to one indexed value. */
+    scimUsers(businessId: string, where: { field: "scimUserName" | "scimExternalId" | "id"; value: string } | null): Query {
+      let query: Query = members(businessId);
+      if (where) query = where.field === "id" ? query.where(FieldPath.documentId(), "==", ref(businessId, where.value)) : query.where(where.field, "==", where.value);
+      return query.orderBy("scimCreated").orderBy(FieldPath.documentId());
+    },
+    readPage: async (query: Query) => readAll((await query.get()).docs),
+    /** The members of a SCIM group. */
+    async inGroup(tx: Transaction | null, businessId: string, groupId: string): Promise<MemberRecord[]> {
+      return readAll((await get(tx, members(businessId).where("groups", "array-contains", groupId))).docs);
+    },
+    /**
+     * Up to `limit` members without a seat in any of these groups (a business's seat groups), in
+     * the order they joined: who waits for a seat. Not suspended; owners always hold theirs.
+     */
+    async waitingForSeat(tx: Transaction, businessId: string, groupIds: string[], limit: number): Promise<MemberRecord[]> {
+      if (limit <= 0 || groupIds.length === 0) return [];
+      // array-contains-any takes 30 values: more seat groups than that are read 30 at a time.
+      const chunks = Array.from({ length: Math.ceil(groupIds.length / 30) }, (_, index) => groupIds.slice(index * 30, index * 30 + 30));
+      const found = await Promise.all(
+        chunks.map(async (ids) =>
+          readAll((await tx.get(members(businessId).where("groups", "array-contains-any", ids).where("seatAssignedAt", "==", null).where("suspended", "==", false).orderBy("joinedAt").orderBy(FieldPath.documentId()).limit(limit))).docs),
+        ),
+      );
+      const unique = new Map(found.flat().map((member) => [member.uid, member]));
+      return [...unique.values()].sort((a, b) => (a.joinedAt?.getTime() ?? 0) - (b.joinedAt?.getTime() ?? 0) || (a.uid < b.uid ? -1 : 1)).slice(0, limit);
+    },
+    /** How many members hold a seat: the sum of the shards (read in the transaction that gives a seat, so the limit is exact). */
+    seatsUsed: (tx: Transaction | null, businessId: string) => counted(tx, businessId, "seats"),
+    /** How many SCIM Users the business has (SCIM's totalResults of an unfiltered list). */
+    scimUserCount: (businessId: string) => counted(null, businessId, "scimUsers"),
+    /** A member's seat standing, counted as far as the largest of these quantities needs (access/rules.ts). */
+    async standing(businessId: string, member: MemberRecord, seatsUsed: number, paidQuantities: (number | null)[]): Promise<SeatStanding> {
+      const needed = Math.max(0, ...paidQuantities.map((paid) => holdersToCount(member.seat, seatsUsed, paid)));
+      return { seat: member.seat, seatsUsed, holdersBefore: needed > 0 ? await seatHoldersBefore(businessId, member, needed) : 0 };
+    },
+    /** Which User holds a SCIM key in this business, read in the transaction that would take it. */
+    async scimKeyHolder(tx: Transaction | null, businessId: string, kind: ScimKeyKind, value: string): Promise<string | null> {
+      const snapshot = tx ? await tx.get(scimKey(businessId, kind, value)) : await scimKey(businessId, kind, value).get();
+      return snapshot.exists ? String(snapshot.get("uid")) : null;
+    },
+    /**
+     * Writes a member whole (null `after`: removes them), with what is kept beside it: the seat
+     * count moves by the seat given or taken, and the SCIM keys follow the profile.
+     */
+    put(tx: Transaction, businessId: string, before: MemberRecord | null, after: MemberRecord | null): void {
+      const uid = (after ?? before)!.uid;
+      if (after) {
+        const document = memberDocumentOf(after);
+        tx.set(ref(businessId, uid), document);
+        tx.set(membership(uid, businessId), document);
+      } else {
+        tx.delete(ref(businessId, uid));
+        tx.delete(membership(uid, businessId));
+      }
+      const seats = Number(after?.seat === true) - Number(before?.seat === true);
+      const scimUsers = Number(Boolean(after?.scim)) - Number(Boolean(before?.scim));
+      if (seats !== 0 || scimUsers !== 0) {
+        tx.set(shard(businessId, randomInt(MEMBER_COUNT_SHARDS)), { ...(seats ? { seats: FieldValue.increment(seats) } : {}), ...(scimUsers ? { scimUsers: FieldValue.increment(scimUsers) } : {}) }, { merge: true });
+      }
+      const kept = new Set(scimKeysOf(after).map(([kind, value]) => scimKeyId(kind, value)));
+      for (const [kind, value] of scimKeysOf(before)) if (!kept.has(scimKeyId(kind, value))) tx.delete(scimKey(businessId, kind, value));
+      for (const [kind, value] of scimKeysOf(after)) tx.set(scimKey(businessId, kind, value), { uid, kind });
+    },
+  });
+});
