@@ -18,7 +18,7 @@ import { joinOrderOf, memberDocumentOf, memberFromSnapshot, seatOrderOf } from "
  * is one document, whatever the size of the business.
  */
 
-export const MEMBER_COUNT_SHARDS = 8;
+const MEMBER_COUNT_SHARDS = 8;
 
 export type ScimKeyKind = "userName" | "externalId";
 /** A SCIM key's document id: the kind and value hashed, as values may hold any character and any length. */

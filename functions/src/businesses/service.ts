@@ -1,7 +1,7 @@
 import type { Transaction } from "firebase-admin/firestore";
 import { outboundEvent } from "../core/event-types";
 import type { z } from "zod";
-import { drawsOnSubscription, effectiveSubscriptionStatus, ssoBlocks, subscriptionGrants, type BusinessRole } from "../access/rules";
+import { drawsOnSubscription, effectiveSubscriptionStatus, freeSeatCount, ssoBlocks, subscriptionGrants, type BusinessRole } from "../access/rules";
 import { businessStore } from "../accounts/business-store";
 import type { BusinessRecord, MemberRecord } from "../accounts/business-records";
 import { memberStore } from "../accounts/member-store";
@@ -74,12 +74,6 @@ export function requireOwner(state: Pick<BusinessState, "business" | "member">, 
   return member;
 }
 
-/** Seats that may still be given: null when the subscription counts none. */
-export function freeSeats(seatsUsed: number, subscription: Pick<SubscriptionRecord, "seats"> | null, pendingSeatInvitations = 0): number | null {
-  const paid = subscription?.seats ?? null;
-  return paid === null ? null : paid - seatsUsed - pendingSeatInvitations;
-}
-
 /**
  * Refuses a seat when the paid ones are taken. Reads the seat counts in the transaction only when
  * the subscription counts seats: members joining a business without a seat limit never contend.
@@ -87,7 +81,7 @@ export function freeSeats(seatsUsed: number, subscription: Pick<SubscriptionReco
 export async function assertSeatAvailable(deps: Pick<Deps, "db">, tx: Transaction, businessId: string, subscription: SubscriptionRecord | null, pendingSeatInvitations = 0): Promise<void> {
   if (subscription?.seats === null || subscription?.seats === undefined) return;
   const seatsUsed = await memberStore(deps.db).seatsUsed(tx, businessId);
-  const free = freeSeats(seatsUsed, subscription, pendingSeatInvitations);
+  const free = freeSeatCount(seatsUsed, pendingSeatInvitations, subscription.seats);
   if (free !== null && free <= 0) {
     const pending = pendingSeatInvitations > 0 ? ` and ${pendingSeatInvitations} pending seat invitation${pendingSeatInvitations === 1 ? "" : "s"}` : "";
     throw new ApiError("no_seat_available", `All ${subscription.seats} paid seats are taken (${seatsUsed} in use${pending}): free one, or buy more seats.`);

@@ -7,7 +7,8 @@ import type { SubscriptionRecord } from "../accounts/subscription-store";
 import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
 import { project, ScimError, type ScimResource } from "./resources";
-import { freeSeatCount, pendingSeatInvitations, reconcileDirectory } from "./rules";
+import { freeSeatCount } from "../access/rules";
+import { pendingSeatInvitations, reconcileDirectory } from "./rules";
 
 /**
  * SCIM Users and Groups of a business (§22, §25): what users.ts and groups.ts share. Every change

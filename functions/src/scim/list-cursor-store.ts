@@ -13,7 +13,7 @@ import type { MemberPosition } from "../accounts/member-store";
  * list skips from the start, as it must. The hash names the business, the list and the index.
  */
 
-export const LIST_CURSOR_LIFETIME_MS = 60 * 60 * 1000;
+const LIST_CURSOR_LIFETIME_MS = 60 * 60 * 1000;
 
 const cursorDocument = z.object({ at: timestamp, uid: z.string(), expireAt: timestamp });
 

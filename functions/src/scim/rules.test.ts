@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import type { MemberRecord, ScimGroupRecord } from "../accounts/business-records";
 import { ssoBlocks } from "../access/rules";
-import { freeSeatCount, managedUserId, managesAccount, pendingSeatInvitations, reconcileDirectory, seatForNewcomer } from "./rules";
+import { freeSeatCount } from "../access/rules";
+import { managedUserId, managesAccount, pendingSeatInvitations, reconcileDirectory, seatForNewcomer } from "./rules";
 
 const now = new Date("2026-06-15T12:00:00.000Z");
 const at = (minutes: number) => new Date(now.getTime() - minutes * 60_000);

@@ -12,11 +12,6 @@ import type { BusinessRecord, MemberRecord, ScimGroupRecord, ScimSettings } from
 export const pendingSeatInvitations = (business: Pick<BusinessRecord, "invitations">, now: Date) =>
   business.invitations.filter((invitation) => invitation.seat && invitation.expiresAt > now).length;
 
-/** Seats the paid quantity still has, after seat holders and pending seat invitations; null when it counts none. */
-export function freeSeatCount(seatsUsed: number, pendingInvitations: number, paidSeats: number | null): number | null {
-  return paidSeats === null ? null : paidSeats - seatsUsed - pendingInvitations;
-}
-
 /** The names, lowercased, of the SCIM groups a member is in. */
 export const groupNamesOf = (groups: readonly ScimGroupRecord[], member: Pick<MemberRecord, "groups">) =>
   new Set(groups.filter((group) => member.groups.includes(group.id)).map((group) => group.displayName.toLowerCase()));
