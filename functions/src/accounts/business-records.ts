@@ -52,6 +52,13 @@ export interface MemberRecord {
   groups: string[];
 }
 
+/** Members in the order they joined (unknown first), then by uid: the order seats are given in. */
+export const byJoinOrder = (a: Pick<MemberRecord, "uid" | "joinedAt">, b: Pick<MemberRecord, "uid" | "joinedAt">) =>
+  (a.joinedAt?.getTime() ?? 0) - (b.joinedAt?.getTime() ?? 0) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+
+/** A SCIM profile as Firestore stores it (its dates as Timestamps), as services see it. */
+export const scimProfileFrom = (stored: z.output<typeof scimProfile>): ScimProfile => ({ ...stored, created: stored.created.toDate(), lastModified: stored.lastModified.toDate() });
+
 export interface ScimGroupRecord {
   id: string;
   displayName: string;

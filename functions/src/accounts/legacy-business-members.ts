@@ -3,7 +3,7 @@ import { z } from "zod";
 import { BUSINESS_ROLES } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, oncePerDatabase, readDocument, timestamp } from "../core/documents";
-import { MEMBER_SOURCES, scimProfile, type MemberRecord } from "./business-records";
+import { MEMBER_SOURCES, scimProfile, scimProfileFrom, type MemberRecord } from "./business-records";
 
 /**
  * Members as businesses kept them before §25: `memberIds`, `roles` and `members` in the business's
@@ -51,7 +51,7 @@ export function legacyMembersOf(snapshot: DocumentSnapshot): MemberRecord[] | nu
       source: entry?.source ?? (role === "owner" ? "owner" : "invitation"),
       suspended: entry?.suspended === true,
       managed: entry?.managed === true,
-      scim: entry?.scim ? { ...entry.scim, created: entry.scim.created.toDate(), lastModified: entry.scim.lastModified.toDate() } : null,
+      scim: entry?.scim ? scimProfileFrom(entry.scim) : null,
       groups: groups.flatMap(([id, group]) => ((group.memberIds ?? []).includes(uid) ? [id] : [])),
     };
   });

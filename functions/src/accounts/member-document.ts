@@ -2,7 +2,7 @@ import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
 import { z } from "zod";
 import { BUSINESS_ROLES } from "../access/rules";
 import { readDocument, timestamp } from "../core/documents";
-import { MEMBER_SOURCES, scimProfile, type MemberRecord } from "./business-records";
+import { MEMBER_SOURCES, scimProfile, scimProfileFrom, type MemberRecord } from "./business-records";
 
 /**
  * `businesses/{businessId}/members/{uid}` in Firestore's shape (§25), and its copy under
@@ -41,7 +41,7 @@ export function memberFromSnapshot(snapshot: DocumentSnapshot): MemberRecord | n
     source: stored.source,
     suspended: stored.suspended,
     managed: stored.managed,
-    scim: stored.scim ? { ...stored.scim, created: stored.scim.created.toDate(), lastModified: stored.scim.lastModified.toDate() } : null,
+    scim: stored.scim ? scimProfileFrom(stored.scim) : null,
     groups: stored.groups,
   };
 }

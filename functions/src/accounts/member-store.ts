@@ -3,7 +3,7 @@ import { FieldPath, FieldValue, Timestamp, type Firestore, type Query, type Tran
 import { holdersToCount, type SeatStanding } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, oncePerDatabase } from "../core/documents";
-import type { MemberRecord } from "./business-records";
+import { byJoinOrder, type MemberRecord } from "./business-records";
 import { joinOrderOf, memberDocumentOf, memberFromSnapshot, seatOrderOf } from "./member-document";
 
 /**
@@ -38,7 +38,8 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
   const members = (businessId: string) => business(businessId).collection("members");
   const ref = (businessId: string, uid: string) => documentAt(members(businessId), uid);
   const shard = (businessId: string, index: number) => documentAt(business(businessId).collection("memberCounts"), String(index));
-  const membership = (uid: string, businessId: string) => documentAt(documentAt(db.collection("users"), uid).collection("memberships"), businessId);
+  const memberships = (uid: string) => documentAt(db.collection("users"), uid).collection("memberships");
+  const membership = (uid: string, businessId: string) => documentAt(memberships(uid), businessId);
   const counted = async (tx: Transaction | null, businessId: string, field: "seats" | "scimUsers") => {
     const refs = Array.from({ length: MEMBER_COUNT_SHARDS }, (_, index) => shard(businessId, index));
     const snapshots = tx ? await tx.getAll(...refs) : await db.getAll(...refs);
@@ -75,11 +76,11 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
     },
     /** Every membership of a user, suspended ones too: one query of the user's own. */
     async ofUser(uid: string): Promise<{ businessId: string; member: MemberRecord }[]> {
-      return (await documentAt(db.collection("users"), uid).collection("memberships").get()).docs.map((doc) => ({ businessId: doc.id, member: read(doc)! }));
+      return (await memberships(uid).get()).docs.map((doc) => ({ businessId: doc.id, member: read(doc)! }));
     },
     /** How many businesses a user owns, read in the transaction that would make another. */
     async ownedCount(tx: Transaction, uid: string): Promise<number> {
-      return (await tx.get(documentAt(db.collection("users"), uid).collection("memberships").where("role", "==", "owner").select())).size;
+      return (await tx.get(memberships(uid).where("role", "==", "owner").select())).size;
     },
     /** Up to `limit` owners of a business. */
     async owners(tx: Transaction | null, businessId: string, limit: number): Promise<MemberRecord[]> {
@@ -119,7 +120,7 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
         ),
       );
       const unique = new Map(found.flat().map((member) => [member.uid, member]));
-      return [...unique.values()].sort((a, b) => (a.joinedAt?.getTime() ?? 0) - (b.joinedAt?.getTime() ?? 0) || (a.uid < b.uid ? -1 : 1)).slice(0, limit);
+      return [...unique.values()].sort(byJoinOrder).slice(0, limit);
     },
     /** How many members hold a seat: the sum of the shards (read in the transaction that gives a seat, so the limit is exact). */
     seatsUsed: (tx: Transaction | null, businessId: string) => counted(tx, businessId, "seats"),

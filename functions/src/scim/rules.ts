@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { BusinessRecord, MemberRecord, ScimGroupRecord, ScimSettings } from "../accounts/business-records";
+import { byJoinOrder, type BusinessRecord, type MemberRecord, type ScimGroupRecord, type ScimSettings } from "../accounts/business-records";
 
 /**
  * How SCIM and single sign-on decide roles and seats (§22), as pure functions of the business's
@@ -36,7 +36,7 @@ export function reconcileDirectory(directory: { settings: ScimSettings | null; g
   const seatGroups = named(directory.settings?.seatGroups);
   const managed = members
     .filter((member) => member.scim !== null && member.role !== "owner" && !member.suspended)
-    .sort((a, b) => (a.joinedAt?.getTime() ?? 0) - (b.joinedAt?.getTime() ?? 0) || (a.uid < b.uid ? -1 : 1));
+    .sort(byJoinOrder);
   const changed = new Map<string, MemberRecord>();
   let seatsLeft = free;
   for (const member of managed) {
