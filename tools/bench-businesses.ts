@@ -1,6 +1,6 @@
 import type { MemberRecord } from "../functions/src/accounts/business-records";
 import { memberStore } from "../functions/src/accounts/member-store";
-import { addMember, createBusiness } from "../functions/src/businesses/service";
+import { addMember, createBusiness } from "../functions/src/businesses/operators";
 import { systemActor } from "../functions/src/core/audit-log";
 import type { Deps } from "../functions/src/deps";
 import { verifyDomainForBusiness } from "../functions/src/domains/service";

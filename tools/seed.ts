@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from "node:util";
 import { Readable } from "node:stream";
 import { grantEntitlement } from "../functions/src/users/entitlements";
 import { migrateMembers } from "../functions/src/businesses/members-migration";
-import { addMember, createBusiness } from "../functions/src/businesses/service";
+import { addMember, createBusiness } from "../functions/src/businesses/operators";
 import { systemActor } from "../functions/src/core/audit-log";
 import { ApiError } from "../functions/src/core/errors";
 import { DAY_MS } from "../functions/src/core/time";

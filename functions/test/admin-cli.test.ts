@@ -224,6 +224,16 @@ describe("operator CLI", () => {
           { uid: seatless.uid, role: "member", seat: false, entitled: false },
         ],
       });
+      // A large business's list continues page by page (§25).
+      expect(await json("business", "show", "--id", "globex", "--limit", "1")).toMatchObject({ members: [{ uid: member.uid }], nextAfter: member.uid });
+      const next = await json("business", "show", "--id", "globex", "--limit", "1", "--after", member.uid);
+      expect(next).toMatchObject({ members: [{ uid: seatless.uid }], nextAfter: null });
+      expect(next.members).toHaveLength(1);
+      // A bad limit is the operator's input (exit 2); a member to continue after who is not one, a lookup that failed (1).
+      for (const [bad, code] of [[["--limit", "0"], 2], [["--limit", "1001"], 2], [["--after", "nobody"], 1]] as const) {
+        const refused = await admin("business", "show", "--id", "globex", ...bad);
+        expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code, stderr: expect.stringMatching(/limit|No member 'nobody'/) });
+      }
 
       await json("subscription", "set", "--business", "globex", "--status", "past_due", "--plan", "team", "--period-end", "2020-01-01");
       expect((await request(app).get("/api/v1/subscriptions/globex").set(bearer(member))).body.status).toBe("expired");

@@ -6,7 +6,7 @@ import { callStripe, stripeClient } from "../core/stripe";
 import type { Logger } from "../core/logger";
 import type { Deps } from "../deps";
 import { siteUrl } from "../businesses/invitations";
-import { readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
+import { readBusiness, requireOwner, type MemberCaller } from "../businesses/membership";
 
 /**
  * Self-serve billing (§17) through the `stripe` library: a Checkout Session that buys a plan's

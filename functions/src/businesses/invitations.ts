@@ -14,7 +14,7 @@ import type { Deps } from "../deps";
 import { invitationTokenStore } from "./invitation-token-store";
 import { escapeHtml, mailStore } from "./mail-store";
 import { INVITATION_TOKEN, type newInvitationSchema } from "./schemas";
-import { assertSeatAvailable, inBusinessTransaction, readBusiness, requireAdmin, type MemberCaller } from "./service";
+import { assertSeatAvailable, inBusinessTransaction, readBusiness, requireAdmin, type MemberCaller } from "./membership";
 
 /**
  * Invitations by email (§17): a single-use token (`inv_` + 43 base62 characters, 256 bits) that

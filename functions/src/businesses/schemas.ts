@@ -12,6 +12,7 @@ export const businessInput = z.object({ id: documentId });
 export const createBusinessInput = businessInput.extend({ name: businessName });
 export const memberInput = z.object({ id: documentId, user: z.string().min(1), role: z.enum(BUSINESS_ROLES).default("member"), seat: z.boolean().default(true) });
 export const removeMemberInput = memberInput.omit({ role: true, seat: true });
+export const describeBusinessInput = businessInput.extend({ after: documentId.optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) });
 
 export const newBusinessSchema = z.strictObject({ name: businessName });
 export const createdBusinessSchema = z.object({ id: z.string(), name: z.string(), role: z.literal("owner") }).meta({ id: "CreatedBusiness" });

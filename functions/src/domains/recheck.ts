@@ -1,6 +1,6 @@
 import { businessStore } from "../accounts/business-store";
 import { escapeHtml, mailStore } from "../businesses/mail-store";
-import { inBusinessTransaction, ownerEmailsOf, readBusiness } from "../businesses/service";
+import { inBusinessTransaction, ownerEmailsOf, readBusiness } from "../businesses/membership";
 import { auditLog, systemActor } from "../core/audit-log";
 import { resolveTxtRecords } from "../core/dns";
 import type { Deps } from "../deps";

@@ -1,6 +1,6 @@
 import type { BusinessRecord, DomainRecord } from "../accounts/business-records";
 import { businessStore } from "../accounts/business-store";
-import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
+import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/membership";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
 import { resolveTxtRecords } from "../core/dns";
 import { toIso } from "../core/documents";

@@ -7,7 +7,7 @@ import { ApiError, invalidRequest } from "../core/errors";
 import { callStripe, stripeClient } from "../core/stripe";
 import type { Deps } from "../deps";
 import { siteUrl } from "../businesses/invitations";
-import { readBusiness, requireAdmin } from "../businesses/service";
+import { readBusiness, requireAdmin } from "../businesses/membership";
 import { moduleStore } from "../marketplace/module-store";
 import { payoutAccountStore } from "./payout-account-store";
 import { feeOf } from "./rules";

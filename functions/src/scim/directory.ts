@@ -1,7 +1,7 @@
 import type { Transaction } from "firebase-admin/firestore";
 import type { BusinessRecord, MemberRecord } from "../accounts/business-records";
 import { memberStore, type MemberPosition } from "../accounts/member-store";
-import { inBusinessTransaction } from "../businesses/service";
+import { inBusinessTransaction } from "../businesses/membership";
 import { auditLog, type Actor, type AuditEvent } from "../core/audit-log";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
 import { outboundEvent } from "../core/event-types";

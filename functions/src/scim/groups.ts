@@ -2,7 +2,7 @@ import type { Transaction } from "firebase-admin/firestore";
 import { businessStore } from "../accounts/business-store";
 import type { BusinessRecord, MemberRecord, ScimGroupRecord } from "../accounts/business-records";
 import { memberStore } from "../accounts/member-store";
-import { inBusinessTransaction, readBusiness } from "../businesses/service";
+import { inBusinessTransaction, readBusiness } from "../businesses/membership";
 import { auditLog } from "../core/audit-log";
 import { documentIdProblem } from "../core/documents";
 import { randomBase62 } from "../core/secret-tokens";

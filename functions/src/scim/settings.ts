@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { businessStore } from "../accounts/business-store";
 import type { ScimSettings } from "../accounts/business-records";
-import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/service";
+import { inBusinessTransaction, readBusiness, requireOwner, type MemberCaller } from "../businesses/membership";
 import { auditLog, type Actor } from "../core/audit-log";
 import type { Deps } from "../deps";
 import { settleDirectory } from "./directory";

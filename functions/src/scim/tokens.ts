@@ -1,4 +1,4 @@
-import { requireOwner, readBusiness, type MemberCaller } from "../businesses/service";
+import { requireOwner, readBusiness, type MemberCaller } from "../businesses/membership";
 import { auditLog, type Actor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";

@@ -3,7 +3,7 @@ import type { Transaction } from "firebase-admin/firestore";
 import { businessStore } from "../accounts/business-store";
 import type { BusinessRecord, MemberRecord, ScimProfile } from "../accounts/business-records";
 import { memberStore, type MemberPosition } from "../accounts/member-store";
-import { countsSeats, inBusinessTransaction, memberQueueKey, readBusiness } from "../businesses/service";
+import { countsSeats, inBusinessTransaction, memberQueueKey, readBusiness } from "../businesses/membership";
 import { auditLog } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
 import { documentIdProblem } from "../core/documents";

@@ -3,7 +3,7 @@ import type { Transaction } from "firebase-admin/firestore";
 import type { BusinessRecord, MemberRecord, SsoSettings } from "../accounts/business-records";
 import { memberStore } from "../accounts/member-store";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
-import { countsSeats, inBusinessTransaction, memberQueueKey, readBusiness, requireOwner, type BusinessState, type MemberCaller } from "../businesses/service";
+import { countsSeats, inBusinessTransaction, memberQueueKey, readBusiness, requireOwner, type BusinessState, type MemberCaller } from "../businesses/membership";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";

@@ -2,7 +2,7 @@ import type { Caller } from "../core/auth";
 import type { EventOwner } from "../core/event-outbox";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
-import { readBusiness, requireAdmin } from "../businesses/service";
+import { readBusiness, requireAdmin } from "../businesses/membership";
 import { eventTypeItems } from "../core/event-types";
 import {
   businessDeliveryParamsSchema,

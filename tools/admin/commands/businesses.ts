@@ -1,7 +1,7 @@
 /** `business`, `subscription`: businesses, members, verified domains, single sign-on, subscriptions. */
 import type { Command } from "commander";
 import { BUSINESS_ROLES, SUBSCRIPTION_STATUSES } from "../../../functions/src/access/rules";
-import { addMember, createBusiness, describeBusiness, removeMember } from "../../../functions/src/businesses/service";
+import { addMember, createBusiness, describeBusiness, removeMember } from "../../../functions/src/businesses/operators";
 import { recheckDomains } from "../../../functions/src/domains/recheck";
 import { verifyDomainForBusiness } from "../../../functions/src/domains/service";
 import { setSsoForBusiness } from "../../../functions/src/sso/service";
@@ -24,9 +24,11 @@ export function registerBusinessCommands(program: Command, { action, io }: Cli):
     .action(action((ctx, options: { id: string; user: string; role?: string; seat: boolean }) => addMember(ctx, options as Parameters<typeof addMember>[1])));
   business
     .command("show")
-    .description("a business: plan, seats paid, used and held back, pending invitations, and a row per member (the first 100, by when they joined) with role, seat and entitlement")
+    .description("a business: plan, seats paid, used and held back, pending invitations, and a row per member (a page of them, by when they joined) with role, seat and entitlement; nextAfter continues")
     .requiredOption("--id <businessId>")
-    .action(action((ctx, options: { id: string }) => describeBusiness(ctx, options)));
+    .option("--limit <n>", "members on the page, 1–1000 (default 100)")
+    .option("--after <uid>", "continue after this member (the previous page's nextAfter)")
+    .action(action((ctx, options: { id: string; limit?: string; after?: string }) => describeBusiness(ctx, options)));
   business
     .command("verify-domain")
     .description("record a domain as verified for a business on the operator's word, without a DNS lookup (§22); refused when another business holds it")
