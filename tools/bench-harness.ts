@@ -30,13 +30,15 @@ export const report = (row: Row) => {
   console.log(`${mark} ${row.name.padEnd(48)} ${row.ratio.toFixed(2).padStart(6)}  (${row.wanted.padEnd(7)}) ${row.detail}`);
 };
 
-/** Load from 20 connections for some seconds or requests; with `callers`, each request carries the next caller's token in turn. */
+/** Load from 20 connections for some seconds or requests, as clients send them; with `callers`, each request carries the next caller's token in turn. */
 export async function load(url: string, options: { callers?: string[]; seconds?: number; amount?: number }) {
   let turn = 0;
   const callers = options.callers;
   const result = await autocannon({
     url,
     connections: 20,
+    // As browsers and Node's fetch send it: the API compresses shared answers of 1 KiB or more.
+    headers: { "accept-encoding": "gzip, deflate, br" },
     ...(callers ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${callers[turn++ % callers.length]}` } }) }] } : {}),
     ...(options.amount ? { amount: options.amount } : { duration: options.seconds }),
   });
