@@ -33,6 +33,8 @@ import { subscriptionRoutes } from "./subscriptions/routes";
 import { userRoutes } from "./users/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { domainRoutes } from "./domains/routes";
+import { policyRoutes } from "./policy/routes";
+import { privateModuleRoutes } from "./private-modules/routes";
 import { scimProtocol } from "./scim/protocol";
 import { scimRoutes } from "./scim/routes";
 import { ssoRoutes } from "./sso/routes";
@@ -64,6 +66,8 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...webhookRoutes(deps),
     ...scimRoutes(deps),
     ...domainRoutes(deps),
+    ...policyRoutes(deps),
+    ...privateModuleRoutes(deps),
     ...ssoRoutes(deps),
     ...tufRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),

@@ -46,6 +46,8 @@ describe("marketplace", () => {
         downloads: 0,
         updatedAt: expect.any(String),
         iconUrl: null,
+        visibility: "public",
+        businessId: null,
       });
     });
 

@@ -42,7 +42,7 @@ describe("module versions", () => {
       .set(bearer(user))
       .send({ appVersion: "2.5.0", installed: [{ moduleId: "acme.charts", version: "1.0.0" }, { moduleId: "acme.unknown", version: "1.0.0" }] });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ items: [{ moduleId: "acme.charts", installedVersion: "1.0.0", version: "2.0.0", usable: true, yanked: false, revoked: false }] });
+    expect(response.body).toEqual({ items: [{ moduleId: "acme.charts", installedVersion: "1.0.0", version: "2.0.0", usable: true, yanked: false, revoked: false, blocked: false }] });
     const current = await request(app).post("/api/v1/modules/updates").set(bearer(user)).send({ appVersion: "2.5.0", installed: [{ moduleId: "acme.charts", version: "2.0.0" }] });
     expect(current.body.items).toEqual([]);
     expectProblem(await request(app).post("/api/v1/modules/updates").set(bearer(user)).send({ appVersion: "2.5.0", installed: [] }), 400, "invalid_request");
@@ -58,7 +58,7 @@ describe("module versions", () => {
     expect((await request(app).get("/api/v1/modules/download/acme.charts?appVersion=3.5.0").set(bearer(user))).body.version).toBe("1.0.0");
     expect((await request(app).get("/api/v1/modules/download/acme.charts?version=3.0.0").set(bearer(user))).body.version).toBe("3.0.0");
     const updates = await request(app).post("/api/v1/modules/updates").set(bearer(user)).send({ appVersion: "3.5.0", installed: [{ moduleId: "acme.charts", version: "3.0.0" }] });
-    expect(updates.body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "3.0.0", version: "1.0.0", usable: true, yanked: true, revoked: false }]);
+    expect(updates.body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "3.0.0", version: "1.0.0", usable: true, yanked: true, revoked: false, blocked: false }]);
     const mine = await request(app).get("/api/v1/developers/modules").set(bearer(acme));
     expect(mine.body.items[0].versions.find((v: { version: string }) => v.version === "3.0.0")).toMatchObject({ yankedAt: expect.any(String), yankReason: "breaks charts" });
     // A new version must still be greater than every version ever published.
@@ -80,7 +80,7 @@ describe("module versions", () => {
     expect((await listed("?appVersion=1.5.0"))[0]).toMatchObject({ latestVersion: "2.0.0", compatibleVersion: null });
     expectProblem(await request(app).get("/api/v1/modules/download/acme.charts?appVersion=1.5.0").set(bearer(user)), 404, "no_compatible_version");
     const noReplacement = await request(app).post("/api/v1/modules/updates").set(bearer(user)).send({ appVersion: "1.5.0", installed: [{ moduleId: "acme.charts", version: "1.0.0" }] });
-    expect(noReplacement.body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "1.0.0", version: null, usable: true, yanked: true, revoked: false }]);
+    expect(noReplacement.body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "1.0.0", version: null, usable: true, yanked: true, revoked: false, blocked: false }]);
   });
 
   it("rebuilds the version summary of a module published before it existed, idempotently", async () => {

@@ -39,7 +39,7 @@ describe("revocation", () => {
     expect(revoked.body.detail).toContain("Exfiltrates documents.");
     expectProblem(await request(await testApp()).post("/api/v1/modules/confirm").set(bearer(user)).send({ moduleId: "acme.charts", version: "2.0.0" }), 410, "module_revoked");
     expect((await download()).body.version).toBe("1.1.0");
-    expect((await updates("2.0.0")).body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "2.0.0", version: "1.1.0", usable: true, yanked: false, revoked: true }]);
+    expect((await updates("2.0.0")).body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "2.0.0", version: "1.1.0", usable: true, yanked: false, revoked: true, blocked: false }]);
     expect(await listedIds()).toEqual(["acme.charts@1.1.0"]);
 
     const first = await acceptRevocationList(await revocations(), jwks, kept);
@@ -53,7 +53,7 @@ describe("revocation", () => {
     await revokeModule(await operatorDeps(), { moduleId: "acme.charts", reason: "Publisher compromised." });
     expectProblem(await download(), 410, "module_revoked");
     expectProblem(await download("?version=1.0.0"), 410, "module_revoked");
-    expect((await updates("1.0.0")).body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "1.0.0", version: null, usable: true, yanked: false, revoked: true }]);
+    expect((await updates("1.0.0")).body.items).toEqual([{ moduleId: "acme.charts", installedVersion: "1.0.0", version: null, usable: true, yanked: false, revoked: true, blocked: false }]);
     expect(await listedIds()).toEqual([]);
     const second = await acceptRevocationList(await revocations(), jwks, kept);
     expect(second.serial).toBe(2);

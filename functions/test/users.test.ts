@@ -19,6 +19,7 @@ describe("GET /users/me", () => {
       entitlements: [],
       businesses: [],
       purchases: [],
+      policies: [],
       activations: [],
     });
   });

@@ -777,6 +777,84 @@ describe("web pages (§16)", () => {
     done(watch);
   }, 60_000);
 
+  it("/account, / and /modules/:id (§26): an owner sets the install policy and checks a module, claims the company's publisher id; a member sees the block and the company's own module", async () => {
+    const owner = await createUser({ displayName: "Cat Owner" });
+    const member = await createUser({ displayName: "Cat Member" });
+    const businessId = `cat-${owner.uid}`.toLowerCase();
+    const publisherId = `cat${owner.uid.slice(0, 8)}`.toLowerCase().replace(/[^a-z0-9]/g, "x");
+    const author = await createDeveloper(`cat-dev-${owner.uid.slice(0, 6)}`.toLowerCase().replace(/[^a-z0-9-]/g, "x"));
+    await putBusiness(businessId, { name: "Catalog Co", memberIds: [owner.uid, member.uid, author.uid], roles: { [owner.uid]: "owner", [author.uid]: "admin" } });
+    const { page, watch } = await openPage(375);
+    await page.goto(`${origin}/account`);
+    await page.fill("#sign-in-email", owner.email);
+    await page.fill("#sign-in-password", owner.password);
+    await page.click("button[type=submit]");
+    const section = page.locator(`section[aria-labelledby=modules-${businessId}]`);
+    await section.waitFor();
+
+    await section.locator(`#rule-module-${businessId}`).fill("acme.plotter");
+    await section.locator(`#rule-versions-${businessId}`).fill(">=1.1.0");
+    await section.locator(`#rule-reason-${businessId}`).fill("Plotter 1.1 breaks our reports.");
+    await section.locator("button:has-text('Add rule')").click();
+    await section.locator("button:has-text('Save policy')").click();
+    await expect_(async () => expect(await section.textContent()).toContain("Saved version 1 of Catalog Co's install policy"));
+    await section.locator(`#check-module-${businessId}`).fill("acme.plotter");
+    await section.locator("button:has-text('Check')").click();
+    await expect_(async () => expect(await section.locator("p.message[role=status]").last().textContent()).toBe("Allowed: acme.plotter 1.0.0, by the open mode."));
+    await section.locator(`#check-version-${businessId}`).fill("1.1.0");
+    await section.locator("button:has-text('Check')").click();
+    await expect_(async () => expect(await section.locator("p.message[role=status]").last().textContent()).toContain('Not allowed: acme.plotter 1.1.0, by "Block acme.plotter >=1.1.0". Plotter 1.1 breaks our reports.'));
+    // Removing a rule asks first, naming it; cancelled, nothing changes.
+    await section.locator(".policy-rules button:has-text('Remove')").click();
+    expect(await page.locator("dialog.confirm[open] #confirm-title").textContent()).toBe('Remove "Block acme.plotter >=1.1.0"?');
+    await page.locator("dialog.confirm[open] button.secondary").click();
+    expect(await section.locator(".policy-rules li").count()).toBe(1);
+
+    await section.locator(`#publisher-${businessId}`).fill(publisherId);
+    await section.locator("button:has-text('Claim')").click();
+    await expect_(async () => expect(await section.textContent()).toContain(`Private modules publish as ${publisherId}`));
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "account-modules-375");
+    done(watch);
+
+    await publishModule(author, { id: `${publisherId}.handbook`, name: "Catalog Handbook", summary: "How Catalog Co works.", version: "1.0.0" });
+    const seen = await openPage(375);
+    await seen.page.goto(`${origin}/account`);
+    await seen.page.fill("#sign-in-email", member.email);
+    await seen.page.fill("#sign-in-password", member.password);
+    await seen.page.click("button[type=submit]");
+    await seen.page.locator("section.panel h2").first().waitFor();
+    await seen.page.goto(`${origin}/modules/acme.plotter`);
+    const blocked = seen.page.locator(".blocked-notice");
+    await blocked.waitFor();
+    expect(await blocked.textContent()).toBe("Blocked by Catalog Co: Plotter 1.1 breaks our reports.");
+    expect(await seen.page.locator("a.button:has-text('Install')").count()).toBe(0);
+    await screenshot(seen.page, "module-blocked-375");
+
+    await seen.page.goto(`${origin}/?business=${businessId}`);
+    const card = seen.page.locator(".card", { hasText: "Catalog Handbook" });
+    await card.waitFor();
+    expect(await card.locator(".badge").allTextContents()).toContain("Your company's");
+    expect(await seen.page.locator("#search-catalog").inputValue()).toBe(businessId);
+    expect(await scrollsSideways(seen.page)).toBe(false);
+    expect(await seriousViolations(seen.page)).toEqual([]);
+    await screenshot(seen.page, "marketplace-company-375");
+    await seen.page.goto(`${origin}/?business=${businessId}&q=plotter`);
+    const plotter = seen.page.locator(".card", { hasText: "Plotter" });
+    await plotter.waitFor();
+    expect(await plotter.locator(".badge").allTextContents()).toContain("Blocked by your company");
+    expect(await scrollsSideways(seen.page)).toBe(false);
+    expect(await seriousViolations(seen.page)).toEqual([]);
+    await screenshot(seen.page, "marketplace-company-blocked-375");
+    done(seen.watch);
+
+    // To anyone else the company's module does not exist.
+    const visitor = await openPage(375);
+    await visitor.page.goto(`${origin}/modules/${publisherId}.handbook`);
+    await expect_(async () => expect(await visitor.page.locator(".message.error").textContent()).toContain(`There is no module '${publisherId}.handbook'`));
+  }, 90_000);
+
   it("/publisher and /modules/:id (§20): a publisher onboards and prices, a buyer buys and owns it, and the earnings count the sale", async () => {
     const seller = await createDeveloper("fabrikam");
     await publishModule(seller, { id: "fabrikam.charts", name: "Fabrikam Charts", summary: "Charts worth paying for.", version: "1.0.0" });

@@ -1,5 +1,6 @@
 import type { DeveloperCaller } from "../core/auth";
 import { ApiError } from "../core/errors";
+import { firstRefusal, policySubject, type Policy } from "./install-policy";
 import { isModuleUsable, moduleEntitlement, type ModuleTerms } from "./rules";
 
 /**
@@ -74,4 +75,17 @@ export function assertPolicyAllows(
   if (policy.requireAuthorSignature && change.authorSigned === false) {
     throw new ApiError("policy_violation", `Module '${moduleId}' requires an author signature: send X-Author-Signature (mpkg publish --key).`);
   }
+}
+
+/**
+ * A version the caller's businesses' install policies must all allow (§26): 403 `blocked_by_policy`
+ * with the business and its reason (the deciding rule's, else the policy's message).
+ */
+export function assertAllowedByPolicies(policies: readonly Policy[], module: { id: string; publisherId: string; businessId?: string | null }, version: string): void {
+  const refusal = firstRefusal(policies, policySubject(module), version);
+  if (!refusal) return;
+  const reason = refusal.decision.reason!;
+  throw new ApiError("blocked_by_policy", `${module.id} ${version} is blocked by the install policy of business '${refusal.policy.businessId}': ${reason}`, {
+    extensions: { businessId: refusal.policy.businessId, reason },
+  });
 }

@@ -1,5 +1,6 @@
 import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { z } from "zod";
+import { POLICY_MODES } from "../access/install-policy";
 import { readDocument, timestamp } from "../core/documents";
 import { INVITED_ROLES, scimSettings, ssoSettings, type BusinessRecord } from "./business-records";
 
@@ -35,6 +36,10 @@ const businessDocument = z.object({
   /** When each invitation of the last 24 hours was sent (the 50-a-day limit). */
   invitationsSent: z.array(timestamp).optional(),
   stripeCustomerId: z.string().optional(),
+  /** The business's own publisher id (§26), whose modules are private to it. */
+  publisherId: z.string().optional(),
+  /** Its install policy's version and what members are shown of it (§26; the rules are in businessPolicies). */
+  policy: z.object({ version: z.number().int().positive(), mode: z.enum(POLICY_MODES), required: z.array(z.string()), message: z.string().nullable() }).optional(),
   sso: ssoSettings.optional(),
   domains: z.record(z.string(), domainEntry).optional(),
   scimSettings: scimSettings.optional(),
@@ -56,6 +61,8 @@ export function businessFromSnapshot(snapshot: DocumentSnapshot): BusinessRecord
     })),
     invitationsSent: (stored.invitationsSent ?? []).map((at) => at.toDate()),
     stripeCustomerId: stored.stripeCustomerId ?? null,
+    publisherId: stored.publisherId ?? null,
+    policy: stored.policy ?? null,
     sso: stored.sso ?? null,
     domains: Object.entries(stored.domains ?? {}).map(([domain, entry]) => ({
       domain,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { PolicySummary } from "../access/install-policy";
 import type { BusinessRole } from "../access/rules";
 import { timestamp } from "../core/documents";
 
@@ -92,6 +93,10 @@ export interface BusinessRecord {
   invitations: InvitationRecord[];
   invitationsSent: Date[];
   stripeCustomerId: string | null;
+  /** The business's own publisher id, whose modules are private to its members (§26); null before it claims one. */
+  publisherId: string | null;
+  /** Its install policy, as far as members are shown it (§26); null: none set. */
+  policy: PolicySummary | null;
   sso: SsoSettings | null;
   domains: DomainRecord[];
   scimSettings: ScimSettings | null;

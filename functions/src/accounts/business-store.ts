@@ -1,4 +1,5 @@
 import { FieldPath, FieldValue, Timestamp, type Firestore, type Transaction } from "firebase-admin/firestore";
+import type { PolicySummary } from "../access/install-policy";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, writeReadAsMissing, oncePerDatabase } from "../core/documents";
 import { businessFromSnapshot } from "./business-document";
@@ -43,6 +44,12 @@ export const businessStore = oncePerDatabase((db: Firestore) => {
     },
     setScimSettings(tx: Transaction, businessId: string, settings: ScimSettings): void {
       tx.update(ref(businessId), "scimSettings", settings);
+    },
+    setPolicySummary(tx: Transaction, businessId: string, summary: PolicySummary): void {
+      tx.update(ref(businessId), "policy", { version: summary.version, mode: summary.mode, required: summary.required, message: summary.message });
+    },
+    setPublisher(tx: Transaction, businessId: string, publisherId: string): void {
+      tx.update(ref(businessId), "publisherId", publisherId);
     },
     setSso(tx: Transaction, businessId: string, settings: SsoSettings): void {
       tx.update(ref(businessId), "sso", settings);

@@ -1,8 +1,11 @@
 import type { Firestore } from "firebase-admin/firestore";
 import { drawsOnSubscription, effectiveEntitlements, entitlementKeys, ssoBlocks, type BusinessRole, type EntitlementGrant, type SeatStanding } from "../access/rules";
+import type { Policy, PolicySummary } from "../access/install-policy";
+import { reachedBusinesses, type Viewer } from "../access/visibility";
 import { activationStore, type ActivationRecord } from "./activation-store";
 import { businessStore } from "./business-store";
 import { memberStore } from "./member-store";
+import { policyStore } from "./policy-store";
 import { purchaseStore, type PurchaseRecord } from "./purchase-store";
 import { subscriptionStore, type SubscriptionRecord } from "./subscription-store";
 import { userStore, type UserRecord } from "./user-store";
@@ -27,6 +30,8 @@ export interface Membership {
   /** The business enforces single sign-on and this request did not come through it (§22). */
   ssoRequired: boolean;
   standing: SeatStanding;
+  /** The business's install policy, as members are shown it (§26); null when it has none, or the request does not reach the business (SSO). */
+  policy: PolicySummary | null;
 }
 
 /** Whose access: the user, and how their ID token signed in (null: not through any provider, as for an operator's view). */
@@ -43,6 +48,12 @@ export interface UserAccess {
   purchases: PurchaseRecord[];
   grants: EntitlementGrant[];
   keys: Set<string>;
+}
+
+/** What installing needs (§26): the user's access, and the whole install policy of each business the request reaches that has one. */
+export interface InstallAccess extends UserAccess {
+  /** Every one must allow what the user installs. */
+  policies: Policy[];
 }
 
 /**
@@ -91,6 +102,7 @@ export async function loadUserAccess(db: Firestore, subject: AccessSubject, now:
       drawsOnSubscription: !ssoRequired && drawsOnSubscription(standings[index], subscription?.seats ?? null),
       ssoRequired,
       standing: standings[index],
+      policy: ssoRequired ? null : business.policy,
     });
     if (!ssoRequired) reachable.add(businessId);
   });
@@ -115,6 +127,23 @@ export async function loadUserAccess(db: Firestore, subject: AccessSubject, now:
   return { user, memberships: result, purchases: [...ownPurchases, ...reaching], grants, keys: entitlementKeys(grants) };
 }
 
+/**
+ * A user's access with the install policies that hold them (§26), for what installs: a business's
+ * document says whether it has a policy, so only a member of one with a policy reads its rules,
+ * in one more batched read.
+ */
+export async function loadInstallAccess(db: Firestore, subject: AccessSubject, now: Date): Promise<InstallAccess> {
+  const access = await loadUserAccess(db, subject, now);
+  return { ...access, policies: await installPoliciesOf(db, access) };
+}
+
+/** The whole install policies of the businesses whose documents say they have one (none read when none does). */
+export async function installPoliciesOf(db: Firestore, access: Pick<UserAccess, "memberships">): Promise<Policy[]> {
+  const governed = access.memberships.filter((membership) => membership.policy !== null).map((membership) => membership.businessId);
+  if (governed.length === 0) return [];
+  return (await policyStore(db).getMany(governed)).filter((policy): policy is Policy => policy !== null);
+}
+
 /** What reads about a caller need: their access (entitlements, memberships) and activations. */
 export interface CallerData {
   access: UserAccess;
@@ -128,4 +157,11 @@ export interface CallerData {
 export async function loadCallerData(db: Firestore, subject: AccessSubject, now: Date): Promise<CallerData> {
   const [access, activations] = await Promise.all([loadUserAccess(db, subject, now), activationStore(db).list(subject.uid)]);
   return { access, activations };
+}
+
+/** Who views a module (§26): the businesses the caller's request reaches, read once, and only if a private module asks. */
+export function viewerOf(db: Firestore, subject: AccessSubject | null, now: Date): Viewer {
+  if (!subject) return null;
+  let reached: Promise<ReadonlySet<string>> | undefined;
+  return () => (reached ??= loadUserAccess(db, subject, now).then((access) => reachedBusinesses(access.memberships)));
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { loadUserAccess } from "../accounts/caller-data";
+import { loadInstallAccess } from "../accounts/caller-data";
 import { usingKey, type EntitlementGrant } from "../access/rules";
 import type { Caller } from "../core/auth";
 import { isAlreadyExists, toIso } from "../core/documents";
@@ -27,8 +27,8 @@ export async function confirmActivation(
 ): Promise<ActivationView> {
   const now = clock();
   // A write: the caller's access and the module are read afresh.
-  const access = await loadUserAccess(db, caller, now);
-  const { module, version } = await usableVersion(storeLookup(db), access.keys, input.moduleId, input.version, input.appVersion);
+  const access = await loadInstallAccess(db, caller, now);
+  const { module, version } = await usableVersion(storeLookup(db), access, input.moduleId, input.version, input.appVersion);
   const activations = activationStore(db);
   const { moduleId, deviceId } = input;
   if (!deviceId) return view(await confirmWithoutDevice(activations, caller.uid, { moduleId, version, now }));
@@ -54,6 +54,8 @@ export async function confirmActivation(
     version,
     deviceId,
     entitlement,
+    // The policies the certificate was issued under (§26): the app holds it against the signed policies it has.
+    ...(access.policies.length > 0 ? { policyVersions: Object.fromEntries(access.policies.map((policy) => [policy.businessId, policy.version])) } : {}),
     iat: issuedAt,
     exp: certificateExpiry(issuedAt, config.activations.certificateLifetimeSeconds, entitlement, access.grants, periodEndOf),
   });

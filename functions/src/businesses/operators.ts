@@ -128,5 +128,8 @@ export async function describeBusiness(deps: OperatorDeps, input: z.input<typeof
     nextAfter: found.length > limit ? (shown.at(-1)?.uid ?? null) : null,
     verifiedDomains: business.domains.filter((domain) => domain.verifiedAt !== null).map((domain) => domain.domain),
     sso: business.sso,
+    // §26: its own publisher id, and its install policy's version and mode (GET /businesses/:id/policy has the rules).
+    publisherId: business.publisherId,
+    policy: business.policy && { version: business.policy.version, mode: business.policy.mode },
   };
 }

@@ -31,10 +31,11 @@ export interface ReviewVerdict {
 /**
  * The checks of one package. What needs only the package's names (look-alikes of other modules)
  * is looked up at once, while the entries are still being read; the verdict then waits for the
- * entries' hashes and secret findings.
+ * entries' hashes and secret findings. A business's private module (§26) is not held to the
+ * look-alike check, which protects the public marketplace's users; the rest applies.
  */
-export function packageChecks(db: Firestore, pkg: { moduleId: string; name: string; sha256: string; publisherId: string }) {
-  const similar = similarModules(db, pkg);
+export function packageChecks(db: Firestore, pkg: { moduleId: string; name: string; sha256: string; publisherId: string; private: boolean }) {
+  const similar = pkg.private ? Promise.resolve([]) : similarModules(db, pkg);
   // A package refused before its verdict leaves this unawaited: not an unhandled rejection.
   similar.catch(() => undefined);
   return {

@@ -21,10 +21,14 @@ export const PROBLEM_STATUS = {
   no_trusted_publisher: 403,
   policy_violation: 403,
   not_business_admin: 403,
+  /** §26: what only an owner of the business may do (its publisher id). */
+  not_business_owner: 403,
   not_activated: 403,
   invitation_email_mismatch: 403,
   email_not_verified: 403,
   sso_required: 403,
+  /** §26: a module version a business's install policy does not allow; with businessId and reason. */
+  blocked_by_policy: 403,
   not_found: 404,
   module_not_found: 404,
   version_not_found: 404,
@@ -40,6 +44,8 @@ export const PROBLEM_STATUS = {
   invitation_not_found: 404,
   payouts_account_not_found: 404,
   webhook_not_found: 404,
+  /** §26: a business without a publisher id of its own. */
+  publisher_not_found: 404,
   message_not_found: 404,
   /** Beyond the contract's table: §22's domains and SCIM tokens by an unknown name or id. */
   domain_not_found: 404,
@@ -67,6 +73,8 @@ export const PROBLEM_STATUS = {
   /** Operator operations: the release or business exists already. */
   release_exists: 409,
   business_exists: 409,
+  /** §26: a business has a publisher id already (one per business). */
+  business_publisher_exists: 409,
   payouts_not_ready: 409,
   not_for_sale: 409,
   already_owned: 409,

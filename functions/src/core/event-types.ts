@@ -40,6 +40,11 @@ const CATALOG = {
     description: "The business's plan changed: status, seats, period or entitlements.",
     data: z.object({ businessId: z.string(), status: z.string(), plan: z.string().nullable(), seats: z.number().nullable(), currentPeriodEnd: z.string().nullable(), path }),
   },
+  "business.policy.updated": {
+    owners: ["business"],
+    description: "The business's install policy changed (§26): fetch it, or its signed form, again.",
+    data: z.object({ businessId: z.string(), version: z.number(), mode: z.string(), path }),
+  },
   "module.version.signed": { owners: ["publisher"], description: "A version was signed (uploaded), ready to publish.", data: version.extend({ sha256: z.string(), review: z.string() }) },
   "module.version.published": { owners: ["publisher"], description: "A version was published to the marketplace.", data: version.extend({ sha256: z.string() }) },
   "module.version.yanked": { owners: ["publisher"], description: "A version was yanked or, with yanked false, unyanked.", data: version.extend({ yanked: z.boolean(), reason: z.string().nullable() }) },

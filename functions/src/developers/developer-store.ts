@@ -6,8 +6,9 @@ import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabas
 
 /**
  * `developers/{uid}`: developer accounts; and `publishers/{publisherId}` (`{ developerId,
- * verifiedDomain? }`), the claim that gives each publisher id one owner, with the domain an
- * operator verified for it (§24). The service writes both, in one transaction.
+ * verifiedDomain? }`, or `{ businessId }` for a business's own publisher, §26), the claim that
+ * gives each publisher id one owner, with the domain an operator verified for it (§24). The
+ * service writes an account and its claim in one transaction.
  */
 
 const developerDocument = z.object({
@@ -17,10 +18,13 @@ const developerDocument = z.object({
   createdAt: timestamp,
 });
 
-const publisherDocument = z.object({
-  developerId: z.string(),
-  verifiedDomain: z.string().nullable().default(null),
-});
+const publisherDocument = z.union([
+  z.object({ developerId: z.string(), verifiedDomain: z.string().nullable().default(null) }),
+  z.object({ businessId: z.string(), verifiedDomain: z.string().nullable().default(null) }),
+]);
+
+/** Who holds a publisher id: a developer account, or a business (its private modules, §26). */
+export type PublisherClaim = z.output<typeof publisherDocument>;
 
 /** A publisher as pages show it: the display name its developer registered with, and its verified domain. */
 export interface PublisherProfile {
@@ -32,6 +36,7 @@ export interface PublisherProfile {
 export const developerStore = oncePerDatabase((db: Firestore) => {
   const developers = db.collection("developers");
   const publishers = db.collection("publishers");
+  const businesses = db.collection("businesses");
   const read = (snapshot: DocumentSnapshot): DeveloperAccount | null => {
     const stored = readDocument(developerDocument, snapshot);
     return stored && { id: snapshot.id, ...stored, createdAt: stored.createdAt.toDate() };
@@ -45,22 +50,24 @@ export const developerStore = oncePerDatabase((db: Firestore) => {
     },
     /**
      * The profiles of these publishers, by id (two batched reads: the claims, then their
-     * developers); a publisher id nobody claims is left out.
+     * developers or businesses, whose names they show); a publisher id nobody claims is left out.
      */
     async profiles(publisherIds: Iterable<string>): Promise<Map<string, PublisherProfile>> {
       const ids = [...new Set(publisherIds)];
       if (ids.length === 0) return new Map();
       const claims = (await db.getAll(...ids.map((id) => documentAt(publishers, id))))
         .map((snapshot) => ({ id: snapshot.id, claim: readDocument(publisherDocument, snapshot) }))
-        .filter((entry): entry is { id: string; claim: z.output<typeof publisherDocument> } => entry.claim !== null);
+        .filter((entry): entry is { id: string; claim: PublisherClaim } => entry.claim !== null);
       if (claims.length === 0) return new Map();
-      const owners = await db.getAll(...claims.map(({ claim }) => documentAt(developers, claim.developerId)));
-      return new Map(
-        claims.map(({ id, claim }, i) => [id, { id, displayName: read(owners[i])?.displayName ?? id, verifiedDomain: claim.verifiedDomain }]),
-      );
+      const owners = await db.getAll(...claims.map(({ claim }) => ("developerId" in claim ? documentAt(developers, claim.developerId) : documentAt(businesses, claim.businessId))));
+      const nameOf = (claim: PublisherClaim, owner: DocumentSnapshot) => ("developerId" in claim ? read(owner)?.displayName : (owner.get("name") as string | undefined));
+      return new Map(claims.map(({ id, claim }, i) => [id, { id, displayName: nameOf(claim, owners[i]) ?? id, verifiedDomain: claim.verifiedDomain }]));
+    },
+    async claim(publisherId: string): Promise<PublisherClaim | null> {
+      return readDocument(publisherDocument, await documentAt(publishers, publisherId).get());
     },
     /** In a transaction: the publisher's claim, or null when nobody claimed the id. */
-    async claimIn(tx: Transaction, publisherId: string): Promise<z.output<typeof publisherDocument> | null> {
+    async claimIn(tx: Transaction, publisherId: string): Promise<PublisherClaim | null> {
       return readDocument(publisherDocument, await tx.get(documentAt(publishers, publisherId)));
     },
     setVerifiedDomain(tx: Transaction, publisherId: string, domain: string | null): void {
@@ -70,6 +77,10 @@ export const developerStore = oncePerDatabase((db: Firestore) => {
     async claims(tx: Transaction, uid: string, publisherId: string): Promise<{ registered: boolean; publisherTaken: boolean }> {
       const [developer, publisher] = await tx.getAll(documentAt(developers, uid), documentAt(publishers, publisherId));
       return { registered: developer.exists, publisherTaken: publisher.exists };
+    },
+    /** A business's own publisher id, which the transaction has read as free. */
+    claimForBusiness(tx: Transaction, publisherId: string, businessId: string): void {
+      writeReadAsMissing(tx, documentAt(publishers, publisherId), { businessId });
     },
     /** An account and publisher id the transaction has read as free (`claims`). */
     create(tx: Transaction, account: DeveloperAccount): void {

@@ -99,6 +99,8 @@ const moduleDocument = moduleListing.extend({
   price: modulePriceFields.optional(),
   /** The Stripe Product its prices belong to, once it was first priced. */
   stripeProductId: z.string().optional(),
+  /** The business it is private to (§26: its publisher is the business's own); absent: public. */
+  businessId: z.string().optional(),
 });
 
 const versionDocument = z.object({
@@ -144,6 +146,8 @@ export interface ModuleRecord extends ModuleListing {
   policy: PublishPolicy;
   price: ModulePrice | null;
   stripeProductId: string | null;
+  /** The business whose members alone may see it (§26), or null: public. */
+  businessId: string | null;
 }
 
 export interface ModulePrice {
@@ -253,7 +257,7 @@ export const moduleStore = oncePerDatabase((db: Firestore) => {
   const readModule = (snapshot: DocumentSnapshot): ModuleRecord | null => {
     const stored = readDocument(moduleDocument, snapshot);
     if (!stored) return null;
-    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, revocation, policy, price, stripeProductId, ...fields } = stored;
+    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, revocation, policy, price, stripeProductId, businessId, ...fields } = stored;
     return {
       id: snapshot.id,
       ...fields,
@@ -272,6 +276,7 @@ export const moduleStore = oncePerDatabase((db: Firestore) => {
       policy: policy ?? NO_POLICY,
       price: price ? { ...price, updatedAt: price.updatedAt.toDate() } : null,
       stripeProductId: stripeProductId ?? null,
+      businessId: businessId ?? null,
     };
   };
   const readVersion = (snapshot: DocumentSnapshot): VersionRecord | null => {
@@ -318,6 +323,7 @@ export const moduleStore = oncePerDatabase((db: Firestore) => {
     policy: { ...module.policy },
     ...(module.price ? { price: priceData(module.price) } : {}),
     ...(module.stripeProductId ? { stripeProductId: module.stripeProductId } : {}),
+    ...(module.businessId ? { businessId: module.businessId } : {}),
   });
   const priceData = (price: ModulePrice) => ({ ...price, updatedAt: Timestamp.fromDate(price.updatedAt) });
   const versionData = (record: VersionRecord) => ({
@@ -386,6 +392,13 @@ export const moduleStore = oncePerDatabase((db: Firestore) => {
     async all(): Promise<ModuleRecord[]> {
       return (await modules.get()).docs.map((doc) => readModule(doc)!);
     },
+    /** A business's private modules with a published version (§26). */
+    async listedOfBusiness(businessId: string): Promise<ModuleRecord[]> {
+      return (await modules.where("businessId", "==", businessId).where("listed", "==", true).get()).docs.map((doc) => readModule(doc)!);
+    },
+    async byPublisher(publisherId: string): Promise<ModuleRecord[]> {
+      return (await modules.where("publisherId", "==", publisherId).get()).docs.map((doc) => readModule(doc)!);
+    },
     async byDeveloper(developerId: string): Promise<ModuleRecord[]> {
       return (await modules.where("developerId", "==", developerId).get()).docs.map((doc) => readModule(doc)!);
     },
@@ -405,7 +418,7 @@ export const moduleStore = oncePerDatabase((db: Firestore) => {
     },
     /** Writes the whole module; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setModule(writer: Transaction | WriteBatch, module: ModuleRecord, precondition?: Precondition): void {
-      writeWhole(writer, moduleRef(module.id), moduleData(module), ["description", "category", "entitlement", "revocation", "price", "stripeProductId"], precondition);
+      writeWhole(writer, moduleRef(module.id), moduleData(module), ["description", "category", "entitlement", "revocation", "price", "stripeProductId", "businessId"], precondition);
     },
     /** Writes the whole version; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setVersion(writer: Transaction | WriteBatch, record: VersionRecord, precondition?: Precondition): void {

@@ -303,3 +303,22 @@ function facetCounts(within: (facet: Facet) => CatalogEntry[]): Facets {
     pricing: count("pricing", (entry) => [isFree(entry) ? "free" : "paid"]),
   };
 }
+
+/** Two ranked results of one query (the public catalog's and a business's private one, §26) as one, in the same order. */
+export function mergeRanked(a: readonly Ranked[], b: readonly Ranked[]): Ranked[] {
+  const merged: Ranked[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) merged.push(j >= b.length || (i < a.length && compareKeys(a[i].key, b[j].key) <= 0) ? a[i++] : b[j++]);
+  return merged;
+}
+
+/** Facet counts of two results added up, in the order facetCounts gives (largest first, then by value). */
+export function mergeFacets(a: Facets, b: Facets): Facets {
+  const add = (x: FacetCount[], y: FacetCount[]) => {
+    const counts = new Map<string, number>();
+    for (const { value, count } of [...x, ...y]) counts.set(value, (counts.get(value) ?? 0) + count);
+    return [...counts].map(([value, count]) => ({ value, count })).sort((p, q) => q.count - p.count || (p.value < q.value ? -1 : 1));
+  };
+  return { category: add(a.category, b.category), publisher: add(a.publisher, b.publisher), tag: add(a.tag, b.tag), pricing: add(a.pricing, b.pricing) };
+}

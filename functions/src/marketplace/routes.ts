@@ -1,5 +1,8 @@
-import { loadCallerData, loadUserAccess, type AccessSubject } from "../accounts/caller-data";
+import type { z } from "zod";
+import { loadCallerData, loadInstallAccess, type AccessSubject } from "../accounts/caller-data";
+import { policyStore } from "../accounts/policy-store";
 import { catalogCache, MODULES_TOPIC } from "../core/catalog-changes";
+import { ApiError } from "../core/errors";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import {
@@ -12,11 +15,12 @@ import {
   updatesBodySchema,
 } from "./schemas";
 import { marketplaceSearch, type SearchCatalog } from "./search-catalog";
-import { checkModuleUpdates, downloadModule, downloadReads, listModules, withAccess } from "./service";
+import { checkModuleUpdates, downloadModule, downloadReads, listModules, withAccess, withPolicy } from "./service";
+import { privateCatalogs } from "./private-catalog";
 
 export const moduleRoutes = (deps: Deps) => {
   const callerData = (caller: AccessSubject) => loadCallerData(deps.db, caller, deps.clock());
-  const callerAccess = (caller: AccessSubject) => loadUserAccess(deps.db, caller, deps.clock());
+  const installAccess = (caller: AccessSubject) => loadInstallAccess(deps.db, caller, deps.clock());
   const { lookup, downloads } = downloadReads(deps);
   // A page of the listing is the same for everyone (only access flags differ): a warm instance
   // serves pages from memory, current with the catalog's change feed, and adds the caller's flags.
@@ -24,6 +28,21 @@ export const moduleRoutes = (deps: Deps) => {
   // Built on first use: declaring the routes touches no backend.
   let catalog: SearchCatalog | undefined;
   const search = () => (catalog ??= marketplaceSearch(deps));
+  const ownModules = privateCatalogs(deps);
+  /**
+   * `?business=`: a member's view (§26): the business's private modules beside the public ones
+   * (the page is the same for every member, and kept like the public ones), then the caller's
+   * access and the business's install policy's decision on each item.
+   */
+  const businessPage = async (businessId: string, query: z.output<typeof moduleListQuerySchema>, caller: AccessSubject | null) => {
+    const data = caller ? await callerData(caller) : null;
+    const membership = data?.access.memberships.find((candidate) => candidate.businessId === businessId);
+    if (!data || !membership) throw new ApiError("business_not_found", `No business '${businessId}' of which you are a member.`);
+    if (membership.ssoRequired) throw new ApiError("sso_required", `Business '${businessId}' requires signing in through its single sign-on; sign in that way and retry.`);
+    const page = await pages.get(JSON.stringify(query), MODULES_TOPIC, async () => listModules(deps, search(), query, await ownModules(businessId)));
+    const policy = membership.policy ? await policyStore(deps.db).get(null, businessId) : null;
+    return withPolicy(withAccess(page, data), policy);
+  };
   return [
     defineRoute({
       method: "get",
@@ -35,7 +54,9 @@ export const moduleRoutes = (deps: Deps) => {
       query: moduleListQuerySchema,
       responses: { 200: { description: "A page of modules.", schema: moduleListSchema } },
       cache: "public-anonymous",
+      problems: ["business_not_found", "sso_required"],
       handle: async ({ query, caller }) => {
+        if (query.business !== undefined) return { status: 200, body: await businessPage(query.business, query, caller) };
         const page = await pages.get(JSON.stringify(query), MODULES_TOPIC, () => listModules(deps, search(), query));
         return { status: 200, body: caller ? withAccess(page, await callerData(caller)) : page };
       },
@@ -51,10 +72,10 @@ export const moduleRoutes = (deps: Deps) => {
       params: downloadParamsSchema,
       query: downloadQuerySchema,
       responses: { 200: { description: "Where to download, and how to verify it.", schema: downloadSchema } },
-      problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version", "module_revoked"],
+      problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version", "module_revoked", "blocked_by_policy"],
       handle: async ({ params, query, caller }) => ({
         status: 200,
-        body: await downloadModule(deps, { lookup, downloads, access: await callerAccess(caller) }, params.id, query),
+        body: await downloadModule(deps, { lookup, downloads, access: await installAccess(caller) }, params.id, query),
       }),
     }),
     defineRoute({
@@ -69,7 +90,7 @@ export const moduleRoutes = (deps: Deps) => {
       // A question, not a change.
       idempotencyKey: false,
       responses: { 200: { description: "One item per module to update; others are left out.", schema: moduleUpdatesSchema } },
-      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps, await callerAccess(caller), body) }),
+      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps, await installAccess(caller), body) }),
     }),
   ];
 };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { provenanceSchema } from "../core/provenance";
 import { MODULE_ID, semverVersion } from "../core/documents";
+import { documentId } from "../core/schemas";
 import { pageQuery } from "../core/pagination";
 import { isoDateTime } from "../core/schemas";
 import { PRICINGS, SORTS } from "./ranking";
@@ -33,6 +34,7 @@ export const moduleListQuerySchema = z.strictObject({
   publisher: facetValues(40).optional(),
   tag: facetValues(24).optional(),
   pricing: z.enum(PRICINGS).optional(),
+  business: documentId.optional().meta({ description: "A business of the caller's (a token is needed): its private modules beside the public ones, each item with its install policy's decision (§26)." }),
   facets: z
     .enum(["true", "false"])
     .transform((value) => value === "true")
@@ -96,6 +98,12 @@ export const marketplaceModuleSchema = z
       .optional()
       .meta({ description: "With ?appVersion: the highest version not yanked that is compatible with it, or null." }),
     access: moduleAccessSchema,
+    visibility: z.enum(["public", "business"]).meta({ description: "business: private to the business of `businessId`, seen only by its members (§26)." }),
+    businessId: z.string().nullable(),
+    policy: z
+      .object({ allowed: z.boolean(), reason: z.string().optional() })
+      .optional()
+      .meta({ description: "With ?business: whether the business's install policy allows the version the item lists (compatibleVersion, else latestVersion), and why not." }),
   })
   .meta({ id: "MarketplaceModule" });
 
@@ -123,10 +131,11 @@ export const moduleUpdatesSchema = z
       z.object({
         moduleId: z.string(),
         installedVersion: z.string(),
-        version: z.string().nullable().meta({ description: "The compatible version to move to; null when an installed yanked or revoked version has none." }),
+        version: z.string().nullable().meta({ description: "The compatible version to move to, allowed by every install policy of the caller's businesses (§26); null when an installed yanked, revoked or blocked version has none." }),
         usable: z.boolean(),
         yanked: z.boolean().meta({ description: "Whether the installed version is yanked." }),
         revoked: z.boolean().meta({ description: "Whether the installed version is revoked: the app must stop using it." }),
+        blocked: z.boolean().meta({ description: "Whether an install policy of one of the caller's businesses blocks the installed version (§26); `version` is then the newest allowed one, or null." }),
       }),
     ),
   })

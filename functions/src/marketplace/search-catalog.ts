@@ -265,8 +265,17 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
   };
 }
 
-/** A module as the catalog keeps it, or null when it is not in the marketplace. */
+/**
+ * A module as the catalog keeps it, or null when it is not in the public marketplace: a business's
+ * private module (§26) never enters it, so no public list, count, facet, suggestion or snapshot
+ * can hold it.
+ */
 function listedModule(module: ModuleRecord | null, publishers: ReadonlyMap<string, PublisherProfile>, downloads: number, rating: RatingFigures | null): ListedModule | null {
+  return module?.businessId === null ? catalogEntryOf(module, publishers, downloads, rating) : null;
+}
+
+/** A listed module (public or private) as catalogs keep it, or null when it has no published version. */
+export function catalogEntryOf(module: ModuleRecord | null, publishers: ReadonlyMap<string, PublisherProfile>, downloads: number, rating: RatingFigures | null): ListedModule | null {
   if (!module || !module.listed || module.latestVersion === null) return null;
   return {
     id: module.id,

@@ -1,7 +1,9 @@
 import semver from "semver";
 import type { z } from "zod";
-import type { CallerData, UserAccess } from "../accounts/caller-data";
-import { assertMayUseModule } from "../access/policy";
+import type { CallerData, InstallAccess } from "../accounts/caller-data";
+import { decide, firstRefusal, policySubject, type Policy } from "../access/install-policy";
+import { assertAllowedByPolicies, assertMayUseModule } from "../access/policy";
+import { isVisibleIn, moduleNotFound, reachedBusinesses } from "../access/visibility";
 import { isModuleUsable, type ModuleTerms } from "../access/rules";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
@@ -12,7 +14,8 @@ import { groupCommitCounter, type DownloadCounter } from "./download-counter";
 import { downloadStore } from "./download-store";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
 import type { downloadSchema, marketplaceModuleSchema, moduleListQuerySchema } from "./schemas";
-import { effectiveSort, findModules, pageAfter, type RatingFigures } from "./ranking";
+import { effectiveSort, findModules, mergeFacets, mergeRanked, pageAfter, type RatingFigures } from "./ranking";
+import type { PrivateCatalog } from "./private-catalog";
 import type { SearchCatalog } from "./search-catalog";
 import { chooseVersion, type VersionSummary } from "./versions";
 
@@ -37,15 +40,17 @@ export const ratingView = (rating: RatingFigures | null) => (rating && rating.co
  * instance, current with every change, ranked, filtered and paged after the cursor's position in
  * the same sort; with `facets`, counts over the whole result.
  */
-export async function listModules({ cursors, config }: Deps, catalog: SearchCatalog, query: ListQuery) {
+export async function listModules({ cursors, config }: Deps, catalog: SearchCatalog, query: ListQuery, own: PrivateCatalog | null = null) {
   const sort = effectiveSort(query);
   const after = query.cursor ? cursors.decodeKey(`modules:${sort}`, query.cursor) : undefined;
   const { entries, index, prior } = await catalog.current();
   const found = findModules(index, entries, query, prior);
-  const { ranked } = found;
+  // A business's members (§26): its private modules beside the public ones, in one order.
+  const ownFound = own && findModules(own.index, own.entries, query, prior);
+  const ranked = ownFound ? mergeRanked(found.ranked, ownFound.ranked) : found.ranked;
   const page = pageAfter(ranked, after, query.limit);
   const items: MarketplaceModule[] = page.items.map(({ entry }) => {
-    const module = entries.get(entry.id)!;
+    const module = entries.get(entry.id) ?? own!.entries.get(entry.id)!;
     return {
       id: module.id,
       name: module.name,
@@ -61,6 +66,8 @@ export async function listModules({ cursors, config }: Deps, catalog: SearchCata
       rating: ratingView(module.rating),
       downloads: module.downloads,
       iconUrl: iconUrlOf(config.publicBaseUrl, { id: module.id, latestVersion: module.latestVersion, versionSummary: module.versions }),
+      visibility: own?.entries.has(module.id) ? ("business" as const) : ("public" as const),
+      businessId: own?.entries.has(module.id) ? (query.business ?? null) : null,
       ...(query.appVersion ? { compatibleVersion: chooseVersion(module.versions, query.appVersion) } : {}),
     };
   });
@@ -69,8 +76,8 @@ export async function listModules({ cursors, config }: Deps, catalog: SearchCata
     items,
     nextCursor: page.more && last ? cursors.encodeKey(`modules:${sort}`, last.key) : null,
     total: ranked.length,
-    ...(query.q ? { suggestion: found.suggestion() } : {}),
-    ...(query.facets ? { facets: found.facets() } : {}),
+    ...(query.q ? { suggestion: ranked.length > 0 ? null : found.suggestion() } : {}),
+    ...(query.facets ? { facets: ownFound ? mergeFacets(found.facets(), ownFound.facets()) : found.facets() } : {}),
   };
 }
 
@@ -79,6 +86,18 @@ export function withAccess(page: ModulePage, caller: CallerData): ModulePage {
   if (page.items.length === 0) return page;
   const accessOf = accessFor(caller);
   return { ...page, items: page.items.map((item) => ({ ...item, access: accessOf(item) })) };
+}
+
+/** A business's page (§26): each item with whether the business's install policy allows the version it lists. */
+export function withPolicy(page: ModulePage, policy: Policy | null): ModulePage {
+  return {
+    ...page,
+    items: page.items.map((item) => {
+      if (!policy) return { ...item, policy: { allowed: true } };
+      const { allowed, reason } = decide(policy, { id: item.id, publisherId: item.publisherId, businessId: item.businessId }, item.compatibleVersion ?? item.latestVersion);
+      return { ...item, policy: allowed ? { allowed } : { allowed, reason } };
+    }),
+  };
 }
 
 /** For one caller: whether they may use a module, and whether they have activated it. */
@@ -129,11 +148,11 @@ export function downloadReads(deps: Deps): { lookup: ModuleLookup; downloads: Do
  */
 export async function downloadModule(
   { store, config, clock }: Deps,
-  reads: { lookup: ModuleLookup; access: UserAccess; downloads: DownloadCounter },
+  reads: { lookup: ModuleLookup; access: InstallAccess; downloads: DownloadCounter },
   moduleId: string,
   requested: { version?: string; appVersion?: string; sha256?: string },
 ): Promise<z.output<typeof downloadSchema>> {
-  const { version, record } = await usableVersion(reads.lookup, reads.access.keys, moduleId, requested.version, requested.appVersion);
+  const { version, record } = await usableVersion(reads.lookup, reads.access, moduleId, requested.version, requested.appVersion);
   if (requested.sha256 !== undefined && record.sha256 !== requested.sha256) throw new ApiError("version_not_found", `${moduleId} ${version} is not the package with SHA-256 ${requested.sha256}.`);
   const { url, expiresAt } = await store.signedReadUrl(record.storagePath, {
     ttlSeconds: config.signedUrlTtlSeconds,
@@ -158,11 +177,13 @@ export async function downloadModule(
 /**
  * The published version of a module, if the caller may use it: the one asked for (yanked or not,
  * so existing installs can be restored, even when every version is yanked and the module left the
- * listing), else the highest compatible with `appVersion`, else the latest.
+ * listing), else the highest compatible with `appVersion`, else the latest; without a version
+ * asked for, the highest of those that every install policy of the caller's businesses allows
+ * (§26), and a version asked for must be allowed.
  */
 export async function usableVersion(
   lookup: ModuleLookup,
-  keys: ReadonlySet<string>,
+  access: Pick<InstallAccess, "keys" | "policies" | "memberships">,
   moduleId: string,
   requestedVersion: string | undefined,
   appVersion: string | undefined,
@@ -171,6 +192,7 @@ export async function usableVersion(
     lookup.module(moduleId),
     requestedVersion ? lookup.version(moduleId, requestedVersion) : Promise.resolve(null),
   ]);
+  if (module && !isVisibleIn(module, reachedBusinesses(access.memberships))) throw moduleNotFound(moduleId);
   if (module && revokedWhole(module)) throw moduleRevoked(moduleId, module.revocation?.reason);
   const available = requestedVersion ? module?.highestPublishedVersion : module?.listed && module.latestVersion;
   if (!module || !available) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
@@ -180,10 +202,15 @@ export async function usableVersion(
     if (!compatible) throw new ApiError("no_compatible_version", `Module '${moduleId}' has no version for app ${appVersion}.`);
     version = compatible;
   }
+  if (!requestedVersion && access.policies.length > 0) {
+    const subject = policySubject(module);
+    version = chooseVersion(module.versionSummary, appVersion, (candidate) => firstRefusal(access.policies, subject, candidate) === null) ?? version;
+  }
   const record = requestedVersion ? requested : await lookup.version(moduleId, version);
   if (record?.state !== "published") throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${version}'.`);
   if (record.revocation) throw moduleRevoked(`${moduleId}@${version}`, record.revocation.reason);
-  assertMayUseModule(module, keys);
+  assertAllowedByPolicies(access.policies, module, version);
+  assertMayUseModule(module, access.keys);
   return { module, version, record };
 }
 
@@ -195,22 +222,29 @@ const moduleRevoked = (what: string, reason: string | undefined) =>
 
 /**
  * For each installed module with a compatible version greater than the installed one, or whose
- * installed version is yanked or revoked: what to move to. One batched read of the module documents (their
+ * installed version is yanked, revoked or blocked by an install policy: what to move to (only
+ * versions every policy of the caller's businesses allows are offered, §26). One batched read of the module documents (their
  * version summaries decide); unknown modules are left out.
  */
-export async function checkModuleUpdates({ db }: Deps, access: UserAccess, input: { appVersion: string; installed: { moduleId: string; version: string }[] }) {
+export async function checkModuleUpdates({ db }: Deps, access: InstallAccess, input: { appVersion: string; installed: { moduleId: string; version: string }[] }) {
   const ids = [...new Set(input.installed.map((item) => item.moduleId))];
   const modules = new Map((await moduleStore(db).getModules(ids)).map((module, index) => [ids[index], module]));
+  const reached = reachedBusinesses(access.memberships);
   const items = input.installed.flatMap(({ moduleId, version: installedVersion }) => {
     const module = modules.get(moduleId);
-    if (!module) return [];
-    const compatible = module.revocation ? null : chooseVersion(module.versionSummary, input.appVersion);
+    // Unknown modules, and private ones of businesses the caller's request does not reach (§26), are left out.
+    if (!module || !isVisibleIn(module, reached)) return [];
+    const subject = policySubject(module);
+    const allowed = (version: string) => firstRefusal(access.policies, subject, version) === null;
+    const compatible = module.revocation ? null : chooseVersion(module.versionSummary, input.appVersion, allowed);
     const installed = module.versionSummary.find((entry) => entry.version === installedVersion);
     const yanked = installed?.yanked ?? false;
     const revoked = module.revocation !== null || (installed?.revoked ?? false);
+    // An installed version a business's policy does not allow (§26): reported, with the newest allowed one or null.
+    const blocked = !allowed(installedVersion);
     const newer = compatible !== null && semver.gt(compatible, installedVersion);
-    if (!newer && !yanked && !revoked) return [];
-    return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, access.keys), yanked, revoked }];
+    if (!newer && !yanked && !revoked && !blocked) return [];
+    return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, access.keys), yanked, revoked, blocked }];
   });
   return { items };
 }

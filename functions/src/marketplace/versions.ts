@@ -28,9 +28,12 @@ export function isCompatible(entry: Pick<VersionSummary, "minAppVersion" | "maxA
   return true;
 }
 
-/** The highest version neither yanked nor revoked (and, given an app version, compatible with it), or null. */
-export function chooseVersion(summary: VersionSummary[], appVersion?: string): string | null {
-  const candidates = summary.filter((entry) => !entry.yanked && !entry.revoked && (appVersion === undefined || isCompatible(entry, appVersion)));
+/**
+ * The highest version neither yanked nor revoked (and, given an app version, compatible with it;
+ * given `allowed`, one it allows: install policies, §26), or null.
+ */
+export function chooseVersion(summary: VersionSummary[], appVersion?: string, allowed: (version: string) => boolean = () => true): string | null {
+  const candidates = summary.filter((entry) => !entry.yanked && !entry.revoked && (appVersion === undefined || isCompatible(entry, appVersion)) && allowed(entry.version));
   return candidates.reduce<string | null>((best, entry) => (!best || semver.gt(entry.version, best) ? entry.version : best), null);
 }
 

@@ -1,4 +1,5 @@
-import { loadCallerData } from "../accounts/caller-data";
+import { installPoliciesOf, loadCallerData, viewerOf } from "../accounts/caller-data";
+import { NO_STORE } from "../core/http-cache";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { moduleIconQuerySchema, moduleIconSchema, moduleImageParamsSchema, moduleImageSchema, modulePageParamsSchema, modulePageSchema } from "./schemas";
@@ -6,6 +7,8 @@ import { modulePages } from "./service";
 
 /** A publisher's file served as it is: nothing in it may run, and its type is not guessed. */
 const PACKAGE_MEDIA_HEADERS = { "Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff" };
+/** A private module's files (§26) are for the members who asked: no cache may keep them for anyone else. */
+const PRIVATE_MEDIA_HEADERS = { ...PACKAGE_MEDIA_HEADERS, "Cache-Control": NO_STORE };
 
 export const modulePageRoutes = (deps: Deps) => {
   const pages = modulePages(deps);
@@ -21,43 +24,45 @@ export const modulePageRoutes = (deps: Deps) => {
       responses: { 200: { description: "The module.", schema: modulePageSchema } },
       problems: ["module_not_found"],
       cache: "public-anonymous",
-      handle: async ({ params, caller }) => ({
-        status: 200,
-        body: await pages.page(params.id, caller ? await loadCallerData(deps.db, caller, deps.clock()) : null),
-      }),
+      handle: async ({ params, caller }) => {
+        const data = caller ? await loadCallerData(deps.db, caller, deps.clock()) : null;
+        return { status: 200, body: await pages.page(params.id, data, data ? await installPoliciesOf(deps.db, data.access) : []) };
+      },
     }),
     defineRoute({
       method: "get",
       path: "/modules/:id/icon",
       operationId: "getModuleIcon",
-      summary: "The PNG icon of a listed module's latest version (or of the version `v`).",
+      summary: "The PNG icon of a listed module's latest version (or of the version `v`); a private module's (§26) with a member's token.",
       tag: "Marketplace",
-      auth: "none",
+      auth: "optional",
       params: modulePageParamsSchema,
       query: moduleIconQuerySchema,
       responses: { 200: { description: "The icon.", schema: moduleIconSchema, mediaType: "image/png" } },
       problems: ["module_not_found", "version_not_found"],
       cache: "public",
-      handle: async ({ params, query }) => {
-        const png = await pages.icon(params.id, query.v);
-        return { status: 200, media: { data: png, type: "image/png" }, headers: PACKAGE_MEDIA_HEADERS };
+      handle: async ({ params, query, caller }) => {
+        const viewer = viewerOf(deps.db, caller, deps.clock());
+        const png = await pages.icon(params.id, query.v, viewer);
+        return { status: 200, media: { data: png, type: "image/png" }, headers: (await pages.isPrivate(params.id, viewer)) ? PRIVATE_MEDIA_HEADERS : PACKAGE_MEDIA_HEADERS };
       },
     }),
     defineRoute({
       method: "get",
       path: "/modules/:id/images/:index",
       operationId: "getModuleImage",
-      summary: "An image the README of a listed module's latest version (or of the version `v`) shows, as readmeHtml addresses it.",
+      summary: "An image the README of a listed module's latest version (or of the version `v`) shows, as readmeHtml addresses it; a private module's (§26) with a member's token.",
       tag: "Marketplace",
-      auth: "none",
+      auth: "optional",
       params: moduleImageParamsSchema,
       query: moduleIconQuerySchema,
       responses: { 200: { description: "The image.", schema: moduleImageSchema, mediaType: "image/*" } },
       problems: ["module_not_found", "version_not_found"],
       cache: "public",
-      handle: async ({ params, query }) => {
-        const image = await pages.image(params.id, params.index, query.v);
-        return { status: 200, media: { data: image.bytes, type: image.type }, headers: PACKAGE_MEDIA_HEADERS };
+      handle: async ({ params, query, caller }) => {
+        const viewer = viewerOf(deps.db, caller, deps.clock());
+        const image = await pages.image(params.id, params.index, query.v, viewer);
+        return { status: 200, media: { data: image.bytes, type: image.type }, headers: (await pages.isPrivate(params.id, viewer)) ? PRIVATE_MEDIA_HEADERS : PACKAGE_MEDIA_HEADERS };
       },
     }),
   ];

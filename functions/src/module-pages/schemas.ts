@@ -28,6 +28,12 @@ export const modulePageSchema = z
     entitlement: z.string().nullable().meta({ description: "Needed to use the module (with price: or a purchase of it); null when it needs none." }),
     price: modulePriceSchema.nullable().meta({ description: "Its price while it is for sale (§20); null when free." }),
     installUrl: z.string().meta({ description: "Opens the desktop app on this module: <APP_URL_SCHEME>://install/<id> (§24)." }),
+    visibility: z.enum(["public", "business"]).meta({ description: "business: private to the business of `businessId`, seen only by its members (§26)." }),
+    businessId: z.string().nullable(),
+    policy: z
+      .object({ allowed: z.boolean(), businessId: z.string().optional(), businessName: z.string().optional(), reason: z.string().optional() })
+      .optional()
+      .meta({ description: "With a token: whether the install policies of the caller's businesses allow the latest version (§26); when not, which business refuses it and why." }),
     latestVersion: z.string(),
     updatedAt: isoDateTime,
     downloads: z.number().int(),

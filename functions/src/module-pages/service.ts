@@ -4,6 +4,8 @@ import type { CallerData } from "../accounts/caller-data";
 import { catalogCache, moduleTopic } from "../core/catalog-changes";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
+import { firstRefusal, type Policy } from "../access/install-policy";
+import { assertVisible, moduleNotFound, reachedBusinesses, type Viewer } from "../access/visibility";
 import type { Deps } from "../deps";
 import { developerStore } from "../developers/developer-store";
 import { downloadStore } from "../marketplace/download-store";
@@ -20,6 +22,8 @@ type ModulePage = z.output<typeof modulePageSchema>;
 
 interface KnownModule {
   page: ModulePage;
+  /** The business it is private to (§26), or null. */
+  businessId: string | null;
   /** The listed versions whose package carries an icon. */
   withIcon: ReadonlySet<string>;
 }
@@ -34,21 +38,35 @@ const MAX_REMEMBERED_PAGES = 64;
 export function modulePages(deps: Deps) {
   const { db, config } = deps;
   const remembered = catalogCache<KnownModule | null>(db, { ttlMs: config.memoryCacheMs, maxEntries: MAX_REMEMBERED_PAGES });
-  const known = async (moduleId: string): Promise<KnownModule> => {
+  const known = async (moduleId: string, viewer: Viewer): Promise<KnownModule> => {
     const found = await remembered.get(moduleId, moduleTopic(moduleId), () => readModulePage(deps, moduleId));
-    if (!found) throw new ApiError("module_not_found", `No module '${moduleId}' in the marketplace.`);
+    if (!found) throw moduleNotFound(moduleId);
+    await assertVisible({ id: moduleId, businessId: found.businessId }, viewer);
     return found;
   };
   return {
-    /** A listed module's page; with the caller's data, whether they may use it. */
-    async page(moduleId: string, caller: CallerData | null): Promise<ModulePage> {
-      const { page } = await known(moduleId);
-      return caller ? { ...page, access: accessFor(caller)(page) } : page;
+    /** A listed module's page; with the caller's data, whether they may use it. A private module's (§26) only for its business's members. */
+    async page(moduleId: string, caller: CallerData | null, policies: readonly Policy[] = []): Promise<ModulePage> {
+      const { page } = await known(moduleId, caller && (async () => reachedBusinesses(caller.access.memberships)));
+      if (!caller) return page;
+      // With a token: whether the caller's businesses' install policies allow its latest version (§26).
+      const refusal = firstRefusal(policies, { id: page.id, publisherId: page.publisherId, businessId: page.businessId }, page.latestVersion);
+      const name = refusal && caller.access.memberships.find((membership) => membership.businessId === refusal.policy.businessId)?.name;
+      return {
+        ...page,
+        access: accessFor(caller)(page),
+        policy: refusal ? { allowed: false, businessId: refusal.policy.businessId, businessName: name ?? refusal.policy.businessId, reason: refusal.decision.reason! } : { allowed: true },
+      };
+    },
+
+    /** Whether a module is private to a business (§26): its files are then for members only, and never shared by caches. */
+    async isPrivate(moduleId: string, viewer: Viewer): Promise<boolean> {
+      return (await known(moduleId, viewer)).businessId !== null;
     },
 
     /** The n-th image the README of a listed module's latest version (or of one of its listed versions) shows. */
-    async image(moduleId: string, index: number, version: string | undefined): Promise<PackageImage> {
-      const { page } = await known(moduleId);
+    async image(moduleId: string, index: number, version: string | undefined, viewer: Viewer): Promise<PackageImage> {
+      const { page } = await known(moduleId, viewer);
       const chosen = listedVersion(page, version);
       const image = await contentStore(db).image(moduleId, chosen, index);
       if (!image) throw new ApiError("module_not_found", `The README of ${moduleId}@${chosen} shows no image ${index}.`);
@@ -56,8 +74,8 @@ export function modulePages(deps: Deps) {
     },
 
     /** The PNG icon of a listed module's latest version, or of one of its listed versions. */
-    async icon(moduleId: string, version: string | undefined): Promise<Buffer> {
-      const { page, withIcon } = await known(moduleId);
+    async icon(moduleId: string, version: string | undefined, viewer: Viewer): Promise<Buffer> {
+      const { page, withIcon } = await known(moduleId, viewer);
       const chosen = listedVersion(page, version);
       const icon = withIcon.has(chosen) ? await contentStore(db).icon(moduleId, chosen) : null;
       if (!icon) throw new ApiError("module_not_found", `${moduleId}@${chosen} has no icon.`);
@@ -85,6 +103,7 @@ async function readModulePage({ db, config }: Deps, moduleId: string): Promise<K
   const listedVersions = module.versionSummary.filter((entry) => !entry.revoked);
   const imageAddress = (index: number) => `${config.publicBaseUrl}/modules/${module.id}/images/${index}?v=${module.latestVersion}`;
   return {
+    businessId: module.businessId,
     page: {
       id: module.id,
       name: module.name,
@@ -97,6 +116,8 @@ async function readModulePage({ db, config }: Deps, moduleId: string): Promise<K
       entitlement: module.entitlement ?? null,
       price: publicPrice(module.price),
       installUrl: `${config.appUrlScheme}://install/${module.id}`,
+      visibility: module.businessId ? ("business" as const) : ("public" as const),
+      businessId: module.businessId,
       latestVersion: module.latestVersion,
       updatedAt: toIso(module.updatedAt),
       downloads,

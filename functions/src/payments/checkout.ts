@@ -24,7 +24,8 @@ export async function startModuleCheckout(deps: Deps, caller: { uid: string; ema
   const { db, config, logger, clock } = deps;
   const now = clock();
   const module = await moduleStore(db).getModule(moduleId);
-  if (!module?.listed) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  // A business's private module (§26) is not for sale: to anyone outside it, it does not exist.
+  if (!module?.listed || module.businessId !== null) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
   const price = module.price;
   if (!price) throw new ApiError("not_for_sale", `Module '${moduleId}' is free: there is nothing to buy.`);
   const account = await payoutAccountStore(db).get(module.publisherId);

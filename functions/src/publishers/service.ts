@@ -39,7 +39,7 @@ async function setVerifiedDomain(deps: OperatorDeps, publisherId: string, domain
   const changed = await db.runTransaction(async (tx) => {
     const claim = await publishers.claimIn(tx, publisherId);
     if (!claim) throw new ApiError("not_found", `No publisher '${publisherId}'.`);
-    const moduleIds = (await moduleStore(db).byDeveloper(claim.developerId)).map((module) => module.id);
+    const moduleIds = (await ("developerId" in claim ? moduleStore(db).byDeveloper(claim.developerId) : moduleStore(db).byPublisher(publisherId))).map((module) => module.id);
     publishers.setVerifiedDomain(tx, publisherId, domain);
     const topics = moduleIds.flatMap(moduleChange);
     if (topics.length > 0) feed.record(tx, [...new Set(topics)]);

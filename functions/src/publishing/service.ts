@@ -38,7 +38,7 @@ import { contentStore } from "../module-pages/content-store";
 import { CONTENT_RULES, packageContent, readmePathOf } from "../module-pages/package-content";
 import { examineEntries } from "./examination";
 import { readManifest, readPackageEntry, type Manifest } from "./package";
-import type { Publisher } from "./publisher";
+import { actingPublisher, type Publisher } from "./publisher";
 import { signaturePayload } from "./signature";
 import { toModuleView, toVersionView } from "./views";
 import { latestOf, summaryOf, withEntry, type VersionSummary } from "../marketplace/versions";
@@ -57,11 +57,12 @@ const PUBLISH_ATTEMPTS = 5;
  * the checks refuse is deleted again (storeThenRecord), so it leaves nothing behind either way.
  * An author signature (§15), when sent, is checked before anything is stored.
  */
-export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffer, authorSignature?: string) {
+export async function signPackage(deps: Deps, signer: Publisher, bytes: Buffer, authorSignature?: string) {
   const { store, signingKeys, db, clock, logger } = deps;
   const modules = moduleStore(db);
   const manifest = await readManifest(bytes);
   const { id: moduleId, version } = manifest;
+  const publisher = await actingPublisher(db, signer, moduleId);
   const target = { moduleId, version };
   assertInNamespace(moduleId, publisher.publisherId);
   assertInCredentialScope(moduleId, publisher.credential);
@@ -75,7 +76,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const size = bytes.length;
   const author = authorSignature === undefined ? null : await verifyAuthorSignature(db, publisher.publisherId, authorSignature, { moduleId, version, sha256 });
-  const examined = examinePackage(db, bytes, manifest, { moduleId, name: manifest.name, sha256, publisherId: publisher.publisherId });
+  const examined = examinePackage(db, bytes, manifest, { moduleId, name: manifest.name, sha256, publisherId: publisher.publisherId, private: publisher.businessId !== undefined });
   // Awaited once the upload is done; until then a refusal must not count as unhandled.
   examined.catch(() => undefined);
 
@@ -165,7 +166,7 @@ export async function signPackage(deps: Deps, publisher: Publisher, bytes: Buffe
  * Every entry verified and checked, then the checks' verdict (or their refusal), with what the
  * module's page shows from the package (§16), read in the same pass.
  */
-async function examinePackage(db: Deps["db"], bytes: Buffer, manifest: Manifest, pkg: { moduleId: string; name: string; sha256: string; publisherId: string }) {
+async function examinePackage(db: Deps["db"], bytes: Buffer, manifest: Manifest, pkg: { moduleId: string; name: string; sha256: string; publisherId: string; private: boolean }) {
   const checks = packageChecks(db, pkg);
   const paths = { readme: manifest.readme, changelog: manifest.changelog, icon: manifest.icon };
   // The README is read first: the images it shows are kept from the one pass over the entries.
@@ -183,8 +184,8 @@ async function examinePackage(db: Deps["db"], bytes: Buffer, manifest: Manifest,
  */
 export async function publishVersion({ db, clock, config }: Deps, publisher: Publisher, moduleId: string, version: string) {
   const now = clock();
-  return changeVersion(db, publisher, moduleId, version, now, (module, signed) => {
-    assertMayChangeVersion({ moduleId, version }, module, signed, publisher.id);
+  return changeVersion(db, publisher, moduleId, version, now, (module, signed, acting) => {
+    assertMayChangeVersion({ moduleId, version }, module, signed, acting.id);
     assertReviewed(moduleId, signed);
     if (module.highestPublishedVersion && !semver.gt(version, module.highestPublishedVersion)) {
       throw new ApiError("version_not_newer", `${version} is not greater than ${module.highestPublishedVersion}, the highest version published so far.`);
@@ -201,8 +202,9 @@ export async function publishVersion({ db, clock, config }: Deps, publisher: Pub
         details: { sha256: signed.sha256 },
         emits: [outboundEvent("module.version.published", [{ kind: "publisher", id: module.publisherId }], { moduleId, version, sha256: signed.sha256, path: `/modules/${moduleId}` })],
       },
-      // A first publish, or one under a new name, files the name against look-alikes of other publishers.
-      alsoWrite: named ? (batch) => nameIndexStore(db).add(batch, { moduleId, publisherId: module.publisherId, name: signed.listing.name }) : undefined,
+      // A first publish, or one under a new name, files the name against look-alikes of other
+      // publishers; a private module's name is nobody else's business (§26).
+      alsoWrite: named && !module.businessId ? (batch) => nameIndexStore(db).add(batch, { moduleId, publisherId: module.publisherId, name: signed.listing.name }) : undefined,
     };
   }).then(async ({ module, version: published }) => ({
     module: toModuleView(module, await downloadStore(db, config.downloadShards).total(moduleId)),
@@ -252,13 +254,14 @@ interface VersionChange {
  */
 async function changeVersion(
   db: Deps["db"],
-  publisher: Publisher,
+  signer: Publisher,
   moduleId: string,
   version: string,
   at: Date,
-  change: (module: ModuleRecord, record: VersionRecord) => VersionChange,
+  change: (module: ModuleRecord, record: VersionRecord, publisher: Publisher) => VersionChange,
 ): Promise<{ module: ModuleRecord; version: VersionRecord }> {
   const modules = moduleStore(db);
+  const publisher = await actingPublisher(db, signer, moduleId);
   const changes = catalogChanges(db);
   assertInCredentialScope(moduleId, publisher.credential);
   for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
@@ -269,7 +272,7 @@ async function changeVersion(
       assertPolicyAllows(moduleId, current.module.policy, { credential: publisher.credential });
     }
     if (!current.module || !current.version) throw new ApiError("version_not_found", `${moduleId}@${version} was never signed.`);
-    const changed = change(current.module, current.version);
+    const changed = change(current.module, current.version, publisher);
     const batch = db.batch();
     modules.setVersion(batch, changed.version, { lastUpdateTime: current.versionSnapshot.updateTime! });
     modules.setModule(batch, changed.module, { lastUpdateTime: current.moduleSnapshot.updateTime! });
@@ -289,8 +292,8 @@ async function changeVersion(
 
 /**
  * Operators: recomputes every module's version summary, latest and highest published version from
- * its versions (for modules published before the summary existed), and files published modules'
- * names in the look-alike index (for modules published before the package checks). Idempotent:
+ * its versions (for modules published before the summary existed), and files published public
+ * modules' names in the look-alike index (for modules published before the package checks). Idempotent:
  * `rebuilt` names the modules it changed.
  */
 export async function rebuildVersionSummaries({ db }: Pick<OperatorDeps, "db">) {
@@ -303,13 +306,15 @@ export async function rebuildVersionSummaries({ db }: Pick<OperatorDeps, "db">) 
     const rebuiltModule = { ...module, ...latestOf(summary, module.revocation), highestPublishedVersion: highest };
     // A module already whole is not written again: no change reaches the instances' caches.
     const changed = !isDeepStrictEqual(rebuiltModule, module);
-    if (!changed && !highest) continue;
+    // A business's private module (§26) is never filed against look-alikes of public ones.
+    const filed = highest !== null && module.businessId === null;
+    if (!changed && !filed) continue;
     const batch = db.batch();
     if (changed) {
       modules.setModule(batch, rebuiltModule);
       catalogChanges(db).record(batch, moduleChange(module.id));
     }
-    if (highest) nameIndexStore(db).add(batch, { moduleId: module.id, publisherId: module.publisherId, name: module.name });
+    if (filed) nameIndexStore(db).add(batch, { moduleId: module.id, publisherId: module.publisherId, name: module.name });
     await batch.commit();
     if (changed) rebuilt.push(module.id);
   }
@@ -342,6 +347,7 @@ function newModule(moduleId: string, publisher: Publisher, listing: ModuleListin
     ...listingOf(listing),
     publisherId: publisher.publisherId,
     developerId: publisher.id,
+    businessId: publisher.businessId ?? null,
     latestVersion: null,
     createdAt: now,
     price: null,

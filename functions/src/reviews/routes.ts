@@ -1,3 +1,4 @@
+import { viewerOf } from "../accounts/caller-data";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import {
@@ -20,12 +21,12 @@ export const reviewRoutes = (deps: Deps) => [
     operationId: "listReviews",
     summary: "A module's rating figures and a page of its reviews, newest or by rating; or only those of some stars, or (un)answered.",
     tag: "Reviews",
-    auth: "none",
+    auth: "optional",
     params: reviewModuleParamsSchema,
     query: reviewListQuerySchema,
     responses: { 200: { description: "The figures and reviews; text is plain text, to be shown escaped.", schema: reviewListSchema } },
     problems: ["module_not_found"],
-    handle: async ({ params, query }) => ({ status: 200, body: await listReviews(deps, params.id, query) }),
+    handle: async ({ params, query, caller }) => ({ status: 200, body: await listReviews(deps, viewerOf(deps.db, caller, deps.clock()), params.id, query) }),
   }),
   defineRoute({
     method: "get",
@@ -37,7 +38,7 @@ export const reviewRoutes = (deps: Deps) => [
     params: reviewModuleParamsSchema,
     responses: { 200: { description: "The review.", schema: reviewSchema } },
     problems: ["module_not_found", "not_found"],
-    handle: async ({ caller, params }) => ({ status: 200, body: await myReview(deps, caller.uid, params.id) }),
+    handle: async ({ caller, params }) => ({ status: 200, body: await myReview(deps, caller, params.id) }),
   }),
   defineRoute({
     method: "put",
@@ -78,7 +79,7 @@ export const reviewRoutes = (deps: Deps) => [
     responses: { 202: { description: "Recorded; the operators decide." } },
     problems: ["not_found"],
     handle: async ({ caller, actor, params, body }) => {
-      await reportReview(deps, caller.uid, actor, params.id, params.reviewId, body.reason);
+      await reportReview(deps, caller, actor, params.id, params.reviewId, body.reason);
       return { status: 202 };
     },
   }),

@@ -4,6 +4,8 @@ import { OPERATORS } from "../core/event-outbox";
 import type { z } from "zod";
 import { activationStore } from "../accounts/activation-store";
 import { assertOwnsModule } from "../access/policy";
+import { assertVisible, moduleNotFound, type Viewer } from "../access/visibility";
+import { viewerOf } from "../accounts/caller-data";
 import { instanceQueue } from "../core/concurrency";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
 import type { Caller } from "../core/auth";
@@ -27,12 +29,14 @@ import { hideInput, reportedReviewsInput, unhideInput, type reviewInputSchema, t
  * follows within the feed's delay.
  */
 
-const noModule = (moduleId: string) => new ApiError("module_not_found", `No module '${moduleId}' in the marketplace.`);
+const noModule = moduleNotFound;
 const noReview = (reviewId: string) => new ApiError("not_found", `No review '${reviewId}' of this module.`);
 
-async function listedModule(deps: Pick<Deps, "db">, moduleId: string): Promise<ModuleRecord> {
+/** A listed module the viewer may see (a private one only for its business's members, §26). */
+async function listedModule(deps: Pick<Deps, "db">, moduleId: string, viewer: Viewer): Promise<ModuleRecord> {
   const module = await moduleStore(deps.db).getModule(moduleId);
   if (!module?.listed) throw noModule(moduleId);
+  await assertVisible(module, viewer);
   return module;
 }
 
@@ -71,7 +75,7 @@ async function commitReviewChange<T>(deps: Pick<Deps, "db">, moduleId: string, c
 /** PUT /modules/:id/reviews/me: writes or replaces the caller's review (keeping its createdAt). */
 export async function putMyReview(deps: Deps, caller: Caller, actor: Actor, moduleId: string, input: z.output<typeof reviewInputSchema>) {
   const { db, clock } = deps;
-  const module = await listedModule(deps, moduleId);
+  const module = await listedModule(deps, moduleId, viewerOf(db, caller, clock()));
   const activation = await withinDeadline("Firestore", activationStore(db).get(caller.uid, moduleId));
   if (!activation) throw new ApiError("not_activated", `Only people who activated '${moduleId}' may review it: confirm it in the app first.`);
   const now = clock();
@@ -123,9 +127,9 @@ export function summaryView(summary: RatingSummary) {
 }
 
 /** GET /modules/:id/reviews (public): the figures and a page of the visible reviews in one order. */
-export async function listReviews(deps: Deps, moduleId: string, query: z.output<typeof reviewListQuerySchema>) {
+export async function listReviews(deps: Deps, viewer: Viewer, moduleId: string, query: z.output<typeof reviewListQuerySchema>) {
   const { db, cursors } = deps;
-  await listedModule(deps, moduleId);
+  await listedModule(deps, moduleId, viewer);
   const filter = { rating: query.rating, replied: query.replied };
   // A cursor belongs to one order and one filter.
   const order = `reviews:${query.sort}:${query.rating ?? ""}:${query.replied ?? ""}`;
@@ -143,9 +147,9 @@ export async function listReviews(deps: Deps, moduleId: string, query: z.output<
 }
 
 /** The caller's own review of a listed module (shown to them even when an operator hid it). */
-export async function myReview(deps: Deps, uid: string, moduleId: string) {
-  await listedModule(deps, moduleId);
-  const review = await reviewStore(deps.db).mine(moduleId, uid);
+export async function myReview(deps: Deps, caller: Caller, moduleId: string) {
+  await listedModule(deps, moduleId, viewerOf(deps.db, caller, deps.clock()));
+  const review = await reviewStore(deps.db).mine(moduleId, caller.uid);
   if (!review) throw new ApiError("not_found", `You have not reviewed '${moduleId}'.`);
   return reviewView(review);
 }
@@ -170,9 +174,11 @@ export async function replyToReview(deps: Deps, developerId: string, actor: Acto
 }
 
 /** POST /modules/:id/reviews/:reviewId/report: anyone signed in flags a review for operators, once. */
-export async function reportReview(deps: Deps, uid: string, actor: Actor, moduleId: string, reviewId: string, reason: string): Promise<void> {
+export async function reportReview(deps: Deps, caller: Caller, actor: Actor, moduleId: string, reviewId: string, reason: string): Promise<void> {
   const { db, clock } = deps;
+  const uid = caller.uid;
   const reviews = reviewStore(db);
+  await listedModule(deps, moduleId, viewerOf(db, caller, clock()));
   await withinDeadline(
     "Firestore",
     db.runTransaction(async (tx) => {

@@ -1,4 +1,5 @@
-import { loadUserAccess } from "../accounts/caller-data";
+import { loadInstallAccess } from "../accounts/caller-data";
+import { moduleNotFound } from "../access/visibility";
 import { ApiError } from "../core/errors";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
@@ -51,11 +52,13 @@ export const tufRoutes = (deps: Deps) => {
       auth: "user",
       params: targetParamsSchema,
       responses: { 302: { description: "To the package's signed URL (≤ 15 minutes); not cacheable.", headers: { Location: "The signed URL." } } },
-      problems: ["not_entitled", "module_not_found", "version_not_found", "module_revoked"],
+      problems: ["not_entitled", "module_not_found", "version_not_found", "module_revoked", "blocked_by_policy"],
       handle: async ({ params, caller }) => {
         const target = parseTargetFileName(params.file);
         if (!target) throw new ApiError("version_not_found", `'${params.file}' is not a target of ${params.moduleId} (<sha256>.<version>.mpkg).`);
-        const access = await loadUserAccess(deps.db, caller, deps.clock());
+        // A business's private module (§26) has no targets here, for anyone: its members download it directly.
+        if ((await reads.lookup.module(params.moduleId))?.businessId) throw moduleNotFound(params.moduleId);
+        const access = await loadInstallAccess(deps.db, caller, deps.clock());
         const download = await downloadModule(deps, { ...reads, access }, params.moduleId, { version: target.version, sha256: target.sha256 });
         return { status: 302, headers: { Location: download.url, "Cache-Control": "no-store" } };
       },

@@ -1,5 +1,5 @@
 import { DAY_MS } from "../core/time";
-import { expiryWarnings, expiryWarningText } from "./rules";
+import { expiryWarnings, expiryWarningText, isListedTarget } from "./rules";
 
 describe("expiryWarnings (§23: root and targets, from 30 days before they expire)", () => {
   const now = new Date("2027-01-01T00:00:00Z");
@@ -22,5 +22,16 @@ describe("expiryWarnings (§23: root and targets, from 30 days before they expir
   it("says what to run, and that clients refuse an expired root", () => {
     expect(expiryWarningText({ role: "targets", version: 2, expires: at(12), daysLeft: 12 })).toMatch(/^targets \(version 2\) expires at 2027-01-13T00:00:00Z, in 12 days: renew it with `tuf rotate targets`/);
     expect(expiryWarningText({ role: "root", version: 3, expires: at(-1), daysLeft: -1 })).toMatch(/expired .* clients refuse/);
+  });
+});
+
+describe("isListedTarget (§23, §26)", () => {
+  const published = { state: "published", revocation: null };
+  it("lists published versions of public modules only: not revoked ones, not a business's private modules", () => {
+    expect(isListedTarget(published, { revocation: null, businessId: null })).toBe(true);
+    expect(isListedTarget({ state: "signed", revocation: null }, { revocation: null, businessId: null })).toBe(false);
+    expect(isListedTarget({ ...published, revocation: { reason: "x" } }, { revocation: null, businessId: null })).toBe(false);
+    expect(isListedTarget(published, { revocation: { reason: "x" }, businessId: null })).toBe(false);
+    expect(isListedTarget(published, { revocation: null, businessId: "b1" })).toBe(false);
   });
 });

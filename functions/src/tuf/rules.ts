@@ -82,8 +82,9 @@ export const targetFileOf = (source: TargetSource) =>
  * A version is a target while it is published and neither it nor its module is revoked; a
  * yanked version stays (installs may be restored).
  */
-export const isListedTarget = (version: { state: string; revocation: unknown }, module: { revocation: unknown } | null) =>
-  version.state === "published" && !version.revocation && !module?.revocation;
+/** A published version, not revoked, of a public module: a business's private module (§26) is never in the public repository. */
+export const isListedTarget = (version: { state: string; revocation: unknown }, module: { revocation: unknown; businessId: string | null } | null) =>
+  version.state === "published" && !version.revocation && !module?.revocation && !module?.businessId;
 
 /** A versioned metadata file: `<version>.<role>.json`. */
 export const metadataFileName = (role: string, version: number) => `${version}.${role}.json`;

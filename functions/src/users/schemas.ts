@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { POLICY_MODES } from "../access/install-policy";
 import { BUSINESS_ROLES, PURCHASE_STATUSES } from "../access/rules";
 import { deviceSchema } from "../activations/schemas";
 import { isoDateTime } from "../core/schemas";
@@ -38,6 +39,17 @@ export const userProfileSchema = z
       }),
     ),
     purchases: z.array(purchaseSummarySchema).meta({ description: "The user's module purchases, and those of their businesses that reach them (§20)." }),
+    policies: z
+      .array(
+        z.object({
+          businessId: z.string(),
+          version: z.number().int(),
+          mode: z.enum(POLICY_MODES),
+          required: z.array(z.string()).meta({ description: "Modules the business requires its members to have installed." }),
+          message: z.string().nullable(),
+        }),
+      )
+      .meta({ description: "The install policies of the user's businesses that this request reaches (§26): every one must allow what the user installs; GET /businesses/:id/policy/signed gives each whole and signed." }),
     activations: z.array(
       z.object({
         moduleId: z.string(),

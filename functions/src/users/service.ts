@@ -32,6 +32,7 @@ export function getProfile(caller: Caller, { access, activations }: CallerData, 
       currentPeriodEnd: purchase.currentPeriodEnd ? toIso(purchase.currentPeriodEnd) : null,
       ...(purchase.owner.kind === "business" ? { businessId: purchase.owner.id } : {}),
     })),
+    policies: access.memberships.flatMap(({ businessId, policy }) => (policy ? [{ businessId, version: policy.version, mode: policy.mode, required: policy.required, message: policy.message }] : [])),
     activations: activations.map(activationView),
   };
 }

@@ -80,7 +80,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The PNG icon of a listed module's latest version (or of the version `v`). */
+        /** The PNG icon of a listed module's latest version (or of the version `v`); a private module's (§26) with a member's token. */
         get: operations["getModuleIcon"];
         put?: never;
         post?: never;
@@ -97,7 +97,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An image the README of a listed module's latest version (or of the version `v`) shows, as readmeHtml addresses it. */
+        /** An image the README of a listed module's latest version (or of the version `v`) shows, as readmeHtml addresses it; a private module's (§26) with a member's token. */
         get: operations["getModuleImage"];
         put?: never;
         post?: never;
@@ -1430,6 +1430,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/businesses/{businessId}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The business's install policy (any member); version 0 when it never set one. */
+        get: operations["getPolicy"];
+        /** Sets the business's install policy as a whole (owners and admins): mode, rules, minimum versions, required modules, message. */
+        put: operations["putPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/businesses/{businessId}/policy/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Whether the policy allows a module's version (or which is the newest it allows), and the rule that decides (owners and admins). */
+        post: operations["evaluatePolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/businesses/{businessId}/policy/signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The policy as a compact JWS (typ policy+jwt) under the module signing key, for the desktop app to enforce offline (any member). */
+        get: operations["getSignedPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/businesses/{businessId}/publisher": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The business's own publisher id (any member). */
+        get: operations["getBusinessPublisher"];
+        put?: never;
+        /** Claims a publisher id for the business (owners; one per business): its owners and admins publish under it, and its modules are private to its members. */
+        post: operations["claimBusinessPublisher"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/businesses/{businessId}/sso": {
         parameters: {
             query?: never;
@@ -1609,6 +1679,17 @@ export interface components {
                 usable: boolean;
                 activated: boolean;
             };
+            /**
+             * @description business: private to the business of `businessId`, seen only by its members (§26).
+             * @enum {string}
+             */
+            visibility: "public" | "business";
+            businessId: string | null;
+            /** @description With ?business: whether the business's install policy allows the version the item lists (compatibleVersion, else latestVersion), and why not. */
+            policy?: {
+                allowed: boolean;
+                reason?: string;
+            };
         };
         ModulePublisher: {
             id: string;
@@ -1691,13 +1772,15 @@ export interface components {
             items: {
                 moduleId: string;
                 installedVersion: string;
-                /** @description The compatible version to move to; null when an installed yanked or revoked version has none. */
+                /** @description The compatible version to move to, allowed by every install policy of the caller's businesses (§26); null when an installed yanked, revoked or blocked version has none. */
                 version: string | null;
                 usable: boolean;
                 /** @description Whether the installed version is yanked. */
                 yanked: boolean;
                 /** @description Whether the installed version is revoked: the app must stop using it. */
                 revoked: boolean;
+                /** @description Whether an install policy of one of the caller's businesses blocks the installed version (§26); `version` is then the newest allowed one, or null. */
+                blocked: boolean;
             }[];
         };
         ModulePage: {
@@ -1715,6 +1798,19 @@ export interface components {
             price: components["schemas"]["ModulePrice"] | null;
             /** @description Opens the desktop app on this module: <APP_URL_SCHEME>://install/<id> (§24). */
             installUrl: string;
+            /**
+             * @description business: private to the business of `businessId`, seen only by its members (§26).
+             * @enum {string}
+             */
+            visibility: "public" | "business";
+            businessId: string | null;
+            /** @description With a token: whether the install policies of the caller's businesses allow the latest version (§26); when not, which business refuses it and why. */
+            policy?: {
+                allowed: boolean;
+                businessId?: string;
+                businessName?: string;
+                reason?: string;
+            };
             latestVersion: string;
             /**
              * Format: date-time
@@ -1848,6 +1944,16 @@ export interface components {
             }[];
             /** @description The user's module purchases, and those of their businesses that reach them (§20). */
             purchases: components["schemas"]["PurchaseSummary"][];
+            /** @description The install policies of the user's businesses that this request reaches (§26): every one must allow what the user installs; GET /businesses/:id/policy/signed gives each whole and signed. */
+            policies: {
+                businessId: string;
+                version: number;
+                /** @enum {string} */
+                mode: "open" | "allowlist";
+                /** @description Modules the business requires its members to have installed. */
+                required: string[];
+                message: string | null;
+            }[];
             activations: {
                 moduleId: string;
                 version: string;
@@ -2625,6 +2731,60 @@ export interface components {
         DomainList: {
             items: components["schemas"]["Domain"][];
         };
+        Policy: {
+            businessId: string;
+            /** @enum {string} */
+            mode: "open" | "allowlist";
+            rules: components["schemas"]["PolicyRule"][];
+            minimumVersions: {
+                [key: string]: string;
+            };
+            required: string[];
+            message: string | null;
+            /** @description Grows by one per change; 0: the business has never set a policy (everything is allowed). */
+            version: number;
+            updatedAt: string | null;
+        };
+        PolicyRule: {
+            /** @enum {string} */
+            effect: "allow" | "block";
+            publisher?: string;
+            module?: string;
+            versions?: string;
+            reason?: string;
+        };
+        PolicyChange: {
+            /**
+             * @description open: what no rule matches is allowed; allowlist: only what a rule allows (and the business's own modules).
+             * @enum {string}
+             */
+            mode: "open" | "allowlist";
+            rules: components["schemas"]["PolicyRule"][];
+            /** @default {} */
+            minimumVersions: {
+                [key: string]: string;
+            };
+            /** @default [] */
+            required: string[];
+            /** @default null */
+            message: string | null;
+        };
+        PolicyEvaluation: {
+            allowed: boolean;
+            /** @description The version decided on: the one asked about, else the newest allowed (null: none is). */
+            version: string | null;
+            /** @description The deciding rule; null when no rule matched (the mode decided) or a minimum version did. */
+            rule: components["schemas"]["PolicyRule"] | null;
+            reason?: string;
+        };
+        SignedPolicy: {
+            /** @description Compact JWS (typ policy+jwt, the module signing key of GET /signing-keys) over the policy with businessId, version and iat. */
+            jws: string;
+        };
+        BusinessPublisher: {
+            publisherId: string;
+            businessId: string;
+        };
         SsoSettings: {
             /** @description The SAML or OIDC provider configured in Firebase Authentication (Identity Platform); null: none. */
             providerId: string | null;
@@ -2673,6 +2833,7 @@ export interface operations {
                 publisher?: string;
                 tag?: string;
                 pricing?: "free" | "paid";
+                business?: string;
                 facets?: "true" | "false";
             };
             header?: never;
@@ -2701,6 +2862,24 @@ export interface operations {
             };
             /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: sso_required. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: business_not_found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2778,7 +2957,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_entitled. */
+            /** @description Problem: not_entitled, blocked_by_policy. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3036,6 +3215,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: module_not_found, version_not_found. */
             404: {
                 headers: {
@@ -3099,6 +3287,15 @@ export interface operations {
             };
             /** @description Problem: invalid_request. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3172,6 +3369,15 @@ export interface operations {
             };
             /** @description Problem: invalid_request. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3838,7 +4044,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_entitled. */
+            /** @description Problem: not_entitled, blocked_by_policy. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12158,6 +12364,583 @@ export interface operations {
             };
         };
     };
+    getPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: business_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyChange"];
+            };
+        };
+        responses: {
+            /** @description The policy, its version one higher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_business_admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: business_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    evaluatePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    moduleId: string;
+                    version?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The decision. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyEvaluation"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_business_admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: business_not_found, module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSignedPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedPolicy"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: business_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBusinessPublisher: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The business's publisher id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessPublisher"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: business_not_found, publisher_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    claimBusinessPublisher: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                businessId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    publisherId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The business's publisher id. */
+            201: {
+                headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessPublisher"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_business_owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: business_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: request_in_progress, publisher_taken, business_publisher_exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getSso: {
         parameters: {
             query?: never;
@@ -12464,7 +13247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_entitled. */
+            /** @description Problem: not_entitled, blocked_by_policy. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -24,7 +24,7 @@ export function registerBusinessCommands(program: Command, { action, io }: Cli):
     .action(action((ctx, options: { id: string; user: string; role?: string; seat: boolean }) => addMember(ctx, options as Parameters<typeof addMember>[1])));
   business
     .command("show")
-    .description("a business: plan, seats paid, used and held back, pending invitations, and a row per member (a page of them, by when they joined) with role, seat and entitlement; nextAfter continues")
+    .description("a business: plan, seats paid, used and held back, pending invitations, and a row per member (a page of them, by when they joined) with role, seat and entitlement; nextAfter continues; its publisher id and install policy version (§26)")
     .requiredOption("--id <businessId>")
     .option("--limit <n>", "members on the page, 1–1000 (default 100)")
     .option("--after <uid>", "continue after this member (the previous page's nextAfter)")

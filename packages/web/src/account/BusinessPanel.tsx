@@ -5,6 +5,7 @@ import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { useAction } from "../ui/use-action";
 import { WebhooksPanel } from "../webhooks/WebhooksPanel";
 import { businessWebhooks } from "../webhooks/webhook-api";
+import { CompanyModulesSection } from "../policy/CompanyModulesSection";
 import { EnterprisePanel } from "./EnterprisePanel";
 import { InvitationsSection } from "./InvitationsSection";
 import { MembersTable } from "./MembersTable";
@@ -13,7 +14,8 @@ import { PlanSection } from "./PlanSection";
 
 /**
  * One business on `/account` (§17): its plan and billing, its members and invitations (owners and
- * admins), its webhooks and enterprise settings, and leaving it. The sections share one action
+ * admins), its modules (install policy and private modules, §26), its webhooks and enterprise
+ * settings, and leaving it. The sections share one action
  * runner, so one message line says what the last action came to.
  */
 export function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedInApi; uid: string; businessId: string; onChange: () => Promise<void> }) {
@@ -71,6 +73,7 @@ export function BusinessPanel({ api, uid, businessId, onChange }: { api: SignedI
       <StatusMessage>{status}</StatusMessage>
       {manages && members && <MembersTable business={business} members={members} uid={uid} actions={actions} />}
       {manages && <InvitationsSection invitations={invitations} actions={actions} />}
+      {manages && <CompanyModulesSection api={api} businessId={businessId} businessName={business.name} owns={owns} />}
       {manages && <WebhooksPanel webhooks={webhooks} headingId={`webhooks-${businessId}`} nested />}
       {owns && <EnterprisePanel api={api} businessId={businessId} businessName={business.name} />}
       <p>

@@ -1,6 +1,7 @@
+import type { User } from "@firebase/auth";
 import { useLocation } from "preact-iso";
-import { useEffect, useState } from "preact/hooks";
-import { dataOf, publicApi, type Schemas } from "../api";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { dataOf, publicApi, signedInApi, type Schemas } from "../api";
 import { useTitle } from "../ui/use-title";
 import { formatCount } from "../format";
 import { Loading, RetryableError, StatusMessage } from "../ui/messages";
@@ -29,7 +30,8 @@ type Sort = (typeof SORTS)[number][0];
  * `/`: the marketplace (§18, §24). The search, sort and filters live in the address, so a search
  * can be shared. Several values of a facet combine (any of them); each choice shows as a chip
  * that removes it. On a narrow screen the filters fold behind a button, so the first result is
- * on the first screen.
+ * on the first screen. A signed-in member picks one of their businesses' catalogs (§26): its
+ * private modules beside the public ones, each with what the business's install policy says.
  */
 export function MarketplacePage() {
   const { query, route } = useLocation();
@@ -46,15 +48,30 @@ export function MarketplacePage() {
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<unknown>(null);
   const [filtersOpen, setFiltersOpen] = useState(false);
+  const business = query.business ?? "";
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const [businesses, setBusinesses] = useState<{ id: string; name: string }[]>([]);
+  const api = useMemo(() => (user ? signedInApi(() => user.getIdToken()) : null), [user]);
+  useEffect(() => {
+    let stop: (() => void) | undefined;
+    import("../auth").then(({ watchUser }) => watchUser(setUser)).then((unsubscribe) => (stop = unsubscribe), () => setUser(null));
+    return () => stop?.();
+  }, []);
+  useEffect(() => {
+    if (!api) return setBusinesses([]);
+    dataOf(api.GET("/users/me")).then((me) => setBusinesses(me.businesses.map(({ id, name }) => ({ id, name }))), () => setBusinesses([]));
+  }, [api]);
 
   const filterParams = Object.fromEntries(FILTERS.flatMap((name) => (chosen[name].length ? [[name, chosen[name].join(",")]] : [])));
   const load = async (cursor: string | null) => {
     setLoading(true);
     setError(null);
     try {
+      // A business's catalog needs the member's token; the public one is asked anonymously, so shared caches answer it.
+      const client = business && api ? api : publicApi;
       const page = await dataOf(
-        publicApi.GET("/modules", {
-          params: { query: { limit: PAGE_SIZE, ...(q ? { q } : {}), sort, ...filterParams, ...(cursor ? { cursor } : { facets: "true" as const }) } },
+        client.GET("/modules", {
+          params: { query: { limit: PAGE_SIZE, ...(q ? { q } : {}), sort, ...filterParams, ...(business ? { business } : {}), ...(cursor ? { cursor } : { facets: "true" as const }) } },
         }),
       );
       setModules((shown) => (cursor ? [...shown, ...page.items] : page.items));
@@ -73,17 +90,25 @@ export function MarketplacePage() {
     }
   };
 
-  const address = JSON.stringify([q, sort, filterParams]);
+  const address = JSON.stringify([q, sort, filterParams, business]);
+  // A business's catalog waits until the sign-in is known.
+  const ready = !business || user !== undefined;
   useEffect(() => {
     setModules([]);
     setTotal(null);
+    if (!ready) return;
+    if (business && !api) {
+      setLoading(false);
+      setError(new Error("Sign in to see your company's modules."));
+      return;
+    }
     void load(null);
-  }, [address]);
+  }, [address, ready, api]);
 
   /** The address of this search with some parameters changed (undefined drops one). */
   const withParams = (changes: Record<string, string | undefined>) => {
     const params = new URLSearchParams();
-    const current: Record<string, string | undefined> = { q: q || undefined, sort: query.sort, ...filterParams, ...changes };
+    const current: Record<string, string | undefined> = { q: q || undefined, sort: query.sort, ...filterParams, business: business || undefined, ...changes };
     for (const [name, value] of Object.entries(current)) if (value) params.set(name, value);
     return params.size ? `/?${params}` : "/";
   };
@@ -108,6 +133,19 @@ export function MarketplacePage() {
           <input id="search-q" name="q" type="search" defaultValue={q} placeholder="e.g. chart plot" maxLength={200} key={`q-${q}`} />
         </div>
         <button type="submit">Search</button>
+        {businesses.length > 0 && (
+          <div class="field">
+            <label for="search-catalog">Catalog</label>
+            <select id="search-catalog" value={business} onChange={(event) => route(withParams({ business: event.currentTarget.value || undefined, cursor: undefined }))}>
+              <option value="">All public modules</option>
+              {businesses.map(({ id, name }) => (
+                <option value={id} key={id}>
+                  {name}'s modules
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         <div class="field">
           <label for="search-sort">Sort by</label>
           <select id="search-sort" value={sort} onChange={(event) => route(withParams({ sort: event.currentTarget.value }))}>

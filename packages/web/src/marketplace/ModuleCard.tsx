@@ -27,6 +27,12 @@ export function ModuleCard({ module }: { module: Schemas["MarketplaceModule"] })
           <span>Updated {formatDate(module.updatedAt)}</span>
           <span class="price-tag">{module.price ? formatPrice(module.price) : module.entitlement ? <span class="badge">Needs {module.entitlement}</span> : "Free"}</span>
         </p>
+        {(module.visibility === "business" || module.policy?.allowed === false) && (
+          <p class="meta">
+            {module.visibility === "business" && <span class="badge ok">Your company's</span>}
+            {module.policy?.allowed === false && <span class="badge warn" title={module.policy.reason}>Blocked by your company</span>}
+          </p>
+        )}
       </div>
     </article>
   );

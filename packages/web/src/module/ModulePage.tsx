@@ -1,6 +1,7 @@
+import type { User } from "@firebase/auth";
 import { useRoute } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
-import { dataUnless, publicApi, sitePath, type Schemas } from "../api";
+import { dataUnless, publicApi, signedInApi, sitePath, type Schemas } from "../api";
 import { useTitle } from "../ui/use-title";
 import { compatibility, formatCount, formatDate, formatPrice } from "../format";
 import { Loading, RetryableError } from "../ui/messages";
@@ -22,15 +23,30 @@ export function ModulePage() {
   const [rating, setRating] = useState<Schemas["ModulePage"]["rating"] | undefined>(undefined);
   useTitle(page?.name ?? params.id);
 
-  const [missing, setMissing] = useState(false);
+  const [missingPublicly, setMissingPublicly] = useState(false);
+  const [missingForUser, setMissingForUser] = useState(false);
   const [attempt, setAttempt] = useState(0);
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  useEffect(() => {
+    let stop: (() => void) | undefined;
+    import("../auth").then(({ watchUser }) => watchUser(setUser)).then((unsubscribe) => (stop = unsubscribe), () => setUser(null));
+    return () => stop?.();
+  }, []);
 
+  // Anonymously first (shared caches answer it); then, signed in, as the user sees it: a company's
+  // private module exists only for its members, and their install policies may block it (§26).
   useEffect(() => {
     setPage(null);
     setError(null);
-    setMissing(false);
-    dataUnless("module_not_found", publicApi.GET("/modules/{id}", { params: { path: { id: params.id } } })).then((found) => (found ? setPage(found) : setMissing(true)), setError);
+    setMissingPublicly(false);
+    dataUnless("module_not_found", publicApi.GET("/modules/{id}", { params: { path: { id: params.id } } })).then((found) => (found ? setPage((shown) => shown ?? found) : setMissingPublicly(true)), setError);
   }, [params.id, attempt]);
+  useEffect(() => {
+    setMissingForUser(false);
+    if (!user) return;
+    dataUnless("module_not_found", signedInApi(() => user.getIdToken()).GET("/modules/{id}", { params: { path: { id: params.id } } })).then((found) => (found ? setPage(found) : setMissingForUser(true)), setError);
+  }, [params.id, attempt, user]);
+  const missing = user ? missingForUser : user === null && missingPublicly;
 
   if (missing || error) {
     // A module that does not exist is said so; a failure to load one (the API down, a 503) can be retried.
@@ -100,7 +116,11 @@ export function ModulePage() {
           </p>
         </div>
       </header>
-      {page.price ? (
+      {page.policy?.allowed === false ? (
+        <p class="main-action blocked-notice message error" role="status">
+          <strong>Blocked by {page.policy.businessName}:</strong> {page.policy.reason}
+        </p>
+      ) : page.price ? (
         <Purchase moduleId={page.id} price={page.price} />
       ) : page.entitlement ? (
         <p class="main-action">

@@ -1,0 +1,187 @@
+import request from "supertest";
+import type { Express } from "express";
+import { putBusiness } from "./support/fixtures";
+import {
+  bearer,
+  createDeveloper,
+  createUser,
+  eventually,
+  expectProblem,
+  otherInstanceApp,
+  publishModule,
+  resetEmulators,
+  signRequest,
+  testApp,
+  testDeps,
+  type TestDeveloper,
+  type TestUser,
+} from "./support/harness";
+import { manifest, modulePackage, pngImage } from "./support/packages";
+
+/** Contract §26: a business's own publisher id, and its modules private to its members. */
+
+const api = "/api/v1";
+
+interface World {
+  owner: TestDeveloper;
+  admin: TestDeveloper;
+  member: TestUser;
+  outsider: TestDeveloper;
+}
+
+/** Business b1 (owner and admin are developers too, with their own publisher ids; one plain member) and an outsider developer. */
+async function world(): Promise<World> {
+  const [owner, admin, outsider] = [await createDeveloper("olive"), await createDeveloper("adam"), await createDeveloper("acme")];
+  const member = await createUser();
+  await putBusiness("b1", { name: "Initech", memberIds: [owner.uid, admin.uid, member.uid], roles: { [owner.uid]: "owner", [admin.uid]: "admin" } });
+  return { owner, admin, member, outsider };
+}
+
+const claim = (app: Express, who: TestUser, publisherId = "initech", businessId = "b1") =>
+  request(app).post(`${api}/businesses/${businessId}/publisher`).set(bearer(who)).send({ publisherId });
+
+/** The business's private module initech.build 1.0.0 (with an icon), published by its admin. */
+async function privateModule(app: Express, { owner, admin }: World) {
+  expect((await claim(app, owner)).status).toBe(201);
+  await publishModule(admin as TestDeveloper & { publisherId: string }, manifest({ id: "initech.build", name: "Build Tools", summary: "Our internal build helpers.", version: "1.0.0", icon: "icon.png" }), [
+    { name: "icon.png", content: pngImage(64, 64) },
+  ]);
+}
+
+describe("private modules (§26)", () => {
+  beforeEach(resetEmulators);
+
+  it("an owner claims one publisher id for the business; admins and members cannot, and ids stay unique", async () => {
+    const app = await testApp();
+    const w = await world();
+    expectProblem(await request(app).get(`${api}/businesses/b1/publisher`).set(bearer(w.member)), 404, "publisher_not_found");
+    expectProblem(await claim(app, w.admin), 403, "not_business_owner");
+    expectProblem(await claim(app, w.member), 403, "not_business_owner");
+    expectProblem(await claim(app, w.outsider), 404, "business_not_found");
+    expectProblem(await claim(app, w.owner, "acme"), 409, "publisher_taken");
+    expectProblem(await claim(app, w.owner, "Not An Id"), 400, "invalid_request");
+    const claimed = await claim(app, w.owner);
+    expect([claimed.status, claimed.body]).toEqual([201, { publisherId: "initech", businessId: "b1" }]);
+    expectProblem(await claim(app, w.owner, "initech-two"), 409, "business_publisher_exists");
+    expect((await request(app).get(`${api}/businesses/b1/publisher`).set(bearer(w.member))).body).toEqual({ publisherId: "initech", businessId: "b1" });
+    // The id is taken for developers too.
+    const late = await createUser();
+    expectProblem(await request(app).post(`${api}/developers/auth/register`).set(bearer(late)).send({ displayName: "Late", publisherId: "initech" }), 409, "publisher_taken");
+  });
+
+  it("its owners and admins publish under it with their own accounts; nobody else may", async () => {
+    const app = await testApp();
+    const w = await world();
+    expect((await claim(app, w.owner)).status).toBe(201);
+    const bytes = await modulePackage({ id: "initech.build", name: "Build Tools", version: "1.0.0" });
+    expectProblem(await signRequest(app, w.outsider, bytes), 403, "namespace_mismatch");
+    const signed = await signRequest(app, w.admin, bytes);
+    expect(signed.status).toBe(201);
+    // Not held to the look-alike check against public modules, nor to the public review queue.
+    expect(signed.body.review).toMatchObject({ state: "passed" });
+    expect((await request(app).post(`${api}/developers/modules/publish`).set(bearer(w.owner)).send({ moduleId: "initech.build", version: "1.0.0" })).status).toBe(200);
+    expectProblem(await request(app).post(`${api}/developers/modules/yank`).set(bearer(w.outsider)).send({ moduleId: "initech.build", version: "1.0.0" }), 403, "not_owner");
+    // An admin who is demoted can no longer publish under it.
+    await putBusiness("b1", { name: "Initech", memberIds: [w.owner.uid, w.admin.uid, w.member.uid], roles: { [w.owner.uid]: "owner" } });
+    expectProblem(await signRequest(app, w.admin, await modulePackage({ id: "initech.build", version: "1.1.0" })), 403, "namespace_mismatch");
+    const { db } = await testDeps();
+    expect((await db.doc("modules/initech.build").get()).get("businessId")).toBe("b1");
+  });
+
+  it("does not exist for anyone outside the business, on every public path", async () => {
+    const app = await testApp();
+    const w = await world();
+    await privateModule(app, w);
+    await publishModule(w.outsider, manifest({ id: "acme.build", name: "Build Charts", summary: "Public build charts." }));
+    const stranger = await createUser();
+    for (const who of [null, stranger, w.outsider]) {
+      const as = (test: request.Test) => (who ? test.set(bearer(who)) : test);
+      const listing = await as(request(app).get(`${api}/modules?q=build&facets=true`));
+      expect(listing.body.items.map((item: { id: string }) => item.id)).toEqual(["acme.build"]);
+      expect(listing.body.total).toBe(1);
+      expect(JSON.stringify(listing.body.facets)).not.toContain("initech");
+      expect((await as(request(app).get(`${api}/modules?q=internal`))).body).toMatchObject({ items: [], total: 0, suggestion: null });
+      expect((await as(request(app).get(`${api}/modules?publisher=initech`))).body.total).toBe(0);
+      expectProblem(await as(request(app).get(`${api}/modules/initech.build`)), 404, "module_not_found");
+      expectProblem(await as(request(app).get(`${api}/modules/initech.build/icon`)), 404, "module_not_found");
+      expectProblem(await as(request(app).get(`${api}/modules/initech.build/reviews`)), 404, "module_not_found");
+    }
+    expectProblem(await request(app).get(`${api}/modules/download/initech.build`).set(bearer(stranger)), 404, "module_not_found");
+    expectProblem(await request(app).post(`${api}/modules/confirm`).set(bearer(stranger)).send({ moduleId: "initech.build" }), 404, "module_not_found");
+    expectProblem(await request(app).post(`${api}/modules/initech.build/checkout`).set(bearer(stranger)).send({}), 404, "module_not_found");
+    const updates = await request(app).post(`${api}/modules/updates`).set(bearer(stranger)).send({ appVersion: "1.0.0", installed: [{ moduleId: "initech.build", version: "0.1.0" }] });
+    expect(updates.body.items).toEqual([]);
+    expectProblem(await request(app).get(`${api}/modules?business=b1`).set(bearer(stranger)), 404, "business_not_found");
+    expectProblem(await request(app).get(`${api}/modules?business=b1`), 404, "business_not_found");
+  });
+
+  it("its members find it beside the public modules, read its page, icon and reviews with their token, and install it without an entitlement", async () => {
+    const app = await testApp();
+    const w = await world();
+    await privateModule(app, w);
+    await publishModule(w.outsider, manifest({ id: "acme.build", name: "Build Charts", summary: "Public build charts." }));
+
+    const listing = await request(app).get(`${api}/modules?business=b1&q=build&facets=true`).set(bearer(w.member));
+    expect(listing.status).toBe(200);
+    expect(listing.body.items.map((item: { id: string; visibility: string; businessId: string | null; policy: unknown }) => [item.id, item.visibility, item.businessId, item.policy])).toEqual(
+      expect.arrayContaining([
+        ["initech.build", "business", "b1", { allowed: true }],
+        ["acme.build", "public", null, { allowed: true }],
+      ]),
+    );
+    expect(listing.body.total).toBe(2);
+    expect(listing.body.facets.publisher).toEqual(expect.arrayContaining([{ value: "initech", count: 1 }, { value: "acme", count: 1 }]));
+    // Pages of one at a time give both, each once.
+    const first = await request(app).get(`${api}/modules?business=b1&q=build&limit=1`).set(bearer(w.member));
+    const second = await request(app).get(`${api}/modules?business=b1&q=build&limit=1&cursor=${first.body.nextCursor}`).set(bearer(w.member));
+    expect([...first.body.items, ...second.body.items].map((item: { id: string }) => item.id).sort()).toEqual(["acme.build", "initech.build"]);
+    expect(second.body.nextCursor).toBeNull();
+
+    const page = await request(app).get(`${api}/modules/initech.build`).set(bearer(w.member));
+    expect([page.status, page.body.visibility, page.body.businessId, page.body.publisher.displayName]).toEqual([200, "business", "b1", "Initech"]);
+    const icon = await request(app).get(`${api}/modules/initech.build/icon`).set(bearer(w.member));
+    expect([icon.status, icon.headers["cache-control"]]).toEqual([200, "private, no-store"]);
+    expect((await request(app).get(`${api}/modules/initech.build/reviews`).set(bearer(w.member))).status).toBe(200);
+
+    const download = await request(app).get(`${api}/modules/download/initech.build`).set(bearer(w.member));
+    expect([download.status, download.body.version]).toEqual([200, "1.0.0"]);
+    const confirmed = await request(app).post(`${api}/modules/confirm`).set(bearer(w.member)).send({ moduleId: "initech.build" });
+    expect(confirmed.status).toBe(200);
+    expect((await request(app).put(`${api}/modules/initech.build/reviews/me`).set(bearer(w.member)).send({ rating: 5, title: "Handy", body: "We use it daily." })).status).toBe(200);
+
+    // The public TUF repository never lists it, and its target paths answer 404, even to members.
+    expectProblem(await request(app).get(`${api}/tuf/targets/modules/initech.build/${download.body.sha256}.1.0.0.mpkg`).set(bearer(w.member)), 404, "module_not_found");
+
+    // A member who leaves loses it at the next request.
+    await putBusiness("b1", { name: "Initech", memberIds: [w.owner.uid, w.admin.uid], roles: { [w.owner.uid]: "owner", [w.admin.uid]: "admin" } });
+    expectProblem(await request(app).get(`${api}/modules/download/initech.build`).set(bearer(w.member)), 404, "module_not_found");
+    expectProblem(await request(app).get(`${api}/modules/initech.build`).set(bearer(w.member)), 404, "module_not_found");
+  });
+
+  it("the business's policy decides on its listing's items, and an allowlist allows the business's own modules", async () => {
+    const app = await testApp();
+    const w = await world();
+    await privateModule(app, w);
+    await publishModule(w.outsider, manifest({ id: "acme.build", name: "Build Charts", summary: "Public build charts." }));
+    await request(app).put(`${api}/businesses/b1/policy`).set(bearer(w.owner)).send({ mode: "allowlist", rules: [], message: "Only approved modules." }).expect(200);
+    const listing = await request(app).get(`${api}/modules?business=b1&q=build`).set(bearer(w.member));
+    const policyOf = (id: string) => listing.body.items.find((item: { id: string }) => item.id === id).policy;
+    expect([policyOf("initech.build"), policyOf("acme.build")]).toEqual([{ allowed: true }, { allowed: false, reason: "Only approved modules." }]);
+    expect((await request(app).get(`${api}/modules/download/initech.build`).set(bearer(w.member))).status).toBe(200);
+    expectProblem(await request(app).get(`${api}/modules/download/acme.build`).set(bearer(w.member)), 403, "blocked_by_policy");
+  });
+
+  it("a new private module shows in its members' listing on another instance within 2 seconds, and nowhere else", async () => {
+    const one = await testApp();
+    const two = await otherInstanceApp();
+    const w = await world();
+    expect((await claim(one, w.owner)).status).toBe(201);
+    expect((await request(two).get(`${api}/modules?business=b1`).set(bearer(w.member))).body.total).toBe(0);
+    await publishModule(w.admin, manifest({ id: "initech.build", name: "Build Tools", summary: "Our internal build helpers." }));
+    await eventually(async () => expect((await request(two).get(`${api}/modules?business=b1`).set(bearer(w.member))).body.total).toBe(1));
+    expect((await request(two).get(`${api}/modules`)).body.total).toBe(0);
+    const { db } = await testDeps();
+    // Its name is not filed against look-alikes of public modules.
+    expect(JSON.stringify((await db.collection("moduleNames").get()).docs.map((doc) => doc.data()))).not.toContain("initech");
+  });
+});
