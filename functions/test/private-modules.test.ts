@@ -81,9 +81,15 @@ describe("private modules (§26)", () => {
     expect(signed.body.review).toMatchObject({ state: "passed" });
     expect((await request(app).post(`${api}/developers/modules/publish`).set(bearer(w.owner)).send({ moduleId: "initech.build", version: "1.0.0" })).status).toBe(200);
     expectProblem(await request(app).post(`${api}/developers/modules/yank`).set(bearer(w.outsider)).send({ moduleId: "initech.build", version: "1.0.0" }), 403, "not_owner");
+    // A publisher access token (§12, as CI uses) of an owner or admin publishes privately too.
+    const token = (await request(app).post(`${api}/developers/tokens`).set(bearer(w.owner)).send({ name: "CI" })).body.token as string;
+    const ci = { idToken: token };
+    expect((await signRequest(app, ci, await modulePackage({ id: "initech.build", name: "Build Tools", version: "1.0.1" }))).status).toBe(201);
+    expect((await request(app).post(`${api}/developers/modules/publish`).set(bearer(ci)).send({ moduleId: "initech.build", version: "1.0.1" })).status).toBe(200);
     // An admin who is demoted can no longer publish under it.
     await putBusiness("b1", { name: "Initech", memberIds: [w.owner.uid, w.admin.uid, w.member.uid], roles: { [w.owner.uid]: "owner" } });
     expectProblem(await signRequest(app, w.admin, await modulePackage({ id: "initech.build", version: "1.1.0" })), 403, "namespace_mismatch");
+    expect((await signRequest(app, ci, await modulePackage({ id: "initech.build", version: "1.1.0" }))).status).toBe(201);
     const { db } = await testDeps();
     expect((await db.doc("modules/initech.build").get()).get("businessId")).toBe("b1");
   });
