@@ -83,6 +83,10 @@ describe("install policies (§26)", () => {
     const { db } = await testDeps();
     const audit = await db.collection("auditLog").where("target", "==", "b1").where("action", "==", "business.policy.update").get();
     expect(audit.size).toBe(2);
+    // Each change is a business.policy.updated event for the business's webhooks (§21).
+    const events = await db.collection("events").where("type", "==", "business.policy.updated").get();
+    expect(events.docs.map((doc) => doc.get("data.version")).sort()).toEqual([1, 2]);
+    expect(events.docs.map((doc) => doc.get("owners"))).toEqual([["business:b1"], ["business:b1"]]);
     // Operators see it too.
     expect(await json("business", "show", "--id", "b1")).toMatchObject({ policy: { version: 2, mode: "allowlist" }, publisherId: null });
   });

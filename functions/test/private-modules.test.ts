@@ -16,6 +16,7 @@ import {
   type TestDeveloper,
   type TestUser,
 } from "./support/harness";
+import { githubClaims, startOidcIssuer } from "./support/oidc-issuer";
 import { manifest, modulePackage, pngImage } from "./support/packages";
 
 /** Contract §26: a business's own publisher id, and its modules private to its members. */
@@ -189,5 +190,44 @@ describe("private modules (§26)", () => {
     const { db } = await testDeps();
     // Its name is not filed against look-alikes of public modules.
     expect(JSON.stringify((await db.collection("moduleNames").get()).docs.map((doc) => doc.data()))).not.toContain("initech");
+  });
+
+  it("its owners and admins publish from CI (§15), and see, measure, audit and set the policy of its modules; not once they stop being one", async () => {
+    const issuer = await startOidcIssuer();
+    try {
+      const app = await testApp({ config: { trustedPublishing: { issuers: [issuer.url], audience: "marketplace" } } });
+      const w = await world();
+      expect((await claim(app, w.owner)).status).toBe(201);
+      const trust = (who: TestUser) =>
+        request(app).post(`${api}/developers/modules/initech.build/trusted-publishers`).set(bearer(who)).send({ issuer: issuer.url, claims: { repository: "initech/build" } });
+      const exchange = async () => request(app).post(`${api}/developers/auth/oidc`).send({ token: await issuer.token(githubClaims("initech/build")) });
+      // Before its first sign, the module id is in the business's namespace: its admin trusts CI, an outsider may not.
+      expectProblem(await trust(w.outsider), 403, "namespace_mismatch");
+      expect((await trust(w.admin)).status).toBe(201);
+      const exchanged = await exchange();
+      expect([exchanged.status, exchanged.body.moduleIds]).toEqual([200, ["initech.build"]]);
+      const ci = { idToken: exchanged.body.token as string };
+      expect((await signRequest(app, ci, await modulePackage({ id: "initech.build", name: "Build Tools", version: "1.0.0" }))).status).toBe(201);
+      expect((await request(app).post(`${api}/developers/modules/publish`).set(bearer(ci)).send({ moduleId: "initech.build", version: "1.0.0" })).status).toBe(200);
+
+      // The owner, who signed nothing, has it among their modules, with its statistics, audit log and publish policy.
+      const listed = await request(app).get(`${api}/developers/modules`).set(bearer(w.owner));
+      expect(listed.body.items.map((item: { id: string }) => item.id)).toContain("initech.build");
+      expect((await request(app).get(`${api}/developers/modules/initech.build/stats`).set(bearer(w.owner))).status).toBe(200);
+      const audit = await request(app).get(`${api}/developers/modules/initech.build/audit`).set(bearer(w.owner));
+      expect(audit.body.items.map((entry: { action: string }) => entry.action)).toEqual(expect.arrayContaining(["module.sign", "module.publish"]));
+      const policy = await request(app).put(`${api}/developers/modules/initech.build/policy`).set(bearer(w.owner)).send({ requireTrustedPublishing: true, requireAuthorSignature: false });
+      expect(policy.status).toBe(200);
+      expectProblem(await signRequest(app, w.admin, await modulePackage({ id: "initech.build", version: "1.0.1" })), 403, "policy_violation");
+      for (const path of ["stats", "audit"]) expectProblem(await request(app).get(`${api}/developers/modules/initech.build/${path}`).set(bearer(w.outsider)), 403, "not_owner");
+      expect((await request(app).get(`${api}/developers/modules`).set(bearer(w.outsider))).body.items.map((item: { id: string }) => item.id)).not.toContain("initech.build");
+
+      // The admin who added the trusted publisher is demoted: it no longer speaks for the module.
+      await putBusiness("b1", { name: "Initech", memberIds: [w.owner.uid, w.admin.uid, w.member.uid], roles: { [w.owner.uid]: "owner" } });
+      expectProblem(await exchange(), 403, "no_trusted_publisher");
+      expect((await request(app).get(`${api}/developers/modules`).set(bearer(w.admin))).body.items.map((item: { id: string }) => item.id)).not.toContain("initech.build");
+    } finally {
+      await issuer.close();
+    }
   });
 });

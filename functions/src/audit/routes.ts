@@ -18,6 +18,6 @@ export const auditRoutes = (deps: Deps): AnyRoute[] => [
     query: auditQuerySchema,
     responses: { 200: { description: "One page of entries.", schema: auditPageSchema } },
     problems: ["not_owner", "module_not_found"],
-    handle: async ({ caller, params, query }) => ({ status: 200, body: await moduleAuditPage(deps, caller.developer.id, credentialOf(caller), params.id, query) }),
+    handle: async ({ caller, params, query }) => ({ status: 200, body: await moduleAuditPage(deps, caller.developer, credentialOf(caller), params.id, query) }),
   }),
 ];

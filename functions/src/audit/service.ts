@@ -5,6 +5,7 @@ import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
+import { actingOwner } from "../publishing/publisher";
 import { moduleStore } from "../marketplace/module-store";
 
 /** Reading the audit log: owners read their modules' entries, operators everything. */
@@ -12,11 +13,11 @@ import { moduleStore } from "../marketplace/module-store";
 export const auditEntryView = (entry: AuditRecord) => ({ ...entry, at: toIso(entry.at) });
 
 /** One page of a module's entries (its versions' too), newest first, for its owner. */
-export async function moduleAuditPage({ db, cursors }: Deps, developerId: string, credential: PublisherCredential, moduleId: string, page: { limit: number; cursor?: string }) {
+export async function moduleAuditPage({ db, cursors }: Deps, developer: { id: string; publisherId: string }, credential: PublisherCredential, moduleId: string, page: { limit: number; cursor?: string }) {
   assertInCredentialScope(moduleId, credential);
-  const module = await moduleStore(db).getModule(moduleId);
+  const [module, owner] = await Promise.all([moduleStore(db).getModule(moduleId), actingOwner(db, developer, moduleId)]);
   if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
-  assertOwnsModule(moduleId, module, developerId);
+  assertOwnsModule(moduleId, module, owner.id);
   const found = await auditLog(db).page({ subject: moduleId, limit: page.limit, after: page.cursor ? cursors.decode(page.cursor) : undefined });
   return { items: found.entries.map(auditEntryView), nextCursor: found.more && found.last ? cursors.encode(found.last) : null };
 }

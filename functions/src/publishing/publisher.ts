@@ -38,17 +38,39 @@ export const publisherOf = (caller: DeveloperCaller, actor: Actor): Publisher =>
 /** Who owns a business's private modules (§26): the business, whichever of its owners and admins acts. */
 export const businessOwnerId = (businessId: string) => `business:${businessId}`;
 
+/** Whose a developer's change of a module is: their own account's, or a business's they act for. */
+export interface ActingOwner {
+  /** The developer's id, or `business:<id>` (businessOwnerId). */
+  id: string;
+  publisherId: string;
+  businessId?: string;
+}
+
 /**
- * The publisher a developer acts as for a module id: their own; or, for an id in a business's own
- * namespace (§26), that business, when they are one of its owners or admins (else their own, which
- * the namespace and ownership rules then refuse).
+ * Whom a developer acts for with a module id: themselves; or, for an id in a business's own
+ * namespace (§26), that business, while they are one of its owners or admins (else themselves,
+ * whom the namespace and ownership rules then refuse).
  */
-export async function actingPublisher(db: Firestore, publisher: Publisher, moduleId: string): Promise<Publisher> {
+export async function actingOwner(db: Firestore, developer: { id: string; publisherId: string }, moduleId: string): Promise<ActingOwner> {
+  const own = { id: developer.id, publisherId: developer.publisherId };
   const namespace = moduleId.split(".")[0];
-  if (namespace === publisher.publisherId || publisher.businessId) return publisher;
+  if (namespace === developer.publisherId) return own;
   const claim = await developerStore(db).claim(namespace);
-  if (!claim || !("businessId" in claim)) return publisher;
-  const member = await memberStore(db).get(null, claim.businessId, publisher.id);
-  if (!member || member.suspended || member.role === "member") return publisher;
-  return { ...publisher, id: businessOwnerId(claim.businessId), publisherId: namespace, businessId: claim.businessId };
+  if (!claim || !("businessId" in claim)) return own;
+  const member = await memberStore(db).get(null, claim.businessId, developer.id);
+  if (!member || member.suspended || member.role === "member") return own;
+  return { id: businessOwnerId(claim.businessId), publisherId: namespace, businessId: claim.businessId };
+}
+
+/** Whom a developer's module list covers: their own account, and each business they are an owner or admin of (§26). */
+export async function ownersActedFor(db: Firestore, developerId: string): Promise<string[]> {
+  const memberships = await memberStore(db).ofUser(developerId);
+  return [developerId, ...memberships.filter(({ member }) => !member.suspended && member.role !== "member").map(({ businessId }) => businessOwnerId(businessId))];
+}
+
+/** The publisher a developer acts as for a module id (actingOwner), with how they came. */
+export async function actingPublisher(db: Firestore, publisher: Publisher, moduleId: string): Promise<Publisher> {
+  if (publisher.businessId) return publisher;
+  const owner = await actingOwner(db, publisher, moduleId);
+  return owner.businessId ? { ...publisher, ...owner } : publisher;
 }

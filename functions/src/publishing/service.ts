@@ -38,7 +38,7 @@ import { contentStore } from "../module-pages/content-store";
 import { CONTENT_RULES, packageContent, readmePathOf } from "../module-pages/package-content";
 import { examineEntries } from "./examination";
 import { readManifest, readPackageEntry, type Manifest } from "./package";
-import { actingPublisher, type Publisher } from "./publisher";
+import { actingOwner, actingPublisher, type Publisher } from "./publisher";
 import { signaturePayload } from "./signature";
 import { toModuleView, toVersionView } from "./views";
 import { latestOf, summaryOf, withEntry, type VersionSummary } from "../marketplace/versions";
@@ -369,12 +369,13 @@ function newModule(moduleId: string, publisher: Publisher, listing: ModuleListin
 export async function setPublishPolicy({ db, clock }: Deps, developer: DeveloperAccount, actor: Actor, moduleId: string, policy: PublishPolicy) {
   const modules = moduleStore(db);
   const now = clock();
+  const owner = await actingOwner(db, developer, moduleId);
   await withinDeadline(
     "Firestore (policy)",
     db.runTransaction(async (tx) => {
       const module = modules.readModule(await tx.get(modules.moduleRef(moduleId)));
       if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
-      assertOwnsModule(moduleId, module, developer.id);
+      assertOwnsModule(moduleId, module, owner.id);
       modules.setPolicy(tx, moduleId, policy);
       auditLog(db).record(tx, actor, { action: "module.policy", target: moduleId, details: { before: module.policy, after: policy } }, now);
     }),

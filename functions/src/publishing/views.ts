@@ -7,7 +7,7 @@ import { ApiError } from "../core/errors";
 import type { Deps } from "../deps";
 import { downloadStore } from "../marketplace/download-store";
 import { moduleStore, type ModuleRecord, type Revocation, type Review, type VersionRecord } from "../marketplace/module-store";
-import type { Publisher } from "./publisher";
+import { actingOwner, ownersActedFor, type Publisher } from "./publisher";
 import type { moduleSchema, versionViewSchema } from "./schemas";
 import { dailyStats, statsRange } from "./stats";
 
@@ -16,21 +16,21 @@ import { dailyStats, statsRange } from "./stats";
 /** A module's downloads per day and version, for its owner: every day of the range, zeros included. */
 export async function moduleDownloadStats({ db, config, clock }: Deps, publisher: Publisher, moduleId: string, query: { from?: string; to?: string }) {
   assertInCredentialScope(moduleId, publisher.credential);
-  const developerId = publisher.id;
   const range = statsRange(query, clock());
-  const module = await moduleStore(db).getModule(moduleId);
+  const [module, owner] = await Promise.all([moduleStore(db).getModule(moduleId), actingOwner(db, publisher, moduleId)]);
   if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
-  assertOwnsModule(moduleId, module, developerId);
+  assertOwnsModule(moduleId, module, owner.id);
   return dailyStats(moduleId, range, await downloadStore(db, config.downloadShards).daily(moduleId, range.from, range.to));
 }
 
-/** The caller's modules with every version, highest first. */
+/** The caller's modules (and those of the businesses they publish for, §26) with every version, highest first. */
 export async function listDeveloperModules({ db, config }: Deps, publisher: Publisher) {
   const modules = moduleStore(db);
   const downloads = downloadStore(db, config.downloadShards);
   const { credential } = publisher;
   // A publish token sees the modules it may act on, no others.
-  const owned = (await modules.byDeveloper(publisher.id)).filter((module) => credential.kind !== "oidc" || credential.moduleIds.includes(module.id));
+  const owners = await ownersActedFor(db, publisher.id);
+  const owned = (await Promise.all(owners.map((owner) => modules.byDeveloper(owner)))).flat().filter((module) => credential.kind !== "oidc" || credential.moduleIds.includes(module.id));
   const items = await Promise.all(
     owned.map(async (module) => ({
       id: module.id,

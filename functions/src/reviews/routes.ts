@@ -95,7 +95,7 @@ export const reviewRoutes = (deps: Deps) => [
     body: replyInputSchema,
     responses: { 200: { description: "The review with its reply.", schema: reviewSchema } },
     problems: ["module_not_found", "not_owner", "not_found"],
-    handle: async ({ caller, actor, params, body }) => ({ status: 200, body: await replyToReview(deps, caller.uid, actor, params.id, params.reviewId, body.body) }),
+    handle: async ({ caller, actor, params, body }) => ({ status: 200, body: await replyToReview(deps, caller.developer, actor, params.id, params.reviewId, body.body) }),
   }),
   defineRoute({
     method: "delete",
@@ -109,7 +109,7 @@ export const reviewRoutes = (deps: Deps) => [
     responses: { 204: { description: "Removed." } },
     problems: ["module_not_found", "not_owner", "not_found"],
     handle: async ({ caller, actor, params }) => {
-      await replyToReview(deps, caller.uid, actor, params.id, params.reviewId, null);
+      await replyToReview(deps, caller.developer, actor, params.id, params.reviewId, null);
       return { status: 204 };
     },
   }),

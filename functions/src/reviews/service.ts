@@ -6,6 +6,7 @@ import { activationStore } from "../accounts/activation-store";
 import { assertOwnsModule } from "../access/policy";
 import { assertVisible, moduleNotFound, type Viewer } from "../access/visibility";
 import { viewerOf } from "../accounts/caller-data";
+import { actingOwner } from "../publishing/publisher";
 import { instanceQueue } from "../core/concurrency";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
 import type { Caller } from "../core/auth";
@@ -155,11 +156,11 @@ export async function myReview(deps: Deps, caller: Caller, moduleId: string) {
 }
 
 /** The owner's reply to a review: PUT writes it (keeping its createdAt), DELETE (body null) removes it. */
-export async function replyToReview(deps: Deps, developerId: string, actor: Actor, moduleId: string, reviewId: string, body: string | null) {
+export async function replyToReview(deps: Deps, developer: { id: string; publisherId: string }, actor: Actor, moduleId: string, reviewId: string, body: string | null) {
   const { db, clock } = deps;
-  const module = await moduleStore(db).getModule(moduleId);
+  const [module, owner] = await Promise.all([moduleStore(db).getModule(moduleId), actingOwner(db, developer, moduleId)]);
   if (!module) throw noModule(moduleId);
-  assertOwnsModule(moduleId, module, developerId);
+  assertOwnsModule(moduleId, module, owner.id);
   const now = clock();
   const reviews = reviewStore(db);
   const review = await commitReviewChange(deps, moduleId, async (tx) => {

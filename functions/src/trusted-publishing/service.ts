@@ -8,7 +8,9 @@ import { ApiError, invalidRequest, tokenError } from "../core/errors";
 import { randomBase62, tokenHash } from "../core/secret-tokens";
 import type { Deps } from "../deps";
 import { tokenDeveloper } from "../developers/access-tokens";
-import { moduleStore } from "../marketplace/module-store";
+import { developerStore } from "../developers/developer-store";
+import { moduleStore, type ModuleRecord } from "../marketplace/module-store";
+import { actingOwner } from "../publishing/publisher";
 import { matchesRule, provenanceOf } from "./claims";
 import type { OidcVerifier } from "./oidc";
 import { publishTokenStore } from "./publish-token-store";
@@ -35,13 +37,29 @@ const view = (record: TrustedPublisherRecord): TrustedPublisherView => ({
 });
 
 /**
- * The caller's module; or, before its first sign, an id in the caller's namespace (so CI can
- * publish a module's first version too).
+ * The caller's module (or their business's, §26, while they are its owner or admin); or, before
+ * its first sign, an id in such a namespace (so CI can publish a module's first version too).
  */
 async function assertOwnsModuleId(db: Deps["db"], developer: DeveloperAccount, moduleId: string): Promise<void> {
-  const module = await moduleStore(db).getModule(moduleId);
-  if (module) assertOwnsModule(moduleId, module, developer.id);
-  else assertInNamespace(moduleId, developer.publisherId);
+  const [module, owner] = await Promise.all([moduleStore(db).getModule(moduleId), actingOwner(db, developer, moduleId)]);
+  if (module) assertOwnsModule(moduleId, module, owner.id);
+  else assertInNamespace(moduleId, owner.publisherId);
+}
+
+/**
+ * Whether a trusted publisher still speaks for its module: whoever added it still owns it (a
+ * business's module, §26: is still one of its owners or admins). Before the module's first sign,
+ * its namespace decides.
+ */
+async function stillOwned(db: Deps["db"], rule: TrustedPublisherRecord, module: ModuleRecord | null): Promise<boolean> {
+  if (module && !module.businessId) return module.developerId === rule.developerId;
+  if (!module) {
+    // The rule's author's own namespace was checked when it was added, and stays theirs.
+    const claim = await developerStore(db).claim(rule.moduleId.split(".")[0]);
+    if (!claim || !("businessId" in claim)) return true;
+  }
+  const owner = await actingOwner(db, { id: rule.developerId, publisherId: "" }, rule.moduleId);
+  return module ? owner.id === module.developerId : owner.businessId !== undefined;
 }
 
 export async function addTrustedPublisher(
@@ -94,7 +112,8 @@ export async function exchangeOidcToken({ db, auth, clock }: Deps, oidc: OidcVer
   const candidateIds = [...new Set(candidates.map((rule) => rule.moduleId))].sort();
   const modules = new Map((await moduleStore(db).getModules(candidateIds)).map((module, index) => [candidateIds[index], module]));
   // A trusted publisher speaks for its module only while whoever added it still owns it.
-  const granted = candidates.filter((rule) => (modules.get(rule.moduleId)?.developerId ?? rule.developerId) === rule.developerId);
+  const owned = await Promise.all(candidates.map((rule) => stillOwned(db, rule, modules.get(rule.moduleId) ?? null)));
+  const granted = candidates.filter((_, index) => owned[index]);
   if (granted.length === 0) {
     throw new ApiError("no_trusted_publisher", `No module trusts this token's issuer, subject and claims (sub '${claims.sub}'${repository ? `, repository '${repository}'` : ""}).`);
   }
