@@ -6,7 +6,7 @@ import semver from "semver";
  */
 
 export const POLICY_MODES = ["open", "allowlist"] as const;
-export type PolicyMode = (typeof POLICY_MODES)[number];
+type PolicyMode = (typeof POLICY_MODES)[number];
 
 export interface PolicyRule {
   effect: "allow" | "block";
@@ -56,16 +56,16 @@ export interface PolicyDecision {
  * How specific a rule is (higher wins): module + range > module > publisher + range > publisher.
  * A rule naming both a module and its publisher is as specific as one naming the module.
  */
-export function specificity(rule: PolicyRule): number {
+function specificity(rule: PolicyRule): number {
   return (rule.module !== undefined ? 2 : 0) + (rule.versions !== undefined ? 1 : 0);
 }
 
 /** Whether a version satisfies a range, prereleases included (a policy that blocks `<2` blocks `1.5.0-beta`). */
-export function inRange(version: string, range: string): boolean {
+function inRange(version: string, range: string): boolean {
   return semver.satisfies(version, range, { includePrerelease: true });
 }
 
-export function ruleMatches(rule: PolicyRule, subject: PolicySubject, version: string): boolean {
+function ruleMatches(rule: PolicyRule, subject: PolicySubject, version: string): boolean {
   if (rule.module !== undefined && rule.module !== subject.id) return false;
   if (rule.publisher !== undefined && rule.publisher !== subject.publisherId) return false;
   return rule.versions === undefined || inRange(version, rule.versions);
