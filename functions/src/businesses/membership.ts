@@ -18,7 +18,7 @@ import type { Deps } from "../deps";
  * the seat counts when a seat is given under a paid quantity, which keeps the limit exact.
  */
 
-const noBusiness = (businessId: string) => new ApiError("business_not_found", `No business '${businessId}' of which you are a member.`);
+export const noBusiness = (businessId: string) => new ApiError("business_not_found", `No business '${businessId}' of which you are a member.`);
 const notAdmin = (what: string) => new ApiError("not_business_admin", `Only an owner or admin of this business may ${what}.`);
 export const notOwner = (what: string) => new ApiError("not_business_admin", `Only an owner of this business may ${what}.`);
 

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { loadCallerData, loadInstallAccess, type AccessSubject } from "../accounts/caller-data";
 import { policyStore } from "../accounts/policy-store";
 import { catalogCache, MODULES_TOPIC } from "../core/catalog-changes";
+import { noBusiness } from "../businesses/membership";
 import { ApiError } from "../core/errors";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
@@ -37,7 +38,7 @@ export const moduleRoutes = (deps: Deps) => {
   const businessPage = async (businessId: string, query: z.output<typeof moduleListQuerySchema>, caller: AccessSubject | null) => {
     const data = caller ? await callerData(caller) : null;
     const membership = data?.access.memberships.find((candidate) => candidate.businessId === businessId);
-    if (!data || !membership) throw new ApiError("business_not_found", `No business '${businessId}' of which you are a member.`);
+    if (!data || !membership) throw noBusiness(businessId);
     if (membership.ssoRequired) throw new ApiError("sso_required", `Business '${businessId}' requires signing in through its single sign-on; sign in that way and retry.`);
     const page = await pages.get(JSON.stringify(query), MODULES_TOPIC, async () => listModules(deps, search(), query, await ownModules(businessId)));
     const policy = membership.policy ? await policyStore(deps.db).get(null, businessId) : null;

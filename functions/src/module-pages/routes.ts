@@ -42,9 +42,8 @@ export const modulePageRoutes = (deps: Deps) => {
       problems: ["module_not_found", "version_not_found"],
       cache: "public",
       handle: async ({ params, query, caller }) => {
-        const viewer = viewerOf(deps.db, caller, deps.clock());
-        const png = await pages.icon(params.id, query.v, viewer);
-        return { status: 200, media: { data: png, type: "image/png" }, headers: (await pages.isPrivate(params.id, viewer)) ? PRIVATE_MEDIA_HEADERS : PACKAGE_MEDIA_HEADERS };
+        const icon = await pages.icon(params.id, query.v, viewerOf(deps.db, caller, deps.clock()));
+        return { status: 200, media: { data: icon.png, type: "image/png" }, headers: icon.private ? PRIVATE_MEDIA_HEADERS : PACKAGE_MEDIA_HEADERS };
       },
     }),
     defineRoute({
@@ -60,9 +59,8 @@ export const modulePageRoutes = (deps: Deps) => {
       problems: ["module_not_found", "version_not_found"],
       cache: "public",
       handle: async ({ params, query, caller }) => {
-        const viewer = viewerOf(deps.db, caller, deps.clock());
-        const image = await pages.image(params.id, params.index, query.v, viewer);
-        return { status: 200, media: { data: image.bytes, type: image.type }, headers: (await pages.isPrivate(params.id, viewer)) ? PRIVATE_MEDIA_HEADERS : PACKAGE_MEDIA_HEADERS };
+        const image = await pages.image(params.id, params.index, query.v, viewerOf(deps.db, caller, deps.clock()));
+        return { status: 200, media: { data: image.bytes, type: image.type }, headers: image.private ? PRIVATE_MEDIA_HEADERS : PACKAGE_MEDIA_HEADERS };
       },
     }),
   ];

@@ -59,27 +59,26 @@ export function modulePages(deps: Deps) {
       };
     },
 
-    /** Whether a module is private to a business (§26): its files are then for members only, and never shared by caches. */
-    async isPrivate(moduleId: string, viewer: Viewer): Promise<boolean> {
-      return (await known(moduleId, viewer)).businessId !== null;
-    },
 
-    /** The n-th image the README of a listed module's latest version (or of one of its listed versions) shows. */
-    async image(moduleId: string, index: number, version: string | undefined, viewer: Viewer): Promise<PackageImage> {
-      const { page } = await known(moduleId, viewer);
+    /**
+     * The n-th image the README of a listed module's latest version (or of one of its listed
+     * versions) shows; `private`: the module is a business's (§26), so no cache may share it.
+     */
+    async image(moduleId: string, index: number, version: string | undefined, viewer: Viewer): Promise<PackageImage & { private: boolean }> {
+      const { page, businessId } = await known(moduleId, viewer);
       const chosen = listedVersion(page, version);
       const image = await contentStore(db).image(moduleId, chosen, index);
       if (!image) throw new ApiError("module_not_found", `The README of ${moduleId}@${chosen} shows no image ${index}.`);
-      return image;
+      return { ...image, private: businessId !== null };
     },
 
     /** The PNG icon of a listed module's latest version, or of one of its listed versions. */
-    async icon(moduleId: string, version: string | undefined, viewer: Viewer): Promise<Buffer> {
-      const { page, withIcon } = await known(moduleId, viewer);
+    async icon(moduleId: string, version: string | undefined, viewer: Viewer): Promise<{ png: Buffer; private: boolean }> {
+      const { page, withIcon, businessId } = await known(moduleId, viewer);
       const chosen = listedVersion(page, version);
       const icon = withIcon.has(chosen) ? await contentStore(db).icon(moduleId, chosen) : null;
       if (!icon) throw new ApiError("module_not_found", `${moduleId}@${chosen} has no icon.`);
-      return icon;
+      return { png: icon, private: businessId !== null };
     },
   };
 }

@@ -30,13 +30,12 @@ import { hideInput, reportedReviewsInput, unhideInput, type reviewInputSchema, t
  * follows within the feed's delay.
  */
 
-const noModule = moduleNotFound;
 const noReview = (reviewId: string) => new ApiError("not_found", `No review '${reviewId}' of this module.`);
 
 /** A listed module the viewer may see (a private one only for its business's members, §26). */
 async function listedModule(deps: Pick<Deps, "db">, moduleId: string, viewer: Viewer): Promise<ModuleRecord> {
   const module = await moduleStore(deps.db).getModule(moduleId);
-  if (!module?.listed) throw noModule(moduleId);
+  if (!module?.listed) throw moduleNotFound(moduleId);
   await assertVisible(module, viewer);
   return module;
 }
@@ -159,7 +158,7 @@ export async function myReview(deps: Deps, caller: Caller, moduleId: string) {
 export async function replyToReview(deps: Deps, developer: { id: string; publisherId: string }, actor: Actor, moduleId: string, reviewId: string, body: string | null) {
   const { db, clock } = deps;
   const [module, owner] = await Promise.all([moduleStore(db).getModule(moduleId), actingOwner(db, developer, moduleId)]);
-  if (!module) throw noModule(moduleId);
+  if (!module) throw moduleNotFound(moduleId);
   assertOwnsModule(moduleId, module, owner.id);
   const now = clock();
   const reviews = reviewStore(db);
