@@ -6,6 +6,8 @@ export interface ActivationClaims {
   version: string;
   deviceId: string;
   entitlement: string | null;
+  /** Held through a perpetual fallback alone (§27): the newest version the licence keeps; never run a newer one with it. */
+  maxVersion?: string | null;
   iat: number;
   exp: number;
   jti: string;

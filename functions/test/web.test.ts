@@ -855,6 +855,61 @@ describe("web pages (§16)", () => {
     await expect_(async () => expect(await visitor.page.locator(".message.error").textContent()).toContain(`There is no module '${publisherId}.handbook'`));
   }, 90_000);
 
+  it("/publisher, /modules/:id and /account (§27): a publisher promises a perpetual fallback; a subscriber whose year lapsed sees what stays theirs, with Renew", async () => {
+    const seller = await createDeveloper("contoso");
+    await publishModule(seller, { id: "contoso.gauges", name: "Contoso Gauges", summary: "Gauges for a year or for good.", version: "1.0.0" });
+    const opened = (await (await fetch(`${origin}/api/v1/developers/payouts/account`, { method: "POST", headers: { Authorization: `Bearer ${seller.idToken}` } })).json()) as { onboardingUrl: string };
+    expect((await fetch(`${opened.onboardingUrl}/complete`, { method: "POST", redirect: "manual" })).status).toBe(303);
+
+    const { page, watch } = await openPage(1280);
+    await page.goto(`${origin}/publisher`);
+    await page.fill("#sign-in-email", seller.email);
+    await page.fill("#sign-in-password", seller.password);
+    await page.click("button[type=submit]");
+    await page.selectOption("#pricing-module", "contoso.gauges");
+    await page.selectOption("#pricing-model", "subscription");
+    await page.selectOption("#pricing-interval", "year");
+    await page.fill("#pricing-amount", "90.00");
+    expect(await page.locator("#pricing-fallback-help").textContent()).toContain("keeps, when the subscription ends, the versions you had published by the start of that year");
+    await page.check("input[name=fallback]");
+    await page.click("button:has-text('Save price')");
+    await expect_(async () => expect(await page.locator("[role=status]").filter({ hasText: "now costs" }).textContent()).toBe("contoso.gauges now costs $90.00 a year · yours to keep after a year."));
+    expect(((await (await api("/modules/contoso.gauges")).json()) as { price: { fallback: string } }).price.fallback).toBe("perpetual");
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "publisher-pricing-fallback-1280");
+    done(watch);
+
+    // A year bought, then canceled at Stripe: 1.0.0 stays the buyer's.
+    const buyer = await createUser();
+    const checkout = (await (await fetch(`${origin}/api/v1/modules/contoso.gauges/checkout`, { method: "POST", headers: { Authorization: `Bearer ${buyer.idToken}`, "Content-Type": "application/json" }, body: "{}" })).json()) as { url: string };
+    expect((await fetch(`${checkout.url}/pay`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "", redirect: "manual" })).status).toBe(303);
+    const subscription = stripe.events.filter((event) => event.type === "customer.subscription.created").at(-1)!.data.object.id;
+    expect((await fetch(`${stripe.url}/v1/subscriptions/${subscription}`, { method: "DELETE", headers: { Authorization: "Bearer sk_test_local" } })).status).toBe(200);
+
+    for (const width of [375, 1280]) {
+      const visit = await openPage(width);
+      await visit.page.goto(`${origin}/account`);
+      await visit.page.fill("#sign-in-email", buyer.email);
+      await visit.page.fill("#sign-in-password", buyer.password);
+      await visit.page.click("button[type=submit]");
+      const licence = visit.page.locator("[aria-labelledby=licences-heading] li", { hasText: "contoso.gauges" });
+      await expect_(async () => expect(await licence.textContent()).toContain("Yours to keep: versions up to 1.0.0"));
+      expect(await licence.locator("a.button").textContent()).toBe("Renew");
+      expect(await scrollsSideways(visit.page)).toBe(false);
+      expect(await seriousViolations(visit.page)).toEqual([]);
+      await screenshot(visit.page, `account-licences-${width}`);
+      await licence.locator("a.button").click();
+      await visit.page.waitForURL(`${origin}/modules/contoso.gauges`);
+      await expect_(async () => expect(await visit.page.locator(".purchase .kept").textContent()).toBe("Yours to keep: versions up to 1.0.0. Renew for newer versions."));
+      expect(await visit.page.locator(".purchase .price").textContent()).toBe("$90.00 a year · yours to keep after a year");
+      expect(await visit.page.locator(".purchase button", { hasText: "Renew" }).count()).toBe(1);
+      expect(await scrollsSideways(visit.page)).toBe(false);
+      expect(await seriousViolations(visit.page)).toEqual([]);
+      await screenshot(visit.page, `module-fallback-${width}`);
+      done(visit.watch);
+    }
+  }, 90_000);
+
   it("/publisher and /modules/:id (§20): a publisher onboards and prices, a buyer buys and owns it, and the earnings count the sale", async () => {
     const seller = await createDeveloper("fabrikam");
     await publishModule(seller, { id: "fabrikam.charts", name: "Fabrikam Charts", summary: "Charts worth paying for.", version: "1.0.0" });
@@ -873,7 +928,7 @@ describe("web pages (§16)", () => {
     await page.fill("#pricing-amount", "9.00");
     await page.click("button:has-text('Save price')");
     await expect_(async () => expect(await page.locator("[role=status]").filter({ hasText: "now costs" }).textContent()).toBe("fabrikam.charts now costs $9.00."));
-    expect(((await (await api("/modules/fabrikam.charts")).json()) as { price: unknown }).price).toEqual({ model: "one_time", amount: 900, currency: "usd", interval: null, trialDays: 0, perSeat: false });
+    expect(((await (await api("/modules/fabrikam.charts")).json()) as { price: unknown }).price).toEqual({ model: "one_time", amount: 900, currency: "usd", interval: null, trialDays: 0, perSeat: false, fallback: "none" });
     expect(await scrollsSideways(page)).toBe(false);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "publisher-payouts-375");

@@ -287,7 +287,7 @@ export async function startLocalStripe(options: {
     }
     const data = (session.subscription_data ?? {}) as { metadata?: Metadata; trial_period_days?: string; application_fee_percent?: string };
     const trialDays = Number(data.trial_period_days ?? 0);
-    const periodEnd = now + (trialDays > 0 ? trialDays * DAY : periodOf(price));
+    const periodEnd = trialDays > 0 ? now + trialDays * DAY : periodEndAfter(price, now);
     const subscription: StripeObject = {
       id: id("sub"),
       object: "subscription",
@@ -302,7 +302,7 @@ export async function startLocalStripe(options: {
     subscriptions.set(subscription.id, subscription);
     await sendEvent("customer.subscription.created", subscription);
     if (trialDays > 0 || !data.metadata?.moduleId) return;
-    await paidInvoice(subscription, amount, currency);
+    await paidInvoice(subscription, amount, currency, { start: now, end: periodEnd });
   }
 
   /** A delayed payment's outcome, days later at Stripe: `async_payment_succeeded` (now paid) or `async_payment_failed`. */
@@ -312,8 +312,8 @@ export async function startLocalStripe(options: {
     await sendEvent(succeeded ? "checkout.session.async_payment_succeeded" : "checkout.session.async_payment_failed", checkoutSessionEvent(session));
   }
 
-  /** A module subscription's invoice, paid: a charge of `amount`, told as `invoice.paid`. */
-  async function paidInvoice(subscription: StripeObject, amount: number, currency: string) {
+  /** A module subscription's invoice, paid: a charge of `amount` for the service `period`, told as `invoice.paid`. */
+  async function paidInvoice(subscription: StripeObject, amount: number, currency: string, period: { start: number; end: number }) {
     const paymentIntent = id("pi");
     const fee = subscription.application_fee_percent === null ? null : Math.floor((amount * Number(subscription.application_fee_percent) + 50) / 100);
     newPayment(paymentIntent, amount, currency, fee ?? 0);
@@ -328,6 +328,7 @@ export async function startLocalStripe(options: {
       application_fee_amount: fee,
       payment_intent: paymentIntent,
       parent: { type: "subscription_details", subscription_details: { subscription: subscription.id, metadata: subscription.metadata } },
+      lines: { object: "list", data: [{ id: id("il"), object: "line_item", amount, currency, period, parent: { type: "subscription_item_details" } }] },
     };
     invoices.push(invoice);
     await sendEvent("invoice.paid", invoice);
@@ -347,9 +348,10 @@ export async function startLocalStripe(options: {
       await sendEvent("customer.subscription.updated", subscription);
       return invoice;
     }
-    item.current_period_end += periodOf(item.price);
+    const start = item.current_period_end;
+    item.current_period_end = periodEndAfter(item.price, start);
     Object.assign(subscription, { status: "active", trial_end: null });
-    const invoice = await paidInvoice(subscription, amount, currency);
+    const invoice = await paidInvoice(subscription, amount, currency, { start, end: item.current_period_end });
     await sendEvent("customer.subscription.updated", subscription);
     return invoice;
   }
@@ -404,7 +406,13 @@ export async function startLocalStripe(options: {
 const list = (url: string, data: unknown[]) => ({ object: "list", data, has_more: false, url });
 
 /** A price's billing period, in seconds. */
-const periodOf = (price: StripeObject) => ((price.recurring as { interval?: string } | undefined)?.interval === "year" ? 365 : 30) * DAY;
+/** The end of a price's billing period that starts at `start` (seconds): a calendar month or year later, as Stripe bills. */
+const periodEndAfter = (price: StripeObject, start: number): number => {
+  const end = new Date(start * 1000);
+  if ((price.recurring as { interval?: string } | undefined)?.interval === "year") end.setUTCFullYear(end.getUTCFullYear() + 1);
+  else end.setUTCMonth(end.getUTCMonth() + 1);
+  return Math.floor(end.getTime() / 1000);
+};
 
 /** The application fee a checkout's payment intent takes (payment mode), as the API asked for it. */
 const applicationFeeOf = (session: StripeObject) => Number((session.payment_intent_data as { application_fee_amount?: string } | undefined)?.application_fee_amount ?? 0);

@@ -1,3 +1,4 @@
+import type { FallbackVersions } from "./fallback";
 import type { DeveloperCaller } from "../core/auth";
 import { ApiError } from "../core/errors";
 import { firstRefusal, policySubject, type Policy } from "./install-policy";
@@ -88,4 +89,17 @@ export function assertAllowedByPolicies(policies: readonly Policy[], module: { i
   throw new ApiError("blocked_by_policy", `${module.id} ${version} is blocked by the install policy of business '${refusal.policy.businessId}': ${reason}`, {
     extensions: { businessId: refusal.policy.businessId, reason },
   });
+}
+
+/**
+ * A version a user holding a module through its fallback alone may use (§27): one of the fallback
+ * versions, else 403 `fallback_only` naming the newest of them.
+ */
+export function assertWithinFallback(moduleId: string, fallback: FallbackVersions | null, version: string): void {
+  if (fallback === null || fallback.allows(version)) return;
+  throw new ApiError(
+    "fallback_only",
+    `${moduleId} ${version} is newer than your licence keeps: your subscription ended, and ${fallback.newest ? `versions up to ${fallback.newest}` : "no version"} of it stay${fallback.newest ? "" : "s"} yours. Renew it to use ${version}.`,
+    { extensions: { fallbackVersion: fallback.newest } },
+  );
 }

@@ -1,4 +1,4 @@
-import { drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, GRACE_PERIOD_MS, holdersToCount, isModuleUsable, purchaseStatus, usingKey, type PurchaseStatus, type PurchaseTerms } from "./rules";
+import { drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, fallbackBound, GRACE_PERIOD_MS, holdersToCount, isModuleUsable, purchaseStatus, usingKey, type EntitlementGrant, type PurchaseStatus, type PurchaseTerms } from "./rules";
 
 const now = new Date("2026-06-15T12:00:00.000Z");
 const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -143,6 +143,33 @@ describe("seats (§17)", () => {
       { key: "module:acme.monthly", source: "purchase", purchaseId: "monthly" },
       { key: "module:acme.trial", source: "purchase", purchaseId: "trial", businessId: "acme" },
     ]);
+  });
+});
+
+describe("fallback grants (§27)", () => {
+  const until = new Date(now.getTime() - 400 * DAY);
+  const purchase = (purchaseId: string, status: PurchaseStatus, extra: Partial<PurchaseTerms> = {}): PurchaseTerms => ({ purchaseId, moduleId: "acme.charts", status, currentPeriodEnd: ago(10 * DAY), reachesUser: true, ...extra });
+
+  it("lists a fallback, not a purchase, once a subscription with a fallback date no longer grants access", () => {
+    const grants = effectiveEntitlements({ direct: [], memberships: [], purchases: [purchase("ended", "canceled", { fallbackUntil: until }), purchase("none", "canceled"), purchase("live", "active", { moduleId: "acme.maps", currentPeriodEnd: ago(-DAY), fallbackUntil: until })] }, now);
+    expect(grants).toEqual([
+      { key: "module:acme.charts", source: "fallback", purchaseId: "ended", fallbackUntil: until },
+      { key: "module:acme.maps", source: "purchase", purchaseId: "live" },
+    ]);
+  });
+
+  it("bounds a module by its latest fallback date only while no other key it accepts is held", () => {
+    const module = { id: "acme.charts", entitlement: "pro", price: { amount: 500 } };
+    const later = new Date(until.getTime() + DAY);
+    const fallbacks: EntitlementGrant[] = [
+      { key: "module:acme.charts", source: "fallback", purchaseId: "a", fallbackUntil: until },
+      { key: "module:acme.charts", source: "fallback", purchaseId: "b", fallbackUntil: later },
+    ];
+    expect(fallbackBound(module, fallbacks)).toEqual(later);
+    expect(fallbackBound(module, [...fallbacks, { key: "pro", source: "direct" }])).toBeNull();
+    expect(fallbackBound(module, [...fallbacks, { key: "module:acme.charts", source: "purchase", purchaseId: "c" }])).toBeNull();
+    expect(fallbackBound({ id: "acme.charts" }, fallbacks)).toBeNull();
+    expect(fallbackBound(module, [])).toBeNull();
   });
 });
 

@@ -80,15 +80,19 @@ export interface PurchaseTerms {
   currentPeriodEnd: Date | null;
   /** The business that bought it, for a business's purchase. */
   businessId?: string;
-  /** Whether it reaches this user: their own, or one of the business's first `quantity` seats. */
+  /** Whether it reaches this user: their own, or one of the business's first `quantity` seats (after it ended: a seat holder then, §27). */
   reachesUser: boolean;
+  /** What its perpetual fallback earned (§27): kept once it no longer grants access; null: nothing. */
+  fallbackUntil?: Date | null;
 }
 
 export interface EntitlementGrant {
   key: string;
-  source: "direct" | "subscription" | "purchase";
+  source: "direct" | "subscription" | "purchase" | "fallback";
   businessId?: string;
   purchaseId?: string;
+  /** A fallback grant's date (§27): the module's versions it keeps are those of this date. */
+  fallbackUntil?: Date;
 }
 
 export interface EntitlementSources {
@@ -148,10 +152,25 @@ export function effectiveEntitlements(sources: EntitlementSources, now: Date): E
     }
   }
   for (const purchase of sources.purchases) {
-    if (!purchase.reachesUser || !purchaseGrants(purchase, now)) continue;
-    grants.push({ key: moduleEntitlement(purchase.moduleId), source: "purchase", purchaseId: purchase.purchaseId, ...(purchase.businessId ? { businessId: purchase.businessId } : {}) });
+    if (!purchase.reachesUser) continue;
+    const whose = { purchaseId: purchase.purchaseId, ...(purchase.businessId ? { businessId: purchase.businessId } : {}) };
+    if (purchaseGrants(purchase, now)) grants.push({ key: moduleEntitlement(purchase.moduleId), source: "purchase", ...whose });
+    else if (purchase.fallbackUntil) grants.push({ key: moduleEntitlement(purchase.moduleId), source: "fallback", ...whose, fallbackUntil: purchase.fallbackUntil });
   }
   return grants;
+}
+
+/**
+ * The date whose versions bound a user's use of a module (§27), or null when nothing bounds it:
+ * the module asks for nothing, or the user holds a key it accepts other than a fallback. Held
+ * through fallbacks only: the latest of their dates.
+ */
+export function fallbackBound(module: ModuleTerms, grants: readonly EntitlementGrant[]): Date | null {
+  const full = entitlementKeys(grants.filter((grant) => grant.source !== "fallback"));
+  if (usingKey(module, full) !== undefined) return null;
+  const key = moduleEntitlement(module.id);
+  const dates = grants.filter((grant) => grant.source === "fallback" && grant.key === key).map((grant) => grant.fallbackUntil!.getTime());
+  return dates.length === 0 ? null : new Date(Math.max(...dates));
 }
 
 /**
@@ -169,7 +188,7 @@ export function subscriptionGrants(subscription: Pick<SubscriptionTerms, "status
   return subscription !== null && drawsOnSubscription && grantsEntitlements(effectiveSubscriptionStatus(subscription, now));
 }
 
-export function entitlementKeys(grants: EntitlementGrant[]): Set<string> {
+export function entitlementKeys(grants: readonly EntitlementGrant[]): Set<string> {
   return new Set(grants.map((grant) => grant.key));
 }
 

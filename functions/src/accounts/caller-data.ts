@@ -1,8 +1,10 @@
 import type { Firestore } from "firebase-admin/firestore";
-import { drawsOnSubscription, effectiveEntitlements, entitlementKeys, ssoBlocks, type BusinessRole, type EntitlementGrant, type SeatStanding } from "../access/rules";
+import { drawsOnSubscription, effectiveEntitlements, entitlementKeys, purchaseGrants, ssoBlocks, type BusinessRole, type EntitlementGrant, type SeatStanding } from "../access/rules";
 import type { Policy, PolicySummary } from "../access/install-policy";
 import { reachedBusinesses, type Viewer } from "../access/visibility";
 import { activationStore, type ActivationRecord } from "./activation-store";
+import { fallbackHolderStore } from "./fallback-holder-store";
+import { holdersDue, recordDueHolders } from "./fallback-holders";
 import { businessStore } from "./business-store";
 import { memberStore } from "./member-store";
 import { policyStore } from "./policy-store";
@@ -61,7 +63,8 @@ export interface InstallAccess extends UserAccess {
  * subscriptions and purchases (in parallel), and computes the effective entitlements: the same
  * documents in a business of 100,000 as in one of 5 (§25). A member's seat under a paid quantity
  * costs a third round trip (the seat counts, and the seat holders before theirs while the
- * quantity is below the seats in use).
+ * quantity is below the seats in use); a business purchase that ended with a fallback (§27), one
+ * read more (whether the member keeps it).
  */
 export async function loadUserAccess(db: Firestore, subject: AccessSubject, now: Date): Promise<UserAccess> {
   const { uid } = subject;
@@ -107,8 +110,15 @@ export async function loadUserAccess(db: Firestore, subject: AccessSubject, now:
     if (!ssoRequired) reachable.add(businessId);
   });
   const standingIn = new Map(result.map((membership) => [membership.businessId, membership.standing]));
-  // A business's purchase reaches the first `quantity` of its seat holders, oldest seats first (§17).
-  const reaching = businessPurchases.filter((purchase) => reachable.has(purchase.owner.id) && drawsOnSubscription(standingIn.get(purchase.owner.id)!, purchase.quantity));
+  // A business's purchase reaches the first `quantity` of its seat holders, oldest seats first
+  // (§17); once ended with a fallback, the members it reached then (§27), whatever their seats now.
+  const reached = businessPurchases.filter((purchase) => reachable.has(purchase.owner.id));
+  const ended = reached.filter((purchase) => purchase.fallbackUntil !== null && purchase.fallback === "perpetual" && !purchaseGrants(purchase, now));
+  await Promise.all(ended.filter((purchase) => holdersDue(purchase, now)).map((purchase) => recordDueHolders(db, purchase.id, now)));
+  const holds = ended.length > 0 ? await fallbackHolderStore(db).holds(ended.map((purchase) => purchase.id), uid) : [];
+  const endedIds = new Set(ended.map((purchase) => purchase.id));
+  const keeps = new Set(ended.filter((_, index) => holds[index]).map((purchase) => purchase.id));
+  const reaching = reached.filter((purchase) => (endedIds.has(purchase.id) ? keeps.has(purchase.id) : drawsOnSubscription(standingIn.get(purchase.owner.id)!, purchase.quantity)));
   const grants = effectiveEntitlements(
     {
       direct: user?.entitlements ?? [],
@@ -120,6 +130,7 @@ export async function loadUserAccess(db: Firestore, subject: AccessSubject, now:
         currentPeriodEnd: purchase.currentPeriodEnd,
         ...(purchase.owner.kind === "business" ? { businessId: purchase.owner.id } : {}),
         reachesUser: true,
+        fallbackUntil: purchase.fallback === "perpetual" ? purchase.fallbackUntil : null,
       })),
     },
     now,

@@ -13,12 +13,20 @@ import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/do
  * beside it: Stripe's own status of the payment or subscription (`baseStatus`), whether the
  * payment was refunded in full, and the state of a dispute. `completedAt` is when it first
  * granted paid access, which is when `module.purchase.completed` was sent.
+ *
+ * A module subscription bought at a price with a perpetual fallback (§27) keeps `fallback:
+ * "perpetual"`, and `fallbackUntil` once its paid invoices earned one (it only moves forward). A
+ * business's, once it ended, records its seat holders then in `fallbackHolders/{uid}`
+ * (fallback-holder-store.ts) and when it did in `fallbackHoldersAt`.
  */
 
 export const PURCHASE_MODELS = ["one_time", "subscription"] as const;
 export type PurchaseModel = (typeof PURCHASE_MODELS)[number];
 export const DISPUTE_STATES = ["open", "won", "lost"] as const;
 export type DisputeState = (typeof DISPUTE_STATES)[number];
+
+export const FALLBACK_KINDS = ["none", "perpetual"] as const;
+export type FallbackKind = (typeof FALLBACK_KINDS)[number];
 
 export type PurchaseOwner = { kind: "user" | "business"; id: string };
 export const ownerKey = (owner: PurchaseOwner) => `${owner.kind}:${owner.id}`;
@@ -43,6 +51,10 @@ const purchaseDocument = z.object({
   trial: z.boolean(),
   /** Missing on purchases written before it existed, which were completed when created. */
   completedAt: timestamp.nullable().optional(),
+  /** Missing on purchases written before §27: none. */
+  fallback: z.enum(FALLBACK_KINDS).optional(),
+  fallbackUntil: timestamp.nullable().optional(),
+  fallbackHoldersAt: timestamp.nullable().optional(),
   stripe: z.object({
     customerId: z.string().nullable(),
     paymentIntentId: z.string().nullable(),
@@ -71,6 +83,9 @@ export interface PurchaseRecord {
   cancelAtPeriodEnd: boolean;
   trial: boolean;
   completedAt: Date | null;
+  fallback: FallbackKind;
+  fallbackUntil: Date | null;
+  fallbackHoldersAt: Date | null;
   stripe: { customerId: string | null; paymentIntentId: string | null; subscriptionId: string | null };
   createdAt: Date;
   updatedAt: Date;
@@ -89,6 +104,9 @@ export const purchaseStore = oncePerDatabase((db: Firestore) => {
         id: snapshot.id,
         currentPeriodEnd: stored.currentPeriodEnd?.toDate() ?? null,
         completedAt: stored.completedAt === undefined ? stored.createdAt.toDate() : (stored.completedAt?.toDate() ?? null),
+        fallback: stored.fallback ?? "none",
+        fallbackUntil: stored.fallbackUntil?.toDate() ?? null,
+        fallbackHoldersAt: stored.fallbackHoldersAt?.toDate() ?? null,
         stripe: { customerId: stored.stripe.customerId, paymentIntentId: stored.stripe.paymentIntentId, subscriptionId: stored.stripe.subscriptionId },
         createdAt: stored.createdAt.toDate(),
         updatedAt: stored.updatedAt.toDate(),
@@ -118,9 +136,11 @@ export const purchaseStore = oncePerDatabase((db: Firestore) => {
     /** The most recent purchases first, at most `limit`. */
     recent: (limit: number) => query((base) => base.orderBy("createdAt", "desc").limit(limit)),
     setIn(tx: Transaction, purchase: PurchaseRecord): void {
-      const { id, currentPeriodEnd, completedAt, createdAt, updatedAt, ...fields } = purchase;
+      const { id, currentPeriodEnd, completedAt, fallbackUntil, fallbackHoldersAt, createdAt, updatedAt, ...fields } = purchase;
       tx.set(documentAt(collection, id), {
         ...fields,
+        fallbackUntil: fallbackUntil ? Timestamp.fromDate(fallbackUntil) : null,
+        fallbackHoldersAt: fallbackHoldersAt ? Timestamp.fromDate(fallbackHoldersAt) : null,
         ownerKey: ownerKey(purchase.owner),
         status: purchaseStatus(purchase),
         currentPeriodEnd: currentPeriodEnd ? Timestamp.fromDate(currentPeriodEnd) : null,

@@ -17,6 +17,8 @@ export interface CertificateClaims {
   deviceId: string;
   /** The entitlement the module needs, or null for a free module. */
   entitlement: string | null;
+  /** Held through a perpetual fallback alone (§27): the newest version the licence keeps; the app refuses a newer one. */
+  maxVersion?: string | null;
   /** For each business of the user's with an install policy, the version of it the certificate was issued under (§26). */
   policyVersions?: Record<string, number>;
   /** Issued and expiry times, in whole seconds since the epoch. */

@@ -15,7 +15,7 @@ export const activationRoutes = (deps: Deps) => [
     auth: "user",
     body: confirmBodySchema,
     responses: { 200: { description: "The activation.", schema: activationSchema } },
-    problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version", "module_revoked", "blocked_by_policy", "device_limit_reached"],
+    problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version", "module_revoked", "blocked_by_policy", "fallback_only", "device_limit_reached"],
     handle: async ({ body, caller }) => ({ status: 200, body: await confirmActivation(deps, caller, body) }),
   }),
   defineRoute({

@@ -28,7 +28,7 @@ export async function confirmActivation(
   const now = clock();
   // A write: the caller's access and the module are read afresh.
   const access = await loadInstallAccess(db, caller, now);
-  const { module, version } = await usableVersion(storeLookup(db), access, input.moduleId, input.version, input.appVersion);
+  const { module, version, fallback } = await usableVersion(storeLookup(db), access, input.moduleId, input.version, input.appVersion);
   const activations = activationStore(db);
   const { moduleId, deviceId } = input;
   if (!deviceId) return view(await confirmWithoutDevice(activations, caller.uid, { moduleId, version, now }));
@@ -44,7 +44,8 @@ export async function confirmActivation(
   const subscriptions = new Map(access.memberships.map((membership) => [membership.businessId, membership.subscription]));
   const purchases = new Map(access.purchases.map((purchase) => [purchase.id, purchase]));
   const periodEndOf = (grant: EntitlementGrant): Date | null => {
-    if (grant.source === "direct") return null;
+    // A direct grant and a fallback (§27) do not lapse.
+    if (grant.source === "direct" || grant.source === "fallback") return null;
     if (grant.source === "purchase") return purchases.get(grant.purchaseId!)?.currentPeriodEnd ?? null;
     return subscriptions.get(grant.businessId!)?.currentPeriodEnd ?? new Date(0);
   };
@@ -54,6 +55,8 @@ export async function confirmActivation(
     version,
     deviceId,
     entitlement,
+    // Held through a fallback alone (§27): the newest version the licence keeps.
+    ...(fallback ? { maxVersion: fallback.newest } : {}),
     // The policies the certificate was issued under (§26): the app holds it against the signed policies it has.
     ...(access.policies.length > 0 ? { policyVersions: Object.fromEntries(access.policies.map((policy) => [policy.businessId, policy.version])) } : {}),
     iat: issuedAt,

@@ -29,6 +29,7 @@ export const PROBLEM_STATUS = {
   sso_required: 403,
   /** §26: a module version a business's install policy does not allow; with businessId and reason. */
   blocked_by_policy: 403,
+  fallback_only: 403,
   not_found: 404,
   module_not_found: 404,
   version_not_found: 404,

@@ -34,7 +34,7 @@ const modules = [
     entitlement: "pro",
     downloads: 50,
     rating: { count: 3, sum: 14 },
-    price: { model: "one_time", amount: 999, currency: "eur", interval: null, trialDays: 0, perSeat: false },
+    price: { model: "one_time", amount: 999, currency: "eur", interval: null, trialDays: 0, perSeat: false, fallback: "none" },
     latestVersion: "2.0.0",
     versions: [
       { version: "2.0.0", minAppVersion: "3.0.0", maxAppVersion: null, yanked: false, revoked: false, publishedAt: new Date(1_700_000_100_000), hasIcon: true },

@@ -250,6 +250,7 @@ function decoded(plain: Buffer, sectionsIn: number): CatalogSnapshot | null {
   const numberColumns = fromLittleEndian(numbers, Float64Array);
   const columns: Columns = {
     ...header,
+    prices: header.prices.map(withFallback),
     numbers: Object.fromEntries(NUMBERS.map((column, c) => [column, numberColumns.subarray(c * count, (c + 1) * count)])) as Record<NumberColumn, Float64Array>,
     tagNumbers: fromLittleEndian(tags, Uint32Array),
     detailStarts: fromLittleEndian(detailStarts, Uint32Array),
@@ -270,6 +271,9 @@ const packedIndex = (index: Header["index"], sections: { fieldLengths: Buffer; o
   // A copy: the postings outlive the rest of the snapshot's bytes.
   postings: new Uint8Array(sections.postings),
 });
+
+/** A price as snapshots written before §27 hold it: without a fallback, which is none. */
+const withFallback = (price: PublicPrice): PublicPrice => ({ ...price, fallback: price.fallback ?? "none" });
 
 type Columns = Header & { numbers: Record<NumberColumn, Float64Array>; tagNumbers: Uint32Array; detailStarts: Uint32Array; details: Buffer };
 
@@ -370,7 +374,7 @@ function fromRows(writtenAt: number, header: RowsHeader, sections: { fieldLength
       publisherId: row[5],
       publisher: header.publishers[row[6]],
       entitlement: row[7],
-      price: row[8],
+      price: row[8] && withFallback(row[8]),
       updatedAt: row[9],
       downloads: row[10],
       rating: row[11],

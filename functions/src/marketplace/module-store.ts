@@ -72,6 +72,8 @@ const modulePriceFields = z.object({
   interval: z.enum(["month", "year"]).nullable(),
   trialDays: z.number().int().nonnegative(),
   perSeat: z.boolean(),
+  /** Missing on prices set before §27: none. */
+  fallback: z.enum(["none", "perpetual"]).default("none"),
   stripePriceId: z.string(),
   updatedAt: timestamp,
 });
@@ -158,6 +160,8 @@ export interface ModulePrice {
   interval: "month" | "year" | null;
   trialDays: number;
   perSeat: boolean;
+  /** What a subscription promises after it ends (§27). */
+  fallback: "none" | "perpetual";
   stripePriceId: string;
   updatedAt: Date;
 }

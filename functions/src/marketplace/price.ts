@@ -4,4 +4,4 @@ import type { ModulePrice } from "./module-store";
 export type PublicPrice = Omit<ModulePrice, "stripePriceId" | "updatedAt">;
 
 export const publicPrice = (price: ModulePrice | null): PublicPrice | null =>
-  price && { model: price.model, amount: price.amount, currency: price.currency, interval: price.interval, trialDays: price.trialDays, perSeat: price.perSeat };
+  price && { model: price.model, amount: price.amount, currency: price.currency, interval: price.interval, trialDays: price.trialDays, perSeat: price.perSeat, fallback: price.fallback };

@@ -71,7 +71,7 @@ describe("search and ranking (§18)", () => {
   });
 
   it("counts a module with a price as paid, like one with an entitlement (§20)", () => {
-    const priced = entry("acme.paid", { name: "Paid", price: { model: "one_time", amount: 900, currency: "usd", interval: null, trialDays: 0, perSeat: false } });
+    const priced = entry("acme.paid", { name: "Paid", price: { model: "one_time", amount: 900, currency: "usd", interval: null, trialDays: 0, perSeat: false, fallback: "none" } });
     const all = [...catalog, priced];
     const index = newTextIndex();
     index.addAll(all);

@@ -73,7 +73,7 @@ export const moduleRoutes = (deps: Deps) => {
       params: downloadParamsSchema,
       query: downloadQuerySchema,
       responses: { 200: { description: "Where to download, and how to verify it.", schema: downloadSchema } },
-      problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version", "module_revoked", "blocked_by_policy"],
+      problems: ["not_entitled", "module_not_found", "version_not_found", "no_compatible_version", "module_revoked", "blocked_by_policy", "fallback_only"],
       handle: async ({ params, query, caller }) => ({
         status: 200,
         body: await downloadModule(deps, { lookup, downloads, access: await installAccess(caller) }, params.id, query),

@@ -50,6 +50,7 @@ export const modulePriceSchema = z
     interval: z.enum(["month", "year"]).nullable().meta({ description: "A subscription's billing interval; null for one-time." }),
     trialDays: z.number().int().meta({ description: "Days of free trial a buyer gets once per module (subscriptions)." }),
     perSeat: z.boolean().meta({ description: "Whether businesses may buy it per seat." }),
+    fallback: z.enum(["none", "perpetual"]).meta({ description: "perpetual (subscriptions only, §27): after a year of paying, the versions of that year stay the buyer's, with their bug fixes." }),
   })
   .meta({ id: "ModulePrice" });
 

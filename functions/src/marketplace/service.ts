@@ -2,9 +2,10 @@ import semver from "semver";
 import type { z } from "zod";
 import type { CallerData, InstallAccess } from "../accounts/caller-data";
 import { decide, firstRefusal, policySubject, type Policy } from "../access/install-policy";
-import { assertAllowedByPolicies, assertMayUseModule } from "../access/policy";
+import { fallbackVersionsOf, type FallbackVersions } from "../access/fallback";
+import { assertAllowedByPolicies, assertMayUseModule, assertWithinFallback } from "../access/policy";
 import { isVisibleIn, moduleNotFound, reachedBusinesses } from "../access/visibility";
-import { isModuleUsable, type ModuleTerms } from "../access/rules";
+import { fallbackBound, isModuleUsable, type EntitlementGrant, type ModuleTerms } from "../access/rules";
 import { toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { catalogCache, moduleTopic } from "../core/catalog-changes";
@@ -179,15 +180,16 @@ export async function downloadModule(
  * so existing installs can be restored, even when every version is yanked and the module left the
  * listing), else the highest compatible with `appVersion`, else the latest; without a version
  * asked for, the highest of those that every install policy of the caller's businesses allows
- * (§26), and a version asked for must be allowed.
+ * (§26) and, for a caller who holds the module through a fallback alone, one of its fallback
+ * versions (§27); a version asked for must be both.
  */
 export async function usableVersion(
   lookup: ModuleLookup,
-  access: Pick<InstallAccess, "keys" | "policies" | "memberships">,
+  access: Pick<InstallAccess, "keys" | "grants" | "policies" | "memberships">,
   moduleId: string,
   requestedVersion: string | undefined,
   appVersion: string | undefined,
-): Promise<{ module: ModuleRecord; version: string; record: VersionRecord }> {
+): Promise<{ module: ModuleRecord; version: string; record: VersionRecord; fallback: FallbackVersions | null }> {
   const [module, requested] = await Promise.all([
     lookup.module(moduleId),
     requestedVersion ? lookup.version(moduleId, requestedVersion) : Promise.resolve(null),
@@ -196,23 +198,32 @@ export async function usableVersion(
   if (module && revokedWhole(module)) throw moduleRevoked(moduleId, module.revocation?.reason);
   const available = requestedVersion ? module?.highestPublishedVersion : module?.listed && module.latestVersion;
   if (!module || !available) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  const fallback = fallbackOfCaller(module, access.grants);
   let version = requestedVersion ?? module.latestVersion!;
   if (!requestedVersion && appVersion) {
     const compatible = chooseVersion(module.versionSummary, appVersion);
     if (!compatible) throw new ApiError("no_compatible_version", `Module '${moduleId}' has no version for app ${appVersion}.`);
     version = compatible;
   }
-  if (!requestedVersion && access.policies.length > 0) {
+  if (!requestedVersion && (access.policies.length > 0 || fallback)) {
     const subject = policySubject(module);
-    version = chooseVersion(module.versionSummary, appVersion, (candidate) => firstRefusal(access.policies, subject, candidate) === null) ?? version;
+    const allowed = (candidate: string) => (fallback === null || fallback.allows(candidate)) && firstRefusal(access.policies, subject, candidate) === null;
+    version = chooseVersion(module.versionSummary, appVersion, allowed) ?? version;
   }
   const record = requestedVersion ? requested : await lookup.version(moduleId, version);
   if (record?.state !== "published") throw new ApiError("version_not_found", `Module '${moduleId}' has no published version '${version}'.`);
   if (record.revocation) throw moduleRevoked(`${moduleId}@${version}`, record.revocation.reason);
   assertAllowedByPolicies(access.policies, module, version);
   assertMayUseModule(module, access.keys);
-  return { module, version, record };
+  assertWithinFallback(moduleId, fallback, version);
+  return { module, version, record, fallback };
 }
+
+/** The fallback versions a caller holding a module through its fallback alone may use (§27), or null: not bound. */
+const fallbackOfCaller = (module: ModuleRecord, grants: readonly EntitlementGrant[]): FallbackVersions | null => {
+  const bound = fallbackBound(module, grants);
+  return bound === null ? null : fallbackVersionsOf(module.versionSummary, bound);
+};
 
 /** Revoked as a whole, or every published version revoked: nothing of it may be downloaded. */
 const revokedWhole = (module: ModuleRecord) => module.revocation !== null || (module.versionSummary.length > 0 && module.versionSummary.every((entry) => entry.revoked));
@@ -223,8 +234,9 @@ const moduleRevoked = (what: string, reason: string | undefined) =>
 /**
  * For each installed module with a compatible version greater than the installed one, or whose
  * installed version is yanked, revoked or blocked by an install policy: what to move to (only
- * versions every policy of the caller's businesses allows are offered, §26). One batched read of the module documents (their
- * version summaries decide); unknown modules are left out.
+ * versions every policy of the caller's businesses allows are offered, §26; to a caller holding a
+ * module through its fallback alone, only its fallback versions, §27). One batched read of the
+ * module documents (their version summaries decide); unknown modules are left out.
  */
 export async function checkModuleUpdates({ db }: Deps, access: InstallAccess, input: { appVersion: string; installed: { moduleId: string; version: string }[] }) {
   const ids = [...new Set(input.installed.map((item) => item.moduleId))];
@@ -235,7 +247,9 @@ export async function checkModuleUpdates({ db }: Deps, access: InstallAccess, in
     // Unknown modules, and private ones of businesses the caller's request does not reach (§26), are left out.
     if (!module || !isVisibleIn(module, reached)) return [];
     const subject = policySubject(module);
-    const allowed = (version: string) => firstRefusal(access.policies, subject, version) === null;
+    // Held through a fallback alone, only fallback versions are offered (§27).
+    const fallback = fallbackOfCaller(module, access.grants);
+    const allowed = (version: string) => (fallback === null || fallback.allows(version)) && firstRefusal(access.policies, subject, version) === null;
     const compatible = module.revocation ? null : chooseVersion(module.versionSummary, input.appVersion, allowed);
     const installed = module.versionSummary.find((entry) => entry.version === installedVersion);
     const yanked = installed?.yanked ?? false;
@@ -244,6 +258,8 @@ export async function checkModuleUpdates({ db }: Deps, access: InstallAccess, in
     const blocked = !allowed(installedVersion);
     const newer = compatible !== null && semver.gt(compatible, installedVersion);
     if (!newer && !yanked && !revoked && !blocked) return [];
+    // A fallback with nothing newer to offer is left out; a revoked version is still reported, as it must go.
+    if (fallback && !newer && !revoked) return [];
     return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, access.keys), yanked, revoked, blocked }];
   });
   return { items };

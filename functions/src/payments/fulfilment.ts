@@ -13,7 +13,7 @@ import { recordAccountState } from "./payouts";
 import { oneTimePurchase, subscriptionPurchase } from "./purchases-from-stripe";
 import { stripeEventStore } from "./stripe-event-store";
 import { applicationFeeRefunded, paymentIntentFee } from "./stripe-reads";
-import { accountObject, buyerOf, chargeObject, checkoutSessionObject, disputeObject, idOf, invoiceObject, paymentIntentOf, subscriptionOf, type StripeEvent } from "./stripe-objects";
+import { accountObject, buyerOf, chargeObject, checkoutSessionObject, disputeObject, idOf, invoiceObject, paymentIntentOf, servicePeriodOf, subscriptionOf, type StripeEvent } from "./stripe-objects";
 
 /**
  * Fulfilment of module sales (contract §20) from the Stripe webhook, after billing/ verified the
@@ -131,7 +131,7 @@ async function handlerOf(event: StripeEvent, deps: Deps): Promise<Handler | stri
       if (!subscriptionId || documentIdProblem(subscriptionId)) return "the invoice names no subscription";
       if (invoice.amount_paid === 0) return "nothing was charged (a trial's invoice)";
       if (!paymentIntentId || documentIdProblem(paymentIntentId)) return "the invoice names no payment intent";
-      const payment = { paymentIntentId, amount: invoice.amount_paid, currency: invoice.currency, fee: invoice.application_fee_amount ?? null, at: new Date(invoice.created * 1000), stripeObjectId: invoice.id };
+      const payment = { paymentIntentId, amount: invoice.amount_paid, currency: invoice.currency, fee: invoice.application_fee_amount ?? null, at: new Date(invoice.created * 1000), stripeObjectId: invoice.id, period: servicePeriodOf(invoice) };
       return (context) => invoiceSale(context, buyer.moduleId, subscriptionId, payment);
     }
     case "charge.refunded": {

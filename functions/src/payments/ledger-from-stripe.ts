@@ -17,6 +17,8 @@ export interface InvoicePayment {
   fee: number | null;
   at: Date;
   stripeObjectId: string;
+  /** The service period it pays for (§27), when the invoice names one. */
+  period: { start: Date; end: Date } | null;
 }
 
 /** A paid invoice of a module subscription: one sale line, written once. */

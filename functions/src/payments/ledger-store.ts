@@ -28,6 +28,9 @@ const saleLine = z.object({
   /** The Stripe object that reported it: the checkout session or the invoice. */
   stripeObjectId: z.string(),
   at: timestamp,
+  /** A subscription invoice's service period (§27); missing on one-time sales and lines written before it was kept. */
+  periodStart: timestamp.optional(),
+  periodEnd: timestamp.optional(),
 });
 
 const refundLine = z.object({
@@ -50,7 +53,7 @@ const disputeLine = z.object({
   updatedAt: timestamp,
 });
 
-export type SaleLine = Omit<z.output<typeof saleLine>, "at" | "kind"> & { paymentIntentId: string; at: Date };
+export type SaleLine = Omit<z.output<typeof saleLine>, "at" | "kind" | "periodStart" | "periodEnd"> & { paymentIntentId: string; at: Date; period?: { start: Date; end: Date } | null };
 export type RefundLine = Omit<z.output<typeof refundLine>, "updatedAt" | "kind" | "announced" | "feeRefunded"> & { paymentIntentId: string; announced: number; feeRefunded: number | null };
 export type DisputeLine = Omit<z.output<typeof disputeLine>, "updatedAt" | "kind"> & { paymentIntentId: string };
 
@@ -65,8 +68,9 @@ export const ledgerStore = oncePerDatabase((db: Firestore) => {
   const readSale = (snapshot: DocumentSnapshot): SaleLine | null => {
     const stored = readDocument(saleLine, snapshot);
     if (!stored) return null;
-    const { kind: _kind, at, ...fields } = stored;
-    return { ...fields, paymentIntentId: snapshot.id.slice("sale_".length), at: at.toDate() };
+    const { kind: _kind, at, periodStart, periodEnd, ...fields } = stored;
+    const period = periodStart && periodEnd ? { start: periodStart.toDate(), end: periodEnd.toDate() } : null;
+    return { ...fields, paymentIntentId: snapshot.id.slice("sale_".length), at: at.toDate(), period };
   };
   const readRefund = (snapshot: DocumentSnapshot): RefundLine | null => {
     const stored = readDocument(refundLine, snapshot);
@@ -99,8 +103,9 @@ export const ledgerStore = oncePerDatabase((db: Firestore) => {
     },
     /** A sale line the transaction has read as missing (`linesIn`). */
     createSaleIn(tx: Transaction, line: SaleLine): void {
-      const { paymentIntentId, at, ...fields } = line;
-      writeReadAsMissing(tx, documentAt(collection, saleId(paymentIntentId)), { kind: "sale", ...fields, at: Timestamp.fromDate(at) });
+      const { paymentIntentId, at, period, ...fields } = line;
+      const kept = period ? { periodStart: Timestamp.fromDate(period.start), periodEnd: Timestamp.fromDate(period.end) } : {};
+      writeReadAsMissing(tx, documentAt(collection, saleId(paymentIntentId)), { kind: "sale", ...fields, ...kept, at: Timestamp.fromDate(at) });
     },
     setRefundIn(tx: Transaction, line: RefundLine, now: Date): void {
       const { paymentIntentId, feeRefunded, ...fields } = line;

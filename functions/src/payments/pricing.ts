@@ -68,7 +68,8 @@ export async function setModulePricing(deps: Deps, developer: DeveloperAccount, 
       unit_amount: input.amount,
       currency: input.currency,
       ...(subscription ? { recurring: { interval: input.interval! } } : {}),
-      metadata: { moduleId },
+      // The promise travels with the price: buyers keep it whatever the module's price becomes (§27).
+      metadata: { moduleId, fallback: subscription ? input.fallback : "none" },
     }),
   );
   const price: ModulePrice = {
@@ -78,6 +79,7 @@ export async function setModulePricing(deps: Deps, developer: DeveloperAccount, 
     interval: subscription ? input.interval! : null,
     trialDays: subscription ? (input.trialDays ?? 0) : 0,
     perSeat: input.perSeat ?? false,
+    fallback: subscription ? input.fallback : "none",
     stripePriceId: stripePrice.id,
     updatedAt: clock(),
   };

@@ -6,7 +6,7 @@ import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
 import { ledgerStore, type SaleLine, type SaleWithLines } from "./ledger-store";
-import { purchaseFacts, unannouncedRefund } from "./rules";
+import { earnedFallback, purchaseFacts, unannouncedRefund } from "./rules";
 
 /**
  * What the handlers of §20's events share: reading a purchase with everything its status depends
@@ -30,14 +30,25 @@ export async function readPurchase(tx: Transaction, deps: Deps, purchaseId: stri
   return { module: modules.readModule(moduleSnapshot), purchase: purchases.read(purchaseSnapshot), business: businessSnapshot ? businesses.read(businessSnapshot) : null, lines };
 }
 
-/** Writes a purchase's refund and dispute facts (and so its status) when they changed, with an audit entry for a dispute's change. */
+/**
+ * Writes a purchase's refund and dispute facts (and so its status) and its fallback date (§27)
+ * when they changed, with an audit entry for a dispute's change and for a fallback earned.
+ */
 export function writeFacts(tx: Transaction, deps: Deps, purchase: PurchaseRecord, lines: SaleWithLines[], now: Date, actor: Actor): void {
   const facts = purchaseFacts(lines);
-  if (facts.refunded === purchase.refunded && facts.dispute === purchase.dispute) return;
-  purchaseStore(deps.db).setIn(tx, { ...purchase, ...facts, updatedAt: now });
+  const fallbackUntil = earnedFallback(purchase, lines);
+  const fallbackMoved = fallbackUntil?.getTime() !== purchase.fallbackUntil?.getTime();
+  if (facts.refunded === purchase.refunded && facts.dispute === purchase.dispute && !fallbackMoved) return;
+  purchaseStore(deps.db).setIn(tx, { ...purchase, ...facts, fallbackUntil, updatedAt: now });
   if (facts.dispute !== purchase.dispute) {
     auditLog(deps.db).record(tx, actor, { action: "module.purchase.disputed", target: purchase.id, details: { moduleId: purchase.moduleId, dispute: facts.dispute } }, now);
   }
+  if (fallbackMoved) auditFallback(tx, deps, purchase, fallbackUntil!, now, actor);
+}
+
+/** The audit entry of a fallback date earned or moved forward (§27). */
+export function auditFallback(tx: Transaction, deps: Deps, purchase: Pick<PurchaseRecord, "id" | "moduleId" | "owner" | "fallbackUntil">, fallbackUntil: Date, now: Date, actor: Actor): void {
+  auditLog(deps.db).record(tx, actor, { action: "module.purchase.fallback", target: purchase.id, details: { moduleId: purchase.moduleId, owner: purchase.owner, fallbackUntil: fallbackUntil.toISOString(), before: purchase.fallbackUntil?.toISOString() ?? null } }, now);
 }
 
 /**

@@ -2,15 +2,17 @@ import type { Transaction } from "firebase-admin/firestore";
 import { businessStore } from "../accounts/business-store";
 import { purchaseStore, type PurchaseOwner, type PurchaseRecord } from "../accounts/purchase-store";
 import { userStore } from "../accounts/user-store";
+import { fallbackHolderStore } from "../accounts/fallback-holder-store";
+import { fallbackHoldersIn, holdersDue } from "../accounts/fallback-holders";
 import { auditLog } from "../core/audit-log";
 import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
 import type { Applied, Context } from "./fulfilment-context";
 import { ledgerStore, type SaleLine } from "./ledger-store";
-import { announceRefund, readPurchase } from "./purchase-state";
-import { completesNow, feeOf, purchaseFacts } from "./rules";
+import { announceRefund, auditFallback, readPurchase } from "./purchase-state";
+import { completesNow, earnedFallback, feeOf, purchaseFacts } from "./rules";
 import { currentSubscription } from "./stripe-reads";
-import { buyerOf, idOf, periodEndOf, SUBSCRIPTION_STATUS, type Buyer } from "./stripe-objects";
+import { buyerOf, fallbackOf, idOf, periodEndOf, SUBSCRIPTION_STATUS, type Buyer } from "./stripe-objects";
 
 /**
  * Purchases from Stripe's objects (§20): a paid one-time checkout, and a module subscription as
@@ -58,6 +60,9 @@ export async function oneTimePurchase({ deps, tx, now, actor }: Context, buyer: 
     cancelAtPeriodEnd: false,
     trial: false,
     completedAt: purchase?.completedAt ?? now,
+    fallback: "none",
+    fallbackUntil: null,
+    fallbackHoldersAt: null,
     stripe: { customerId, paymentIntentId: payment.paymentIntentId, subscriptionId: null },
     createdAt: purchase?.createdAt ?? now,
     updatedAt: now,
@@ -98,6 +103,9 @@ export async function subscriptionPurchase(context: Context, subscriptionId: str
   const periodEnd = periodEndOf(subscription);
   const feeBasisPoints = subscription.application_fee_percent == null ? config.payments.feeBasisPoints : Math.round(subscription.application_fee_percent * 100);
   const completes = completesNow(purchase?.completedAt ?? null, "subscription", status);
+  // The fallback its price promised (§27), and what its paid invoices earned so far.
+  const fallback = purchase?.fallback === "perpetual" ? "perpetual" : fallbackOf(subscription);
+  const fallbackUntil = earnedFallback({ fallback, fallbackUntil: purchase?.fallbackUntil ?? null }, lines);
   const record: PurchaseRecord = {
     ...whoBoughtWhat(purchaseId, module, buyer),
     model: "subscription",
@@ -112,11 +120,21 @@ export async function subscriptionPurchase(context: Context, subscriptionId: str
     cancelAtPeriodEnd: subscription.cancel_at_period_end ?? false,
     trial: (purchase?.trial ?? false) || subscription.status === "trialing" || subscription.trial_end != null,
     completedAt: purchase?.completedAt ?? (completes ? now : null),
+    fallback,
+    fallbackUntil,
+    fallbackHoldersAt: purchase?.fallbackHoldersAt ?? null,
     stripe: { customerId: idOf(subscription.customer), paymentIntentId: null, subscriptionId: purchaseId },
     createdAt: purchase?.createdAt ?? now,
     updatedAt: now,
   };
+  // A business's purchase that ends here with a fallback: the members it entitled now keep it (§27).
+  const holders = holdersDue(record, now) ? await fallbackHoldersIn(tx, db, record) : null;
+  if (holders) {
+    fallbackHolderStore(db).recordIn(tx, { id: purchaseId, moduleId: module.id, businessId: buyer.owner.id }, holders, now);
+    record.fallbackHoldersAt = now;
+  }
   purchaseStore(db).setIn(tx, record);
+  if (fallbackUntil !== null && fallbackUntil.getTime() !== purchase?.fallbackUntil?.getTime()) auditFallback(tx, deps, { id: purchaseId, moduleId: module.id, owner: buyer.owner, fallbackUntil: purchase?.fallbackUntil ?? null }, fallbackUntil, now, actor);
   rememberCustomer(tx, deps, buyer.owner, record.stripe.customerId, business?.stripeCustomerId ?? null);
   auditLog(db).record(
     tx,

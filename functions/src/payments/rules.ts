@@ -1,3 +1,4 @@
+import { fallbackUntilOf, laterOf } from "../access/fallback";
 import type { PurchaseStatus } from "../access/rules";
 import type { DisputeLine, RefundLine, SaleLine } from "./ledger-store";
 
@@ -26,6 +27,22 @@ export function purchaseFacts(lines: { sale: Pick<SaleLine, "amount">; refund: P
   const states = lines.map(({ dispute }) => dispute?.state ?? null);
   const dispute = states.includes("lost") ? "lost" : states.includes("open") ? "open" : states.includes("won") ? "won" : null;
   return { refunded, dispute };
+}
+
+/**
+ * A subscription's `fallbackUntil` after its lines changed (§27): what its paid invoices earn now,
+ * never earlier than what was stored. An invoice refunded in full, or whose dispute was lost, is
+ * not paid; a partial refund leaves it paid (as it leaves a one-time purchase its access).
+ */
+export function earnedFallback(
+  purchase: { fallback: "none" | "perpetual"; fallbackUntil: Date | null },
+  lines: { sale: Pick<SaleLine, "amount" | "period">; refund: Pick<RefundLine, "refunded"> | null; dispute: Pick<DisputeLine, "state"> | null }[],
+): Date | null {
+  if (purchase.fallback !== "perpetual") return purchase.fallbackUntil;
+  const invoices = lines.flatMap(({ sale, refund, dispute }) =>
+    sale.period ? [{ start: sale.period.start, end: sale.period.end, paid: !(refund !== null && refund.refunded >= sale.amount) && dispute?.state !== "lost" }] : [],
+  );
+  return laterOf(purchase.fallbackUntil, fallbackUntilOf(invoices));
 }
 
 /**

@@ -12,11 +12,13 @@ export const pricingInputSchema = z
     interval: z.enum(["month", "year"]).optional().meta({ description: "Required for a subscription; not for one-time." }),
     trialDays: z.number().int().min(0).max(30).optional().meta({ description: "Subscriptions only: 0..30." }),
     perSeat: z.boolean().optional().meta({ description: "Whether businesses may buy seats (default false)." }),
+    fallback: z.enum(["none", "perpetual"]).default("none").meta({ description: "perpetual (subscriptions only, §27): a buyer who paid a year keeps that year's versions and their bug fixes after the subscription ends." }),
   })
   .superRefine((input, context) => {
     if (input.model === "subscription" && input.interval === undefined) context.addIssue({ code: "custom", path: ["interval"], message: "A subscription needs an interval: month or year." });
     if (input.model === "one_time" && input.interval !== undefined) context.addIssue({ code: "custom", path: ["interval"], message: "Only a subscription has an interval." });
     if (input.model === "one_time" && input.trialDays !== undefined) context.addIssue({ code: "custom", path: ["trialDays"], message: "Only a subscription has a trial." });
+    if (input.model === "one_time" && input.fallback === "perpetual") context.addIssue({ code: "custom", path: ["fallback"], message: "A one-time purchase is already perpetual: only a subscription takes a perpetual fallback." });
   })
   .meta({ id: "PricingInput" });
 

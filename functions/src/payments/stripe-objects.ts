@@ -69,6 +69,9 @@ export const SUBSCRIPTION_STATUS: ReadonlyMap<string, SubscriptionStatus | "not_
   ["incomplete", "not_written"],
 ]);
 
+/** The fallback a subscription's price promises (§27: the price's `fallback` metadata, kept by the buyer whatever the module's price becomes). */
+export const fallbackOf = (object: StripeSubscriptionObject): "none" | "perpetual" => (object.items.data[0].price.metadata?.fallback === "perpetual" ? "perpetual" : "none");
+
 /** The period end of a subscription: its first item's (newer API versions), else its own. */
 export const periodEndOf = (object: StripeSubscriptionObject): number | null => object.items.data[0].current_period_end ?? object.current_period_end ?? null;
 
@@ -99,8 +102,17 @@ export const invoiceObject = z.looseObject({
   /** Newer API versions. */
   parent: z.looseObject({ subscription_details: z.looseObject({ subscription: reference.nullish(), metadata }).nullish() }).nullish(),
   payments: z.looseObject({ data: z.array(z.looseObject({ payment: z.looseObject({ payment_intent: reference.nullish() }).nullish() })) }).nullish(),
+  /** Its lines, each with the service period it bills (a subscription's: the period paid in advance). */
+  lines: z.looseObject({ data: z.array(z.looseObject({ period: z.looseObject({ start: unixSeconds, end: unixSeconds }).nullish() })) }).nullish(),
 });
 export type InvoiceObject = z.output<typeof invoiceObject>;
+
+/** The service period an invoice pays for (§27): from its lines' earliest start to their latest end; null without one. */
+export const servicePeriodOf = (invoice: InvoiceObject): { start: Date; end: Date } | null => {
+  const periods = (invoice.lines?.data ?? []).flatMap((line) => (line.period && line.period.end > line.period.start ? [line.period] : []));
+  if (periods.length === 0) return null;
+  return { start: new Date(Math.min(...periods.map((period) => period.start)) * 1000), end: new Date(Math.max(...periods.map((period) => period.end)) * 1000) };
+};
 
 /** The payment intent an invoice was paid with, in the older API's field or the newer one's payments. */
 export const paymentIntentOf = (invoice: InvoiceObject): string | null =>

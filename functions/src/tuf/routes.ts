@@ -52,7 +52,7 @@ export const tufRoutes = (deps: Deps) => {
       auth: "user",
       params: targetParamsSchema,
       responses: { 302: { description: "To the package's signed URL (≤ 15 minutes); not cacheable.", headers: { Location: "The signed URL." } } },
-      problems: ["not_entitled", "module_not_found", "version_not_found", "module_revoked", "blocked_by_policy"],
+      problems: ["not_entitled", "module_not_found", "version_not_found", "module_revoked", "blocked_by_policy", "fallback_only"],
       handle: async ({ params, caller }) => {
         const target = parseTargetFileName(params.file);
         if (!target) throw new ApiError("version_not_found", `'${params.file}' is not a target of ${params.moduleId} (<sha256>.<version>.mpkg).`);

@@ -2,7 +2,7 @@ import { loadCallerData } from "../accounts/caller-data";
 import { defineRoute } from "../core/routes";
 import type { Deps } from "../deps";
 import { userProfileSchema } from "./schemas";
-import { getProfile } from "./service";
+import { fallbackVersionsOfPurchases, getProfile } from "./service";
 import { joinThroughSso } from "../sso/service";
 
 export const userRoutes = (deps: Deps) => [
@@ -18,7 +18,8 @@ export const userRoutes = (deps: Deps) => [
     handle: async ({ caller }) => {
       await joinThroughSso(deps, caller);
       const now = deps.clock();
-      return { status: 200, body: getProfile(caller, await loadCallerData(deps.db, caller, now), now) };
+      const data = await loadCallerData(deps.db, caller, now);
+      return { status: 200, body: getProfile(caller, data, now, await fallbackVersionsOfPurchases(deps.db, data.access)) };
     },
   }),
 ];

@@ -6,9 +6,10 @@ import { isoDateTime } from "../core/schemas";
 
 export const entitlementGrantSchema = z.object({
   key: z.string().meta({ description: "An entitlement key, or module:<moduleId> for a purchased module (§20)." }),
-  source: z.enum(["direct", "subscription", "purchase"]),
+  source: z.enum(["direct", "subscription", "purchase", "fallback"]).meta({ description: "fallback: a subscription that ended keeps its fallback versions (§27)." }),
   businessId: z.string().optional().meta({ description: "The business whose subscription or purchase grants it." }),
-  purchaseId: z.string().optional().meta({ description: "The purchase that grants it (source purchase)." }),
+  purchaseId: z.string().optional().meta({ description: "The purchase that grants it (source purchase or fallback)." }),
+  maxVersion: z.string().nullable().optional().meta({ description: "Source fallback: the newest version it keeps (the purchase's fallbackVersion)." }),
 });
 
 export const purchaseSummarySchema = z
@@ -19,6 +20,8 @@ export const purchaseSummarySchema = z
     status: z.enum(PURCHASE_STATUSES),
     currentPeriodEnd: isoDateTime.nullable().meta({ description: "A subscription's period end; null for a one-time purchase." }),
     businessId: z.string().optional().meta({ description: "The business that bought it, when a business did." }),
+    fallbackUntil: isoDateTime.optional().meta({ description: "A subscription with a perpetual fallback, once its paid invoices earned one (§27): its versions of this date stay the buyer's after it ends." }),
+    fallbackVersion: z.string().nullable().optional().meta({ description: "The newest of those versions (with their bug fixes); with fallbackUntil." }),
   })
   .meta({ id: "PurchaseSummary" });
 

@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { loadUserAccess, type CallerData } from "../accounts/caller-data";
+import { loadUserAccess, type CallerData, type UserAccess } from "../accounts/caller-data";
+import { fallbackVersionsOf } from "../access/fallback";
+import type { EntitlementGrant } from "../access/rules";
+import type { Deps } from "../deps";
+import { moduleStore } from "../marketplace/module-store";
 import { activationStore, type ActivationRecord, type DeviceActivationRecord } from "../accounts/activation-store";
 import { effectiveSubscriptionStatus, subscriptionGrants } from "../access/rules";
 import type { Caller } from "../core/auth";
@@ -9,13 +13,29 @@ import type { OperatorDeps } from "../deps";
 import { findUser } from "../accounts/identity";
 import type { UserProfile } from "./schemas";
 
+/**
+ * The newest fallback version of each purchase that earned a fallback date (§27), by purchase id:
+ * the modules are read only when there is one (one batched read).
+ */
+export async function fallbackVersionsOfPurchases(db: Deps["db"], access: Pick<UserAccess, "purchases">): Promise<Map<string, string | null>> {
+  const earned = access.purchases.filter((purchase) => purchase.fallback === "perpetual" && purchase.fallbackUntil !== null);
+  if (earned.length === 0) return new Map();
+  const ids = [...new Set(earned.map((purchase) => purchase.moduleId))];
+  const modules = new Map((await moduleStore(db).getModules(ids)).map((module, index) => [ids[index], module]));
+  return new Map(earned.map((purchase) => [purchase.id, fallbackVersionsOf(modules.get(purchase.moduleId)?.versionSummary ?? [], purchase.fallbackUntil!).newest]));
+}
+
+/** A grant as the API shows it: a fallback's with the newest version it keeps (§27). */
+const grantView = (fallbackVersions: ReadonlyMap<string, string | null>) => ({ fallbackUntil: _date, ...grant }: EntitlementGrant) =>
+  grant.source === "fallback" ? { ...grant, maxVersion: fallbackVersions.get(grant.purchaseId!) ?? null } : grant;
+
 /** The caller's profile; a user without a `users/{uid}` document gets an empty one. */
-export function getProfile(caller: Caller, { access, activations }: CallerData, now: Date): UserProfile {
+export function getProfile(caller: Caller, { access, activations }: CallerData, now: Date, fallbackVersions: ReadonlyMap<string, string | null>): UserProfile {
   return {
     uid: caller.uid,
     email: caller.email,
     displayName: access.user?.displayName ?? caller.name,
-    entitlements: access.grants,
+    entitlements: access.grants.map(grantView(fallbackVersions)),
     businesses: access.memberships.map((membership) => ({
       id: membership.businessId,
       name: membership.name,
@@ -31,6 +51,7 @@ export function getProfile(caller: Caller, { access, activations }: CallerData, 
       status: purchase.status,
       currentPeriodEnd: purchase.currentPeriodEnd ? toIso(purchase.currentPeriodEnd) : null,
       ...(purchase.owner.kind === "business" ? { businessId: purchase.owner.id } : {}),
+      ...(fallbackVersions.has(purchase.id) ? { fallbackUntil: toIso(purchase.fallbackUntil!), fallbackVersion: fallbackVersions.get(purchase.id)! } : {}),
     })),
     policies: access.memberships.flatMap(({ businessId, policy }) => (policy ? [{ businessId, version: policy.version, mode: policy.mode, required: policy.required, message: policy.message }] : [])),
     activations: activations.map(activationView),
@@ -55,11 +76,12 @@ export async function describeUser({ db, auth, clock }: OperatorDeps, input: { u
   const user = await findUser(auth, parseInput(z.object({ user: z.string().min(1) }), input).user);
   const now = clock();
   const [access, activations] = await Promise.all([loadUserAccess(db, { uid: user.uid }, now), activationStore(db).list(user.uid)]);
+  const fallbackVersions = await fallbackVersionsOfPurchases(db, access);
   return {
     uid: user.uid,
     email: user.email,
     displayName: access.user?.displayName ?? user.displayName,
-    entitlements: access.grants,
+    entitlements: access.grants.map(grantView(fallbackVersions)),
     businesses: access.memberships.map(({ businessId, name, role, subscription, seat, drawsOnSubscription, ssoRequired }) => ({
       id: businessId,
       name,

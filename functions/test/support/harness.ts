@@ -149,8 +149,8 @@ export async function signInThroughProvider(providerId: string, email: string): 
 
 export const bearer = (user: { idToken: string }) => ({ Authorization: `Bearer ${user.idToken}` });
 
-/** Asserts an RFC 9457 problem response with the contract's code. */
-export function expectProblem(response: Response, status: number, code: string): void {
+/** Asserts an RFC 9457 problem response with the contract's code; answers its body, for its extensions. */
+export function expectProblem(response: Response, status: number, code: string): Record<string, unknown> {
   expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
   expect(response.headers["content-type"]).toMatch(/^application\/problem\+json/);
   expect(response.body).toEqual(
@@ -162,6 +162,7 @@ export function expectProblem(response: Response, status: number, code: string):
       requestId: response.headers["x-request-id"],
     }),
   );
+  return response.body;
 }
 
 export interface TestDeveloper extends TestUser {
@@ -183,9 +184,9 @@ export async function createDeveloper(publisherId: string): Promise<TestDevelope
 export const signRequest = (app: Express, who: { idToken: string }, bytes: Buffer) =>
   request(app).post("/api/v1/developers/modules/sign").set(bearer(who)).set("Content-Type", "application/octet-stream").send(bytes);
 
-/** Signs and publishes a package of `manifest` (and `files`, e.g. a README) through the API; returns its bytes. */
-export async function publishModule(developer: TestDeveloper, manifest: Record<string, unknown>, files: PackageEntry[] = []): Promise<Buffer> {
-  const app = await testApp();
+/** Signs and publishes a package of `manifest` (and `files`, e.g. a README) through the API (through `through`: an app with another clock, say); returns its bytes. */
+export async function publishModule(developer: TestDeveloper, manifest: Record<string, unknown>, files: PackageEntry[] = [], through?: Express): Promise<Buffer> {
+  const app = through ?? (await testApp());
   const bytes = await modulePackage(manifest, files);
   const signed = await signRequest(app, developer, bytes);
   if (signed.status !== 201) throw new Error(`sign failed: ${JSON.stringify(signed.body)}`);

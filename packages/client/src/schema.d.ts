@@ -1711,6 +1711,11 @@ export interface components {
             trialDays: number;
             /** @description Whether businesses may buy it per seat. */
             perSeat: boolean;
+            /**
+             * @description perpetual (subscriptions only, §27): after a year of paying, the versions of that year stay the buyer's, with their bug fixes.
+             * @enum {string}
+             */
+            fallback: "none" | "perpetual";
         };
         /** @description Null before the first review. */
         Rating: {
@@ -1923,12 +1928,17 @@ export interface components {
             entitlements: {
                 /** @description An entitlement key, or module:<moduleId> for a purchased module (§20). */
                 key: string;
-                /** @enum {string} */
-                source: "direct" | "subscription" | "purchase";
+                /**
+                 * @description fallback: a subscription that ended keeps its fallback versions (§27).
+                 * @enum {string}
+                 */
+                source: "direct" | "subscription" | "purchase" | "fallback";
                 /** @description The business whose subscription or purchase grants it. */
                 businessId?: string;
-                /** @description The purchase that grants it (source purchase). */
+                /** @description The purchase that grants it (source purchase or fallback). */
                 purchaseId?: string;
+                /** @description Source fallback: the newest version it keeps (the purchase's fallbackVersion). */
+                maxVersion?: string | null;
             }[];
             businesses: {
                 id: string;
@@ -1977,6 +1987,13 @@ export interface components {
             currentPeriodEnd: string | null;
             /** @description The business that bought it, when a business did. */
             businessId?: string;
+            /**
+             * Format: date-time
+             * @description A subscription with a perpetual fallback, once its paid invoices earned one (§27): its versions of this date stay the buyer's after it ends.
+             */
+            fallbackUntil?: string;
+            /** @description The newest of those versions (with their bug fixes); with fallbackUntil. */
+            fallbackVersion?: string | null;
         };
         ActivatedDevice: {
             deviceId: string;
@@ -2172,6 +2189,12 @@ export interface components {
             trialDays?: number;
             /** @description Whether businesses may buy seats (default false). */
             perSeat?: boolean;
+            /**
+             * @description perpetual (subscriptions only, §27): a buyer who paid a year keeps that year's versions and their bug fixes after the subscription ends.
+             * @default none
+             * @enum {string}
+             */
+            fallback: "none" | "perpetual";
         };
         ModulePricing: {
             /** @enum {string} */
@@ -2186,6 +2209,11 @@ export interface components {
             trialDays: number;
             /** @description Whether businesses may buy it per seat. */
             perSeat: boolean;
+            /**
+             * @description perpetual (subscriptions only, §27): after a year of paying, the versions of that year stay the buyer's, with their bug fixes.
+             * @enum {string}
+             */
+            fallback: "none" | "perpetual";
             moduleId: string;
             /**
              * Format: date-time
@@ -2957,7 +2985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_entitled, blocked_by_policy. */
+            /** @description Problem: not_entitled, blocked_by_policy, fallback_only. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4044,7 +4072,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_entitled, blocked_by_policy. */
+            /** @description Problem: not_entitled, blocked_by_policy, fallback_only. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13247,7 +13275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_entitled, blocked_by_policy. */
+            /** @description Problem: not_entitled, blocked_by_policy, fallback_only. */
             403: {
                 headers: {
                     [name: string]: unknown;

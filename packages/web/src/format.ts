@@ -28,8 +28,10 @@ export function formatMoney(minor: number, currency: string): string {
 }
 
 /** A module's price in words: "$19.00", "$5.00 a month", with "per seat" where businesses buy seats. */
-export function formatPrice(price: { model: string; amount: number; currency: string; interval: string | null; perSeat: boolean }): string {
+export function formatPrice(price: { model: string; amount: number; currency: string; interval: string | null; perSeat: boolean; fallback?: string }): string {
   const amount = formatMoney(price.amount, price.currency);
   const period = price.model === "subscription" && price.interval ? ` a ${price.interval}` : "";
-  return `${amount}${price.perSeat ? " per seat" : ""}${period}`;
+  // A perpetual fallback (§27): a year's versions stay the buyer's.
+  const kept = price.fallback === "perpetual" ? " · yours to keep after a year" : "";
+  return `${amount}${price.perSeat ? " per seat" : ""}${period}${kept}`;
 }

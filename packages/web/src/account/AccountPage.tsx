@@ -9,6 +9,7 @@ import { SignIn } from "../ui/SignIn";
 import { useAction } from "../ui/use-action";
 import { BusinessPanel } from "./BusinessPanel";
 import { JoinedNotice } from "./JoinedNotice";
+import { LicencesSection } from "./LicencesSection";
 import { VerifyEmail } from "./VerifyEmail";
 
 /** `/account`: any signed-in user's businesses; owners and admins run their team and billing here (§17). */
@@ -99,6 +100,7 @@ function Account({ user }: { user: User }) {
           </select>
         </div>
       )}
+      {profile && <LicencesSection purchases={profile.purchases} />}
       {profile && profile.businesses.length > 0 && <BusinessPanel key={shownBusiness(profile, chosen)} api={api} uid={user.uid} businessId={shownBusiness(profile, chosen)} onChange={reload} />}
       <section aria-labelledby="create-heading" class="panel">
         <h2 id="create-heading">Create a business</h2>

@@ -13,7 +13,8 @@ const GRANTING = new Set(["active", "trialing", "past_due"]);
 
 /**
  * What a priced module's page offers (§20): its price, and for a signed-in user "Owned", "Buy" or
- * "Start a N-day trial" (one trial per buyer), and for owners and admins of a business, seats for
+ * "Start a N-day trial" (one trial per buyer), or, once a subscription with a perpetual fallback
+ * ended, the versions that stay theirs and "Renew" (§27), and for owners and admins of a business, seats for
  * it when the module is sold per seat. Buying goes to Stripe Checkout; back here, the purchase
  * shows once Stripe's event has reached the service.
  */
@@ -71,6 +72,8 @@ function Offers({ api, moduleId, price }: { api: SignedInApi; moduleId: string; 
   if (!profile) return <ErrorMessage error={error} />;
   const mine = profile.purchases.filter((purchase) => purchase.moduleId === moduleId);
   const owned = mine.find((purchase) => GRANTING.has(purchase.status));
+  // Ended with a perpetual fallback (§27): the versions it keeps, and Renew for the newer ones.
+  const kept = owned ? undefined : mine.find((purchase) => !GRANTING.has(purchase.status) && purchase.fallbackVersion);
   const trial = price.model === "subscription" && price.trialDays > 0 && !mine.some((purchase) => purchase.model === "subscription" && !purchase.businessId);
   const managed = profile.businesses.filter((business) => business.role !== "member");
 
@@ -96,11 +99,19 @@ function Offers({ api, moduleId, price }: { api: SignedInApi; moduleId: string; 
           {owned.businessId ? <>through {owned.businessId}</> : owned.status === "trialing" ? <>trial until {formatDate(owned.currentPeriodEnd)}</> : owned.currentPeriodEnd ? <>renews or ends {formatDate(owned.currentPeriodEnd)}</> : null}
         </p>
       ) : (
-        <p>
-          <button type="button" onClick={() => void checkout({})}>
-            {trial ? `Start a ${price.trialDays}-day trial` : "Buy"}
-          </button>
-        </p>
+        <>
+          {kept && (
+            <p class="kept">
+              <strong>Yours to keep:</strong> versions up to {kept.fallbackVersion}
+              {kept.businessId ? <> through {kept.businessId}</> : null}. Renew for newer versions.
+            </p>
+          )}
+          <p>
+            <button type="button" onClick={() => void checkout({})}>
+              {kept ? "Renew" : trial ? `Start a ${price.trialDays}-day trial` : "Buy"}
+            </button>
+          </p>
+        </>
       )}
       {price.perSeat && managed.length > 0 && (
         <form class="grid-form seats-form" onSubmit={buySeats}>

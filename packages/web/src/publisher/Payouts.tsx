@@ -79,8 +79,16 @@ function Pricing({ api, modules, reload }: { api: SignedInApi; modules: Develope
     return run(async () => {
       const body =
         model === "subscription"
-          ? { model, amount, currency: String(form.get("currency")), interval: String(form.get("interval")) as "month" | "year", trialDays: Number(form.get("trialDays") || 0), perSeat: form.get("perSeat") === "on" }
-          : { model, amount, currency: String(form.get("currency")), perSeat: form.get("perSeat") === "on" };
+          ? {
+              model,
+              amount,
+              currency: String(form.get("currency")),
+              interval: String(form.get("interval")) as "month" | "year",
+              trialDays: Number(form.get("trialDays") || 0),
+              perSeat: form.get("perSeat") === "on",
+              fallback: form.get("fallback") === "on" ? ("perpetual" as const) : ("none" as const),
+            }
+          : { model, amount, currency: String(form.get("currency")), perSeat: form.get("perSeat") === "on", fallback: "none" as const };
       const priced = await dataOf(api.PUT("/developers/modules/{id}/pricing", { ...path, body }));
       await reload();
       return `${module.id} now costs ${formatPrice(priced)}.`;
@@ -148,6 +156,15 @@ function Pricing({ api, modules, reload }: { api: SignedInApi; modules: Develope
             <div class="field">
               <label for="pricing-trial">Free trial (days)</label>
               <input id="pricing-trial" name="trialDays" type="number" min={0} max={30} defaultValue="0" />
+            </div>
+            <div class="field checkbox-field wide-field">
+              <label>
+                <input name="fallback" type="checkbox" aria-describedby="pricing-fallback-help" /> Perpetual fallback licence
+              </label>
+              <p id="pricing-fallback-help" class="muted">
+                A buyer who paid a year (a yearly price, or 12 months in a row) keeps, when the subscription ends, the versions you had published by the start of that year and
+                their later bug fixes (same major and minor version), for good. Buyers keep the promise they bought with, even if you change the price later.
+              </p>
             </div>
           </>
         )}
