@@ -14,7 +14,8 @@ import qs from "qs";
  *   products and prices, one-time checkouts (`checkout.session.completed`; paid by SEPA debit, it
  *   completes unpaid and settles later: `checkout.session.async_payment_succeeded|failed`),
  *   module subscriptions (`customer.subscription.created` and, unless on trial, `invoice.paid`),
- *   which the API reads back (`GET /v1/subscriptions/:id`), renewals (`renew`), subscription
+ *   which the API reads back (`GET /v1/subscriptions/:id`), renewals (`renew`, or over HTTP
+ *   `POST /v1/test_helpers/subscriptions/:id/renew [paid=false]`, as a test clock would), subscription
  *   updates and cancellations, refunds (`charge.refunded`).
  */
 
@@ -115,6 +116,12 @@ export async function startLocalStripe(options: {
   }
 
   async function handle(method: string, path: string, params: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
+    // This stand-in's own test helper (Stripe's test clocks do it by advancing time): the next period of a module subscription, paid or failed.
+    const renewal = /^\/v1\/test_helpers\/subscriptions\/(sub_[0-9a-f]+)\/renew$/.exec(path);
+    if (method === "POST" && renewal) {
+      if (!subscriptions.has(renewal[1])) return stripeError(404, `No such subscription: '${renewal[1]}'`);
+      return ok(await renew(renewal[1], { paid: params.paid !== "false" }));
+    }
     const route = `${method} ${path.replace(/\/(acct|sub|pi|in|fee)_[0-9a-f]+$/, "/:id")}`;
     const target = path.split("/").at(-1)!;
     switch (route) {
