@@ -120,7 +120,7 @@ export async function takingTurns<T>(round: number, baseline: () => Promise<T> |
 
 /** A server process of the bench and where it listens (a port of the system's choosing, so never taken). */
 export interface BenchServer {
-  kind: "--api" | "--bare" | "--ceiling";
+  kind: "--api" | "--api-uncounted" | "--bare" | "--ceiling";
   child: ChildProcess;
   origin: string;
 }

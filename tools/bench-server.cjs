@@ -1,6 +1,7 @@
 // A server for `npm run bench`, in a process of its own so that its memory and CPU are its own:
 // the API on the emulators named by the environment (`--api`); a bare Express handler (`--bare`),
-// the baseline of public reads; or the ceiling of authenticated reads (`--ceiling`): a handler
+// the baseline of public reads; the API whose downloads are not counted (`--api-uncounted`), the
+// baseline of counting (§28); or the ceiling of authenticated reads (`--ceiling`): a handler
 // that does only the Firestore reads the same answers need (the user document, the memberships and
 // the caller's purchases and the activations in parallel, then the businesses, their subscriptions
 // and purchases) with everything else ready in memory.
@@ -31,6 +32,8 @@ async function main() {
     const line = (level) => (message, fields) => process.stderr.write(`${level} ${message} ${JSON.stringify(fields ?? {})}\n`);
     const logger = process.env.BENCH_VERBOSE ? { info: line("INFO"), warn: line("WARN"), error: line("ERROR") } : silentLogger;
     const deps = await localDeps({ serviceAccount: JSON.parse(process.env.BENCH_SERVICE_ACCOUNT), env: process.env, logger, appName: "bench-server" });
+    // The baseline of counted downloads (§28): the same API, its download counter writing nothing.
+    if (process.argv.includes("--api-uncounted")) lib("marketplace/download-store").downloadStore = () => ({ add: async () => undefined });
     handler = process.argv.includes("--ceiling")
       ? await minimalReads(deps.db, process.env.BENCH_MODULE_ID, await deps.store.signedReadUrl(process.env.BENCH_STORAGE_PATH, { ttlSeconds: 900 }))
       : createApp(deps);

@@ -24,6 +24,9 @@
  *                byte, p50 and p95 (want p95 ≤ 5 s, §21) (bench-webhooks.ts)
  *   tuf          at 50,000 modules × 10 versions: metadata sizes against the clients' limits, and the
  *                time of one change and of a full re-sign (bench-tuf.ts)
+ *   analytics    §28: downloads counted against the same API not counting them (ratio), 1,000
+ *                concurrent downloads of one module counted exactly, and the latency of a 25-month
+ *                daily metrics query (bench-analytics.ts)
  *   businesses   §25 at 100,000 members against 10: SCIM create and PATCH p95, a member's /users/me,
  *                paging every SCIM user, provisioning 10,000 with 10 clients (bench-businesses.ts)
  *
@@ -34,7 +37,7 @@
  * from this one. `npm run bench -- --quick` runs 2 rounds of 1 s; `-- --profile` also writes CPU
  * profiles of the API's and the ceiling's processes (node --cpu-prof) and says where; `-- --search`
  * runs only the search rows (bench-search.ts), `-- --webhooks` only the webhooks' row, `-- --tuf` only
- * the TUF rows (no emulators), `-- --businesses` only §25's rows.
+ * the TUF rows (no emulators), `-- --businesses` only §25's rows, `-- --analytics` only §28's.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -42,6 +45,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { silentLogger } from "../functions/src/core/logger";
 import { localDeps } from "../functions/src/local";
+import { analyticsRows } from "./bench-analytics";
 import { BUSINESS_SCALE, businessesAtScale } from "./bench-businesses";
 import { coldLoad, signCost, signMemory } from "./bench-costs";
 import { FUNCTIONS_DIR, letGo, PROJECT_ID, profileDir, quick, report, rows, startServer, type BenchServer } from "./bench-harness";
@@ -60,6 +64,8 @@ const webhooksOnly = process.argv.includes("--webhooks");
 const tufOnly = process.argv.includes("--tuf");
 /** `-- --businesses`: only §25's rows (a business of 100,000 members; 10,000 with `--quick`). */
 const businessesOnly = process.argv.includes("--businesses");
+/** `-- --analytics`: only §28's rows. */
+const analyticsOnly = process.argv.includes("--analytics");
 /** `-- --reads`: only the public and the callers' reads (with `--profile`, what to profile them by). */
 const readsOnly = process.argv.includes("--reads");
 
@@ -95,6 +101,13 @@ async function main(): Promise<number> {
       await webhookFirstAttempts(deps, report);
       return 0;
     }
+    if (analyticsOnly) {
+      const api = await startServer("--api", serverEnv);
+      const uncounted = await startServer("--api-uncounted", serverEnv);
+      servers.push(api, uncounted);
+      await analyticsRows(deps, api, uncounted, seeded);
+      return rows.some((row) => row.ok === false) ? 1 : 0;
+    }
     if (businessesOnly) {
       const api = await startServer("--api", serverEnv);
       servers.push(api);
@@ -112,6 +125,9 @@ async function main(): Promise<number> {
     await callerReads(deps, api, ceiling, seeded);
 
     if (!readsOnly) {
+      const uncounted = await startServer("--api-uncounted", serverEnv);
+      servers.push(uncounted);
+      await analyticsRows(deps, api, uncounted, seeded);
       await signCost(deps);
       await signMemory(base, deps, api);
       await coldLoad();

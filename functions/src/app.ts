@@ -34,6 +34,7 @@ import { userRoutes } from "./users/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { domainRoutes } from "./domains/routes";
 import { policyRoutes } from "./policy/routes";
+import { analyticsRoutes } from "./analytics/routes";
 import { privateModuleRoutes } from "./private-modules/routes";
 import { scimProtocol } from "./scim/protocol";
 import { scimRoutes } from "./scim/routes";
@@ -68,6 +69,7 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...domainRoutes(deps),
     ...policyRoutes(deps),
     ...privateModuleRoutes(deps),
+    ...analyticsRoutes(deps),
     ...ssoRoutes(deps),
     ...tufRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),

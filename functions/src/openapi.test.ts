@@ -21,7 +21,7 @@ describe("the OpenAPI document", () => {
     };
     // The contract's two installer redirects overlap only in `/releases/download/download`: a release
     // id is never "download" (the schema refuses it), so the literal path always wins.
-    // Paths the contract fixes (§4, §10, §16, §18, §20) that only a template can tell apart: "download" is never a
+    // Paths the contract fixes (§4, §10, §16, §18, §20, §28) that only a template can tell apart: "download" is never a
     // release id, and "download" and "activations" are never module ids (a module id has a dot).
     const contractOverlap = (message: string) =>
       [
@@ -29,6 +29,7 @@ describe("the OpenAPI document", () => {
         "`/modules/download/{id}` and `/modules/{id}/icon`",
         "`/modules/download/{id}` and `/modules/{id}/reviews`",
         "`/modules/download/{id}` and `/modules/{id}/checkout`",
+        "`/modules/download/{id}` and `/modules/{id}/views`",
         "`/modules/{id}/reviews/{reviewId}/report` and `/modules/activations/{moduleId}/devices/{deviceId}`",
       ].some((pair) => message.includes(pair));
     const remaining = problems

@@ -60,7 +60,7 @@ describe("the README's and the guides' blocks", () => {
     const run = blocks.filter(runnable);
     // Every document a newcomer pastes from has blocks that run, and most blocks do.
     expect(new Set(run.map((block) => block.where.split(":")[0]))).toEqual(
-      new Set(["README.md", "docs/guides/billing.md", "docs/guides/desktop-app.md", "docs/guides/it-administrators.md", "docs/guides/publishers.md", "docs/guides/webhooks.md"]),
+      new Set(["README.md", "docs/guides/billing.md", "docs/guides/desktop-app.md", "docs/guides/it-administrators.md", "docs/guides/operators.md", "docs/guides/publishers.md", "docs/guides/webhooks.md"]),
     );
     expect(run.length).toBeGreaterThanOrEqual(17);
 

@@ -77,7 +77,7 @@ describe("publisher toolkit (§12)", () => {
       expectProblem(await request(app).post("/api/v1/developers/tokens").set(bearer(await createUser())).send({ name: "x" }), 403, "not_a_developer");
     });
 
-    it("is accepted on every /developers/modules* operation but trusted publishers and policy, and refused with 401 invalid_token on every other authenticated one", async () => {
+    it("is accepted on every /developers/modules* operation but trusted publishers, policy and pricing, and on /developers/metrics (§28), and refused with 401 invalid_token on every other authenticated one", async () => {
       const developer = await createDeveloper("acme");
       await publishModule(developer, { id: "acme.charts", version: "1.0.0" });
       const { token } = await createToken(developer);
@@ -92,7 +92,8 @@ describe("publisher toolkit (§12)", () => {
           const url = `/api/v1${path.replace(/\{(\w+)\}/g, (_, name: string) => samples[name])}`;
           const response = await request(app)[method as "get" | "post" | "put" | "delete"](url).set(asBearer(token)).send({});
           // Trusted publishers, the publish policy (§15) and prices (§20) are the owner's alone: an ID token only.
-          if (path.startsWith("/developers/modules") && !/\/(trusted-publishers|policy|pricing)/.test(path)) {
+          // Analytics (§28) takes them too: a publisher's reports are read from scripts.
+          if ((path.startsWith("/developers/modules") && !/\/(trusted-publishers|policy|pricing)/.test(path)) || path === "/developers/metrics") {
             expect(operation.security).toEqual([{ bearer: [] }, { accessToken: [] }, { publishToken: [] }]);
             // Accepted: the answer is about the request (200, or 400 for the empty body), never about the token.
             expect({ url, status: response.status, accepted: ![401, 403].includes(response.status) && response.status < 500 }).toEqual({ url, status: response.status, accepted: true });
@@ -105,8 +106,8 @@ describe("publisher toolkit (§12)", () => {
           }
         }
       }
-      // The module operations of §12 and §14, and the owner's reply to a review and its removal (§18).
-      expect(accepted).toBe(9);
+      // The module operations of §12 and §14, the owner's reply to a review and its removal (§18), and analytics (§28).
+      expect(accepted).toBe(11);
       expect(refused).toBeGreaterThanOrEqual(10);
     });
 

@@ -284,9 +284,9 @@ describe("web pages (§16)", () => {
     expect(((await (await api("/modules/acme.plotter")).json()) as { latestVersion: string }).latestVersion).toBe("1.1.0");
 
     // Downloads per day, drawn: the chart's summary counts them and its canvas is painted.
-    await expect_(async () => expect(await page.locator(".chart figcaption").textContent()).toMatch(/^4 downloads of acme\.plotter .* versions 1\.1\.0, 1\.0\.0\.$/));
+    await expect_(async () => expect(await page.locator("[aria-labelledby=downloads-heading] .chart figcaption").textContent()).toMatch(/^4 downloads of acme\.plotter .* versions 1\.1\.0, 1\.0\.0\.$/));
     const painted = await page.evaluate(`(() => {
-      const canvas = document.querySelector(".chart canvas");
+      const canvas = document.querySelector("[aria-labelledby=downloads-heading] .chart canvas");
       const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
       let colored = 0;
       for (let at = 0; at < data.length; at += 4) if (data[at + 3] > 0 && !(data[at] === data[at + 1] && data[at + 1] === data[at + 2])) colored += 1;
@@ -332,7 +332,7 @@ describe("web pages (§16)", () => {
     await page.fill("#sign-in-email", developer.email);
     await page.fill("#sign-in-password", developer.password);
     await page.click("button[type=submit]");
-    await page.waitForSelector(".chart canvas");
+    await page.waitForSelector("[aria-labelledby=downloads-heading] .chart canvas");
     await page.fill("#token-name", "Narrow screen");
     await page.click("button:has-text('Create token')");
     await page.locator("#created-token").waitFor();
@@ -853,6 +853,59 @@ describe("web pages (§16)", () => {
     const visitor = await openPage(375);
     await visitor.page.goto(`${origin}/modules/${publisherId}.handbook`);
     await expect_(async () => expect(await visitor.page.locator(".message.error").textContent()).toContain(`There is no module '${publisherId}.handbook'`));
+  }, 90_000);
+
+  it("/publisher (§28): Analytics draws a line chart per metric with its numbers, the funnel with rates, splits by platform, switches ranges and exports CSV", async () => {
+    const seller = await createDeveloper("tailspin");
+    await publishModule(seller, { id: "tailspin.flights", name: "Tailspin Flights", summary: "Flight plans for every trip.", version: "1.0.0" });
+    const post = (pathname: string, token: string | null, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${origin}/api/v1${pathname}`, { method: "POST", headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers }, body: JSON.stringify(body) });
+    for (const agent of ["visitor-a", "visitor-b", "visitor-c", "visitor-d"]) expect((await post("/modules/tailspin.flights/views", null, {}, { "User-Agent": `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36 ${agent}` })).status).toBe(204);
+    const [ann, bob] = await Promise.all([createUser(), createUser()]);
+    expect((await post("/modules/confirm", ann.idToken, { moduleId: "tailspin.flights", deviceId: "ann-pc", platform: "win32" })).status).toBe(200);
+    expect((await post("/modules/confirm", bob.idToken, { moduleId: "tailspin.flights", deviceId: "bob-mac", platform: "darwin" })).status).toBe(200);
+    expect((await api("/modules/download/tailspin.flights", ann.idToken)).status).toBe(200);
+    await drainDownloadCounters();
+    // The module page counts its own view, once per visitor and day: a reload is the same visitor (its mv cookie).
+    const visitorContext = await browser.newContext({ userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36" });
+    const visitor = await visitorContext.newPage();
+    for (let visit = 0; visit < 2; visit += 1) {
+      const counted = visitor.waitForResponse((answer) => answer.url().endsWith("/api/v1/modules/tailspin.flights/views"));
+      await visitor.goto(`${origin}/modules/tailspin.flights`);
+      expect((await counted).status()).toBe(204);
+    }
+    expect((await visitorContext.cookies()).map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([["mv", true, "Lax"]]);
+    await visitorContext.close();
+
+    for (const width of [375, 1280]) {
+      const { page, watch } = await openPage(width);
+      await page.goto(`${origin}/publisher`);
+      await page.fill("#sign-in-email", seller.email);
+      await page.fill("#sign-in-password", seller.password);
+      await page.click("button[type=submit]");
+      await page.locator("#analytics-heading").waitFor();
+      await expect_(async () => expect(await page.locator(".analytics .metric-chart canvas").count()).toBe(11));
+      expect((await page.locator(".funnel").textContent())!.replace(/\s+/g, " ")).toBe("5 page views2 installs (40.0 % of page views)0 purchases (0.0 % of installs)");
+      expect(await page.locator(".metric-chart[data-metric=installs] figcaption").textContent()).toMatch(/^Installs from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: in all 2\.$/);
+      // The table alternative holds the same numbers.
+      await page.click(".metric-chart[data-metric=pageViews] summary");
+      const lastRow = page.locator(".metric-chart[data-metric=pageViews] tbody tr").last();
+      expect(await lastRow.locator("td").allTextContents()).toEqual(["5"]);
+      await page.selectOption("#analytics-split", "platform");
+      await expect_(async () => expect(await page.locator(".metric-chart[data-metric=installs] thead th").allTextContents()).toEqual(["Day", "darwin", "win32"]));
+      await page.click(".range-choice:has-text('12 months')");
+      await expect_(async () => expect(await page.locator(".metric-chart[data-metric=installs] thead th").first().textContent()).toBe("Week of"));
+      expect(await page.locator(".range-choice[aria-pressed=true]").textContent()).toBe("12 months");
+      const [download] = await Promise.all([page.waitForEvent("download"), page.click("button:has-text('Export CSV')")]);
+      const csv = readFileSync((await download.path())!, "utf8");
+      expect(csv.split("\r\n")[0]).toMatch(/^date,platform,downloads,installs,/);
+      expect(download.suggestedFilename()).toMatch(/^all-modules-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
+      expect(await scrollsSideways(page)).toBe(false);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.locator("#analytics-heading").scrollIntoViewIfNeeded();
+      await screenshot(page, `publisher-analytics-${width}`);
+      done(watch);
+    }
   }, 90_000);
 
   it("/publisher, /modules/:id and /account (§27): a publisher promises a perpetual fallback; a subscriber whose year lapsed sees what stays theirs, with Renew", async () => {

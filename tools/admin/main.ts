@@ -9,6 +9,7 @@ import { ApiError, exitCodeFor } from "../../functions/src/core/errors";
 import { commandLine, LOCAL, UsageError, type Io } from "./cli";
 import { registerAuditCommands } from "./commands/audit";
 import { registerBusinessCommands } from "./commands/businesses";
+import { registerMetricsCommands } from "./commands/metrics";
 import { registerMigrateCommands } from "./commands/migrate";
 import { registerModuleCommands } from "./commands/modules";
 import { registerPublisherCommands } from "./commands/publishers";
@@ -45,6 +46,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     registerUserCommands,
     registerBusinessCommands,
     registerPurchaseCommands,
+    registerMetricsCommands,
     registerWebhookCommands,
     registerTufCommands,
     registerMigrateCommands,

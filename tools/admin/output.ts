@@ -3,7 +3,16 @@ import { SingleBar } from "cli-progress";
 
 type Row = Record<string, unknown>;
 
+/** A result printed as it is, whatever the format asked for (a CSV). */
+export class RawText {
+  constructor(readonly text: string) {}
+}
+
 export function printResult(result: unknown, { json, out }: { json: boolean; out: { write(text: string): unknown } }): void {
+  if (result instanceof RawText) {
+    out.write(result.text);
+    return;
+  }
   if (json) {
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     return;

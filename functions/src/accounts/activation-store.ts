@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { instanceQueue } from "../core/concurrency";
 import { withDeadlines } from "../core/deadline";
@@ -97,14 +97,22 @@ export const activationStore = oncePerDatabase((db: Firestore) => {
     /**
      * Reads the activation and writes what `change` makes of it, in one transaction, so that
      * decisions over the whole device list (the device limit) hold under concurrent requests.
-     * `change` may throw to write nothing.
+     * `change` may throw to write nothing. `alongside` reads and writes what commits with the
+     * change (its analytics' counts, §28), in the same transaction.
      */
-    async change(uid: string, moduleId: string, change: (current: ActivationRecord | null) => ActivationRecord): Promise<ActivationRecord> {
+    async change(
+      uid: string,
+      moduleId: string,
+      change: (current: ActivationRecord | null) => ActivationRecord,
+      alongside?: (tx: Transaction, before: ActivationRecord | null, after: ActivationRecord) => Promise<void>,
+    ): Promise<ActivationRecord> {
       const ref = documentAt(collection(uid), moduleId);
       return turns(ref.path, () =>
         db.runTransaction(
           async (tx) => {
-            const next = change(read(await tx.get(ref)));
+            const current = read(await tx.get(ref));
+            const next = change(current);
+            await alongside?.(tx, current, next);
             tx.set(ref, toDocument(next));
             return next;
           },

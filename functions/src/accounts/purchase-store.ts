@@ -55,6 +55,8 @@ const purchaseDocument = z.object({
   fallback: z.enum(FALLBACK_KINDS).optional(),
   fallbackUntil: timestamp.nullable().optional(),
   fallbackHoldersAt: timestamp.nullable().optional(),
+  /** Whether its trial's first paid invoice was counted (§28); missing: not yet. */
+  trialConverted: z.boolean().optional(),
   stripe: z.object({
     customerId: z.string().nullable(),
     paymentIntentId: z.string().nullable(),
@@ -86,6 +88,8 @@ export interface PurchaseRecord {
   fallback: FallbackKind;
   fallbackUntil: Date | null;
   fallbackHoldersAt: Date | null;
+  /** A trial whose first paid invoice arrived, counted once as a conversion (§28). */
+  trialConverted: boolean;
   stripe: { customerId: string | null; paymentIntentId: string | null; subscriptionId: string | null };
   createdAt: Date;
   updatedAt: Date;
@@ -107,6 +111,7 @@ export const purchaseStore = oncePerDatabase((db: Firestore) => {
         fallback: stored.fallback ?? "none",
         fallbackUntil: stored.fallbackUntil?.toDate() ?? null,
         fallbackHoldersAt: stored.fallbackHoldersAt?.toDate() ?? null,
+        trialConverted: stored.trialConverted ?? false,
         stripe: { customerId: stored.stripe.customerId, paymentIntentId: stored.stripe.paymentIntentId, subscriptionId: stored.stripe.subscriptionId },
         createdAt: stored.createdAt.toDate(),
         updatedAt: stored.updatedAt.toDate(),

@@ -1,7 +1,8 @@
 import type { EntitlementGrant } from "../access/rules";
 import { ApiError } from "../core/errors";
 import type { ActivationRecord } from "../accounts/activation-store";
-import { certificateExpiry, confirmOnDevice, DEVICE_ID, releaseDevice } from "./rules";
+import { DEVICE_ID } from "../core/schemas";
+import { certificateExpiry, confirmOnDevice, releaseDevice } from "./rules";
 
 const DAY = 24 * 60 * 60;
 const at = (iso: string) => new Date(iso);

@@ -4,9 +4,6 @@ import type { ActivationRecord } from "../accounts/activation-store";
 
 /** The device and certificate rules of the contract (§10), as pure functions of their inputs. */
 
-/** What identifies a device: 1–128 of `[A-Za-z0-9._:-]`. */
-export const DEVICE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /**
  * The activation after a confirmation on `deviceId`: a known device moves its `lastSeenAt` and
  * version (keeping `activatedAt`); a new one takes a free slot, or is refused when `limit`

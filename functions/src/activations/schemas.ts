@@ -1,23 +1,13 @@
 import { z } from "zod";
-import { isoDateTime, isStorableId } from "../core/schemas";
-import { appVersion, moduleIdSchema, versionSchema } from "../marketplace/schemas";
-import { DEVICE_ID } from "./rules";
-
-// A device id is a key of the activation's `devices` map: Firestore's reserved names are refused here.
-const deviceIdSchema = z
-  .string()
-  .max(128)
-  .regex(DEVICE_ID, "must be 1-128 of [A-Za-z0-9._:-]")
-  .refine(isStorableId, "must not be '.', '..' or a name of the form __name__")
-  .meta({
-    description: "The device's own stable id (1-128 of [A-Za-z0-9._:-], not '.', '..' or __name__), e.g. a hash of its machine id.",
-  });
+import { deviceIdSchema, isoDateTime } from "../core/schemas";
+import { appVersion, moduleIdSchema, platformSchema, versionSchema } from "../marketplace/schemas";
 
 export const confirmBodySchema = z.strictObject({
   moduleId: moduleIdSchema,
   version: versionSchema.optional().meta({ description: "Defaults to the latest published version (with appVersion, the highest compatible one)." }),
   appVersion: appVersion.optional(),
   deviceId: deviceIdSchema.optional().meta({ description: "Records the activation on this device (within the device limit) and issues a certificate." }),
+  platform: platformSchema.optional(),
 });
 
 export const activationSchema = z

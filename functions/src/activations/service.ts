@@ -6,6 +6,8 @@ import { isAlreadyExists, toIso } from "../core/documents";
 import type { Deps } from "../deps";
 import { storeLookup, usableVersion } from "../marketplace/service";
 import { activationStore } from "../accounts/activation-store";
+import { utcDay } from "../core/time";
+import { deviceRemovedIn, deviceSeenIn } from "../metrics/device-counts";
 import { issueCertificate } from "./certificate";
 import { certificateExpiry, confirmOnDevice, releaseDevice } from "./rules";
 import type { activationSchema } from "./schemas";
@@ -23,7 +25,7 @@ type ActivationView = z.output<typeof activationSchema>;
 export async function confirmActivation(
   { db, clock, config, signingKeys }: Deps,
   caller: Caller,
-  input: { moduleId: string; version?: string; deviceId?: string; appVersion?: string },
+  input: { moduleId: string; version?: string; deviceId?: string; appVersion?: string; platform?: string },
 ): Promise<ActivationView> {
   const now = clock();
   // A write: the caller's access and the module are read afresh.
@@ -35,10 +37,16 @@ export async function confirmActivation(
 
   // The time is taken in turn, so activation times follow the order the writes happen in.
   let confirmedAt = now;
-  const activation = await activations.change(caller.uid, moduleId, (current) => {
-    confirmedAt = clock();
-    return confirmOnDevice(current, { moduleId, version, deviceId, now: confirmedAt }, config.activations.deviceLimit);
-  });
+  const activation = await activations.change(
+    caller.uid,
+    moduleId,
+    (current) => {
+      confirmedAt = clock();
+      return confirmOnDevice(current, { moduleId, version, deviceId, now: confirmedAt }, config.activations.deviceLimit);
+    },
+    // Counted with the change (§28): an install when the device is new to the activation, and an active device.
+    (tx, before) => deviceSeenIn(tx, db, { moduleId, uid: caller.uid, deviceId }, { version, platform: input.platform, today: utcDay(confirmedAt), install: !before?.devices.some((device) => device.deviceId === deviceId) }),
+  );
   const issuedAt = Math.floor(confirmedAt.getTime() / 1000);
   const entitlement = usingKey(module, access.keys) ?? null;
   const subscriptions = new Map(access.memberships.map((membership) => [membership.businessId, membership.subscription]));
@@ -86,7 +94,14 @@ async function confirmWithoutDevice(
 
 /** Frees a device's slot of a module (404 when the module is not active on it). */
 export async function releaseActivationDevice({ db, clock }: Deps, caller: Caller, moduleId: string, deviceId: string): Promise<void> {
-  await activationStore(db).change(caller.uid, moduleId, (current) => releaseDevice(current, moduleId, deviceId, clock()));
+  const now = clock();
+  await activationStore(db).change(
+    caller.uid,
+    moduleId,
+    (current) => releaseDevice(current, moduleId, deviceId, now),
+    // An uninstall (§28), counted with the removal.
+    (tx, before) => deviceRemovedIn(tx, db, { moduleId, uid: caller.uid, deviceId }, { version: before!.devices.find((device) => device.deviceId === deviceId)?.version ?? before!.version, today: utcDay(now) }),
+  );
 }
 
 function view(activation: { moduleId: string; version: string; activatedAt: Date; updatedAt: Date }): ActivationView {

@@ -65,3 +65,17 @@ export const ed25519PublicJwkSchema = z.object({
   alg: z.literal("EdDSA"),
   use: z.literal("sig"),
 });
+
+/** A device's own id (§10): 1-128 of [A-Za-z0-9._:-]. */
+export const DEVICE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+// A device id is a key of the activation's `devices` map: Firestore's reserved names are refused here.
+export const deviceIdSchema = z
+  .string()
+  .max(128)
+  .regex(DEVICE_ID, "must be 1-128 of [A-Za-z0-9._:-]")
+  .refine(isStorableId, "must not be '.', '..' or a name of the form __name__")
+  .meta({
+    description: "The device's own stable id (1-128 of [A-Za-z0-9._:-], not '.', '..' or __name__), e.g. a hash of its machine id.",
+  });
+

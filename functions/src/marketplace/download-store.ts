@@ -2,12 +2,15 @@ import { AggregateField, FieldValue, type Firestore } from "firebase-admin/fires
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, readDocument } from "../core/documents";
+import { metricCounts } from "../metrics/metric-store";
 
 /**
  * `modules/{moduleId}/downloadShards/{day}-{shard}`: download counts of a module, per UTC day and
  * per version, spread over `shards` documents a day (Firebase's distributed-counter pattern), so
  * a popular module's downloads never contend on one document: downloads are atomic increments of
- * a random shard. Totals are a sum aggregation.
+ * a random shard. Totals are a sum aggregation. Each batch also adds its downloads to the
+ * analytics' month documents (§28), once per module and month: the group-commit counter
+ * (download-counter.ts) batches a burst into few writes.
  */
 
 export interface DownloadCount {
@@ -34,6 +37,8 @@ export function downloadStore(db: Firestore, shards: number) {
           { merge: true },
         );
       }
+      // The analytics' month documents (§28) in the same batch: one merge per module and month, whatever the shards.
+      metricCounts(db).addIn(batch, counts.map(({ moduleId, version, day, downloads }) => ({ moduleId, day, metric: "downloads", amount: downloads, version })));
       await batch.commit();
     },
     /** Downloads per UTC day from `from` to `to` (YYYY-MM-DD, inclusive), with their versions: one range query over the shards. */

@@ -91,7 +91,7 @@ export const moduleRoutes = (deps: Deps) => {
       // A question, not a change.
       idempotencyKey: false,
       responses: { 200: { description: "One item per module to update; others are left out.", schema: moduleUpdatesSchema } },
-      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps, await installAccess(caller), body) }),
+      handle: async ({ body, caller }) => ({ status: 200, body: await checkModuleUpdates(deps, await installAccess(caller), body, caller.uid) }),
     }),
   ];
 };

@@ -3,7 +3,7 @@ import { provenanceSchema } from "../core/provenance";
 import { MODULE_ID, semverVersion } from "../core/documents";
 import { documentId } from "../core/schemas";
 import { pageQuery } from "../core/pagination";
-import { isoDateTime } from "../core/schemas";
+import { deviceIdSchema, isoDateTime } from "../core/schemas";
 import { PRICINGS, SORTS } from "./ranking";
 
 export const moduleIdSchema = z.string().max(97).regex(MODULE_ID, "Not a module id ('<publisherId>.<name>').");
@@ -41,6 +41,9 @@ export const moduleListQuerySchema = z.strictObject({
     .optional()
     .meta({ description: "true adds facet counts over the whole result." }),
 });
+
+/** The desktop app's platform (§28): what analytics split by; absent is counted as unknown. */
+export const platformSchema = z.enum(["win32", "darwin", "linux"]).meta({ description: "The app's platform (process.platform): win32, darwin or linux; analytics split by it (§28)." });
 
 export const modulePriceSchema = z
   .object({
@@ -124,6 +127,8 @@ export const downloadQuerySchema = z.strictObject({ version: versionSchema.optio
 export const updatesBodySchema = z.strictObject({
   appVersion,
   installed: z.array(z.strictObject({ moduleId: moduleIdSchema, version: versionSchema })).min(1).max(200),
+  deviceId: deviceIdSchema.optional().meta({ description: "The device checking (§28): it counts among each installed module's active devices, once a day." }),
+  platform: platformSchema.optional(),
 });
 
 export const moduleUpdatesSchema = z

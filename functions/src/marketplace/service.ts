@@ -11,6 +11,7 @@ import { ApiError } from "../core/errors";
 import { catalogCache, moduleTopic } from "../core/catalog-changes";
 import { utcDay } from "../core/time";
 import type { Deps } from "../deps";
+import { updateCheckSeen } from "../metrics/device-counts";
 import { groupCommitCounter, type DownloadCounter } from "./download-counter";
 import { downloadStore } from "./download-store";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "./module-store";
@@ -238,7 +239,12 @@ const moduleRevoked = (what: string, reason: string | undefined) =>
  * module through its fallback alone, only its fallback versions, §27). One batched read of the
  * module documents (their version summaries decide); unknown modules are left out.
  */
-export async function checkModuleUpdates({ db }: Deps, access: InstallAccess, input: { appVersion: string; installed: { moduleId: string; version: string }[] }) {
+export async function checkModuleUpdates(
+  { db, clock }: Deps,
+  access: InstallAccess,
+  input: { appVersion: string; installed: { moduleId: string; version: string }[]; deviceId?: string; platform?: string },
+  uid: string,
+) {
   const ids = [...new Set(input.installed.map((item) => item.moduleId))];
   const modules = new Map((await moduleStore(db).getModules(ids)).map((module, index) => [ids[index], module]));
   const reached = reachedBusinesses(access.memberships);
@@ -262,5 +268,10 @@ export async function checkModuleUpdates({ db }: Deps, access: InstallAccess, in
     if (fallback && !newer && !revoked) return [];
     return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, access.keys), yanked, revoked, blocked }];
   });
+  // A device named: it counts among the active devices of the modules it has installed that the service knows and shows the caller (§28).
+  if (input.deviceId) {
+    const known = input.installed.filter(({ moduleId }) => modules.get(moduleId) && isVisibleIn(modules.get(moduleId)!, reached));
+    await updateCheckSeen(db, { uid, deviceId: input.deviceId, platform: input.platform }, known, utcDay(clock()));
+  }
   return { items };
 }

@@ -6,7 +6,9 @@ import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
 import { ledgerStore, type SaleLine, type SaleWithLines } from "./ledger-store";
+import { metricCounts } from "../metrics/metric-store";
 import { earnedFallback, purchaseFacts, unannouncedRefund } from "./rules";
+import { refundCounts } from "./sale-metrics";
 
 /**
  * What the handlers of §20's events share: reading a purchase with everything its status depends
@@ -34,12 +36,13 @@ export async function readPurchase(tx: Transaction, deps: Deps, purchaseId: stri
  * Writes a purchase's refund and dispute facts (and so its status) and its fallback date (§27)
  * when they changed, with an audit entry for a dispute's change and for a fallback earned.
  */
-export function writeFacts(tx: Transaction, deps: Deps, purchase: PurchaseRecord, lines: SaleWithLines[], now: Date, actor: Actor): void {
+export function writeFacts(tx: Transaction, deps: Deps, purchase: PurchaseRecord, lines: SaleWithLines[], now: Date, actor: Actor, also: Partial<Pick<PurchaseRecord, "trialConverted">> = {}): void {
   const facts = purchaseFacts(lines);
   const fallbackUntil = earnedFallback(purchase, lines);
   const fallbackMoved = fallbackUntil?.getTime() !== purchase.fallbackUntil?.getTime();
-  if (facts.refunded === purchase.refunded && facts.dispute === purchase.dispute && !fallbackMoved) return;
-  purchaseStore(deps.db).setIn(tx, { ...purchase, ...facts, fallbackUntil, updatedAt: now });
+  const alsoChanged = also.trialConverted !== undefined && also.trialConverted !== purchase.trialConverted;
+  if (facts.refunded === purchase.refunded && facts.dispute === purchase.dispute && !fallbackMoved && !alsoChanged) return;
+  purchaseStore(deps.db).setIn(tx, { ...purchase, ...facts, ...also, fallbackUntil, updatedAt: now });
   if (facts.dispute !== purchase.dispute) {
     auditLog(deps.db).record(tx, actor, { action: "module.purchase.disputed", target: purchase.id, details: { moduleId: purchase.moduleId, dispute: facts.dispute } }, now);
   }
@@ -60,6 +63,8 @@ export function announceRefund(tx: Transaction, deps: Deps, sale: SaleLine, line
   const amount = unannouncedRefund(line);
   if (line === null || amount === 0) return false;
   ledgerStore(deps.db).setRefundIn(tx, { ...line, announced: line.refunded }, now);
+  // Counted once, as announced (§28).
+  metricCounts(deps.db).addIn(tx, refundCounts(sale, amount, line.announced, now));
   const refunded = outboundEvent("module.purchase.refunded", [{ kind: "publisher", id: sale.publisherId }], { moduleId: sale.moduleId, purchaseId: sale.purchaseId, amount, currency: sale.currency });
   auditLog(deps.db).record(
     tx,

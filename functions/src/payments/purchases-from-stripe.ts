@@ -9,7 +9,9 @@ import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
 import type { Applied, Context } from "./fulfilment-context";
 import { ledgerStore, type SaleLine } from "./ledger-store";
+import { metricCounts } from "../metrics/metric-store";
 import { announceRefund, auditFallback, readPurchase } from "./purchase-state";
+import { purchaseCount, saleCounts } from "./sale-metrics";
 import { completesNow, earnedFallback, feeOf, purchaseFacts } from "./rules";
 import { currentSubscription } from "./stripe-reads";
 import { buyerOf, fallbackOf, idOf, periodEndOf, SUBSCRIPTION_STATUS, type Buyer } from "./stripe-objects";
@@ -43,7 +45,10 @@ export async function oneTimePurchase({ deps, tx, now, actor }: Context, buyer: 
   const fee = own.sale?.fee ?? payment.fee;
   const { customerId, ...paid } = payment;
   const sale: SaleLine = own.sale ?? { ...paid, publisherId: module.publisherId, moduleId: module.id, purchaseId, fee };
-  if (!own.sale) ledgerStore(db).createSaleIn(tx, sale);
+  if (!own.sale) {
+    ledgerStore(db).createSaleIn(tx, sale);
+    metricCounts(db).addIn(tx, saleCounts(sale));
+  }
   const facts = purchaseFacts([...lines.filter((line) => line.sale.paymentIntentId !== payment.paymentIntentId), { sale, refund: own.refund, dispute: own.dispute }]);
   const completes = completesNow(purchase?.completedAt ?? null, "one_time", "active");
   const record: PurchaseRecord = {
@@ -63,6 +68,7 @@ export async function oneTimePurchase({ deps, tx, now, actor }: Context, buyer: 
     fallback: "none",
     fallbackUntil: null,
     fallbackHoldersAt: null,
+    trialConverted: false,
     stripe: { customerId, paymentIntentId: payment.paymentIntentId, subscriptionId: null },
     createdAt: purchase?.createdAt ?? now,
     updatedAt: now,
@@ -70,6 +76,7 @@ export async function oneTimePurchase({ deps, tx, now, actor }: Context, buyer: 
   purchaseStore(db).setIn(tx, record);
   rememberCustomer(tx, deps, buyer.owner, customerId, business?.stripeCustomerId ?? null);
   if (completes) {
+    metricCounts(db).addIn(tx, [purchaseCount(module.id, "purchases", now)]);
     const completed = outboundEvent("module.purchase.completed", [{ kind: "publisher", id: module.publisherId }], { moduleId: module.id, purchaseId, amount: payment.amount, currency: payment.currency });
     auditLog(db).record(tx, actor, { action: "module.purchase.completed", target: purchaseId, details: { moduleId: module.id, owner: buyer.owner, model: "one_time", amount: payment.amount, currency: payment.currency, fee }, emits: [completed] }, now);
   }
@@ -123,6 +130,7 @@ export async function subscriptionPurchase(context: Context, subscriptionId: str
     fallback,
     fallbackUntil,
     fallbackHoldersAt: purchase?.fallbackHoldersAt ?? null,
+    trialConverted: purchase?.trialConverted ?? false,
     stripe: { customerId: idOf(subscription.customer), paymentIntentId: null, subscriptionId: purchaseId },
     createdAt: purchase?.createdAt ?? now,
     updatedAt: now,
@@ -133,6 +141,11 @@ export async function subscriptionPurchase(context: Context, subscriptionId: str
     fallbackHolderStore(db).recordIn(tx, { id: purchaseId, moduleId: module.id, businessId: buyer.owner.id }, holders, now);
     record.fallbackHoldersAt = now;
   }
+  // Counted with the change (§28): a completed purchase, a trial started, and a trial whose paid invoice came before this event.
+  const startsTrial = record.trial && !(purchase?.trial ?? false);
+  const converts = record.trial && !record.trialConverted && lines.length > 0;
+  if (converts) record.trialConverted = true;
+  metricCounts(db).addIn(tx, [...(completes ? [purchaseCount(module.id, "purchases", now)] : []), ...(startsTrial ? [purchaseCount(module.id, "trials", now)] : []), ...(converts ? [purchaseCount(module.id, "trialConversions", now)] : [])]);
   purchaseStore(db).setIn(tx, record);
   if (fallbackUntil !== null && fallbackUntil.getTime() !== purchase?.fallbackUntil?.getTime()) auditFallback(tx, deps, { id: purchaseId, moduleId: module.id, owner: buyer.owner, fallbackUntil: purchase?.fallbackUntil ?? null }, fallbackUntil, now, actor);
   rememberCustomer(tx, deps, buyer.owner, record.stripe.customerId, business?.stripeCustomerId ?? null);

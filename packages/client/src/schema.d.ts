@@ -1500,6 +1500,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/modules/{id}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Counts a view of a module's page: at most once per visitor and UTC day; known crawlers are not counted (§28). */
+        post: operations["recordModulePageView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/modules/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the caller's modules' analytics per day, week or month: downloads, installs, uninstalls, active devices, page views, purchases, trials and money, optionally split by version or platform; CSV on request (§28). */
+        get: operations["getModuleMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same analytics over all of the caller's modules (§28). */
+        get: operations["getPublisherMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/businesses/{businessId}/sso": {
         parameters: {
             query?: never;
@@ -2813,6 +2864,34 @@ export interface components {
             publisherId: string;
             businessId: string;
         };
+        Metrics: {
+            /** @description The module (absent over all of the publisher's modules). */
+            moduleId?: string;
+            from: string;
+            to: string;
+            /** @enum {string} */
+            interval: "day" | "week" | "month";
+            series: {
+                /** @enum {string} */
+                metric: "downloads" | "installs" | "uninstalls" | "activeDevices" | "pageViews" | "purchases" | "trials" | "trialConversions" | "revenue" | "refunds" | "net";
+                /** @description The version or platform this series counts, when split. */
+                split?: string;
+                points: {
+                    /** @description The bucket's first day. */
+                    date: string;
+                    /** @description A count, or for revenue, refunds and net, minor units per currency ({ usd: 1900 }). */
+                    value: number | {
+                        [key: string]: number;
+                    };
+                }[];
+            }[];
+            /** @description Per metric: the sum over the range (activeDevices: its last day's value). */
+            totals: {
+                [key: string]: number | {
+                    [key: string]: number;
+                };
+            };
+        };
         SsoSettings: {
             /** @description The SAML or OIDC provider configured in Firebase Authentication (Identity Platform); null: none. */
             providerId: string | null;
@@ -3058,6 +3137,13 @@ export interface operations {
                         /** @description A semver version, e.g. 1.2.3. */
                         version: string;
                     }[];
+                    /** @description The device checking (§28): it counts among each installed module's active devices, once a day. */
+                    deviceId?: string;
+                    /**
+                     * @description The app's platform (process.platform): win32, darwin or linux; analytics split by it (§28).
+                     * @enum {string}
+                     */
+                    platform?: "win32" | "darwin" | "linux";
                 };
             };
         };
@@ -4039,6 +4125,11 @@ export interface operations {
                     appVersion?: string;
                     /** @description Records the activation on this device (within the device limit) and issues a certificate. */
                     deviceId?: string;
+                    /**
+                     * @description The app's platform (process.platform): win32, darwin or linux; analytics split by it (§28).
+                     * @enum {string}
+                     */
+                    platform?: "win32" | "darwin" | "linux";
                 };
             };
         };
@@ -12933,6 +13024,255 @@ export interface operations {
             };
             /** @description Problem: idempotency_key_reused. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordModulePageView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counted, or not (a repeat, a crawler); sets the mv cookie when the request had none. */
+            204: {
+                headers: {
+                    /** @description mv=<random id>; Max-Age=31536000; Path=/; HttpOnly; SameSite=Lax (Secure when deployed) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getModuleMetrics: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                interval?: "day" | "week" | "month";
+                metrics?: string;
+                split?: "version" | "platform";
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series and totals (or their CSV). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Metrics"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer, not_owner. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPublisherMetrics: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                interval?: "day" | "week" | "month";
+                metrics?: string;
+                split?: "version" | "platform";
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series and totals (or their CSV). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Metrics"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -46,6 +46,12 @@ export function ModulePage() {
     if (!user) return;
     dataUnless("module_not_found", signedInApi(() => user.getIdToken()).GET("/modules/{id}", { params: { path: { id: params.id } } })).then((found) => (found ? setPage(found) : setMissingForUser(true)), setError);
   }, [params.id, attempt, user]);
+  // One view of the page (§28), once the visitor is known: the signed-in user, else the browser (its mv cookie).
+  useEffect(() => {
+    if (user === undefined) return;
+    const api = user ? signedInApi(() => user.getIdToken()) : publicApi;
+    api.POST("/modules/{id}/views", { params: { path: { id: params.id } } }).catch(() => undefined);
+  }, [params.id, user === undefined]);
   const missing = user ? missingForUser : user === null && missingPublicly;
 
   if (missing || error) {

@@ -6,6 +6,7 @@ import { signOutUser, watchUser } from "../auth";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { useAction } from "../ui/use-action";
 import { AuthorKeys } from "./AuthorKeys";
+import { Analytics } from "./Analytics";
 import { DownloadsChart } from "./DownloadsChart";
 import { ModulesPanel } from "./ModulesPanel";
 import { Payouts } from "./Payouts";
@@ -127,6 +128,7 @@ function PortalSections({ api, modules, reloadModules }: { api: SignedInApi; mod
       <ModulesPanel api={api} modules={modules} reload={reloadModules} />
       <Payouts api={api} modules={modules} reloadModules={reloadModules} />
       <DownloadsChart api={api} modules={modules} />
+      <Analytics api={api} modules={modules} />
       <ReviewReplies api={api} modules={modules} />
       <AccessTokens api={api} />
       <AuthorKeys api={api} />

@@ -1,0 +1,75 @@
+import { defineRoute, type Reply } from "../core/routes";
+import { viewerOf } from "../accounts/caller-data";
+import type { Deps } from "../deps";
+import { publisherOf } from "../publishing/publisher";
+import { metricsQuerySchema, metricsSchema, moduleMetricsParamsSchema, pageViewParamsSchema } from "./schemas";
+import { moduleMetrics, publisherMetrics, recordPageView, VISITOR_COOKIE, type MetricsReply } from "./service";
+
+/** Analytics (contract §28): the module page's view, and the publisher's figures. */
+
+const YEAR_SECONDS = 365 * 24 * 3600;
+
+/** The `mv` cookie of a request, when it carries a well-formed one. */
+function visitorCookie(header: string | undefined): string | null {
+  for (const part of (header ?? "").split(";")) {
+    const [name, ...value] = part.trim().split("=");
+    if (name === "mv" && VISITOR_COOKIE.test(value.join("="))) return value.join("=");
+  }
+  return null;
+}
+
+/** JSON, or CSV when the query says `format=csv` or the request accepts text/csv before JSON. */
+const reply = (answer: MetricsReply): Reply => ("csv" in answer ? { status: 200, media: { data: answer.csv, type: "text/csv; charset=utf-8; header=present" } } : { status: 200, body: answer.json });
+
+const wantsCsv = (query: { format?: string }, accept: string | undefined) => query.format ?? (accept && /text\/csv/.test(accept) && !/application\/json/.test(accept) ? "csv" : "json");
+
+export const analyticsRoutes = (deps: Deps) => [
+  defineRoute({
+    method: "post",
+    path: "/modules/:id/views",
+    operationId: "recordModulePageView",
+    summary: "Counts a view of a module's page: at most once per visitor and UTC day; known crawlers are not counted (§28).",
+    tag: "Marketplace",
+    auth: "optional",
+    params: pageViewParamsSchema,
+    // Counted at most once per visitor and day by its nature: a repeat changes nothing.
+    idempotencyKey: false,
+    responses: { 204: { description: "Counted, or not (a repeat, a crawler); sets the mv cookie when the request had none.", headers: { "Set-Cookie": "mv=<random id>; Max-Age=31536000; Path=/; HttpOnly; SameSite=Lax (Secure when deployed)" } } },
+    problems: ["module_not_found"],
+    handle: async ({ params, caller, req }) => {
+      const visitor = { uid: caller?.uid ?? null, cookie: visitorCookie(req.headers.cookie), address: req.ip ?? "", userAgent: req.get("user-agent") ?? "" };
+      const cookie = await recordPageView(deps, params.id, visitor, viewerOf(deps.db, caller, deps.clock()));
+      const secure = deps.config.publicBaseUrl.startsWith("https:") ? "; Secure" : "";
+      const headers: Record<string, string> = cookie ? { "Set-Cookie": `mv=${cookie}; Max-Age=${YEAR_SECONDS}; Path=/; HttpOnly; SameSite=Lax${secure}` } : {};
+      return { status: 204, headers };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/developers/modules/:id/metrics",
+    operationId: "getModuleMetrics",
+    summary: "One of the caller's modules' analytics per day, week or month: downloads, installs, uninstalls, active devices, page views, purchases, trials and money, optionally split by version or platform; CSV on request (§28).",
+    tag: "Developers",
+    auth: "developer",
+    publisherTokens: true,
+    params: moduleMetricsParamsSchema,
+    query: metricsQuerySchema,
+    responses: { 200: { description: "The series and totals (or their CSV).", schema: metricsSchema } },
+    problems: ["not_owner", "module_not_found"],
+    handle: async ({ caller, actor, params, query, req }) => reply(await moduleMetrics(deps, publisherOf(caller, actor), params.id, { ...query, format: wantsCsv(query, req.get("accept")) as "json" | "csv" })),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/developers/metrics",
+    operationId: "getPublisherMetrics",
+    summary: "The same analytics over all of the caller's modules (§28).",
+    tag: "Developers",
+    auth: "developer",
+    publisherTokens: true,
+    query: metricsQuerySchema,
+    responses: { 200: { description: "The series and totals (or their CSV).", schema: metricsSchema } },
+    handle: async ({ caller, actor, query, req }) => reply(await publisherMetrics(deps, publisherOf(caller, actor), { ...query, format: wantsCsv(query, req.get("accept")) as "json" | "csv" })),
+  }),
+];
+
+

@@ -1,0 +1,141 @@
+import { randomBytes } from "node:crypto";
+import { isbot } from "isbot";
+import type { z } from "zod";
+import { assertInCredentialScope, assertOwnsModule } from "../access/policy";
+import { assertVisible, type Viewer } from "../access/visibility";
+import { invalidRequest } from "../core/errors";
+import { ApiError } from "../core/errors";
+import { utcDay } from "../core/time";
+import type { Deps, OperatorDeps } from "../deps";
+import { moduleStore } from "../marketplace/module-store";
+import { metricCounts, type MetricMonth, type StoredCell } from "../metrics/metric-store";
+import { addDays, csvOf, METRICS, monthsBetween, seriesOf, type DayCell, type Interval, type Metric, type Split } from "../metrics/rules";
+import { actingOwner, ownersActedFor, type Publisher } from "../publishing/publisher";
+import { pageViewStore } from "./page-view-store";
+import type { metricsQuerySchema, metricsSchema } from "./schemas";
+
+/**
+ * Analytics (contract §28): page views counted once per visitor, module and day, and the
+ * figures read back from the month documents (metrics/metric-store.ts), for one module, a
+ * publisher's modules or, for operators, the whole marketplace.
+ */
+
+/** Who viewed a page, as far as the request says (§28's visitor rule). */
+export interface PageVisitor {
+  uid: string | null;
+  /** The `mv` cookie, when the request carried a well-formed one. */
+  cookie: string | null;
+  address: string;
+  userAgent: string;
+}
+
+/** An `mv` cookie's value: 128 random bits in hex. */
+export const VISITOR_COOKIE = /^[0-9a-f]{32}$/;
+
+/**
+ * POST /modules/:id/views: counts the view once per visitor and UTC day (a known crawler is not
+ * counted). Answers the `mv` cookie to set, when the request had none: it stands for this same
+ * visitor for the rest of the day.
+ */
+export async function recordPageView({ db, clock }: Deps, moduleId: string, visitor: PageVisitor, viewer: Viewer): Promise<string | null> {
+  const module = await moduleStore(db).getModule(moduleId);
+  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  await assertVisible(module, viewer);
+  if (isbot(visitor.userAgent)) return null;
+  const now = clock();
+  const day = utcDay(now);
+  const cookie = visitor.cookie ?? randomBytes(16).toString("hex");
+  const who = visitor.uid ? `user:${visitor.uid}` : visitor.cookie ? `mv:${visitor.cookie}` : `address:${visitor.address}\n${visitor.userAgent}`;
+  const keys = visitor.cookie ? [who] : [who, `mv:${cookie}`];
+  const views = pageViewStore(db);
+  await db.runTransaction(async (tx) => {
+    const [seen] = await views.seenIn(tx, moduleId, day, keys);
+    if (seen && visitor.cookie) return;
+    views.markIn(tx, moduleId, day, keys, now);
+    if (!seen) metricCounts(db).addIn(tx, [{ moduleId, day, metric: "pageViews", amount: 1 }]);
+  });
+  return visitor.cookie ? null : cookie;
+}
+
+const MAX_DAYS = 3653;
+const DEFAULT_DAYS = 30;
+
+/** The query's range: the last 30 days by default, at most 10 years, `from` not after `to`. */
+function rangeOf(query: { from?: string; to?: string }, now: Date): { from: string; to: string } {
+  const to = query.to ?? utcDay(now);
+  const from = query.from ?? addDays(to, -(DEFAULT_DAYS - 1));
+  if (from > to) throw invalidRequest("from must not be after to.", [{ path: "from", message: `After to (${to}).` }]);
+  if (Date.parse(to) - Date.parse(from) >= MAX_DAYS * 86_400_000) throw invalidRequest("At most 10 years at once.", [{ path: "from", message: "More than 10 years before to." }]);
+  return { from, to };
+}
+
+type MetricsQuery = z.output<typeof metricsQuerySchema>;
+type MetricsAnswer = z.output<typeof metricsSchema>;
+
+/** The answer as JSON, or its CSV when asked for. */
+export type MetricsReply = { json: MetricsAnswer } | { csv: string };
+
+/** The cells of several modules' months, added together day by day. */
+function cellsOf(months: MetricMonth[]): (day: string, metric: Metric) => DayCell | undefined {
+  const byDay = new Map<string, Map<string, StoredCell>>();
+  for (const month of months) {
+    for (const [dd, metrics] of month.cells) {
+      const day = `${month.month}-${dd}`;
+      const into = byDay.get(day) ?? new Map<string, StoredCell>();
+      byDay.set(day, into);
+      for (const [metric, cell] of metrics) into.set(metric, into.has(metric) ? addCells(into.get(metric)!, cell) : cell);
+    }
+  }
+  return (day, metric) => byDay.get(day)?.get(metric);
+}
+
+const addRecords = (a: Record<string, number> | undefined, b: Record<string, number> | undefined) => {
+  if (!a || !b) return a ?? b;
+  const sum = { ...a };
+  for (const [key, n] of Object.entries(b)) sum[key] = (sum[key] ?? 0) + n;
+  return sum;
+};
+
+function addCells(a: StoredCell, b: StoredCell): StoredCell {
+  const total = typeof a.total === "number" && typeof b.total === "number" ? a.total + b.total : addRecords(typeof a.total === "object" ? a.total : {}, typeof b.total === "object" ? b.total : {})!;
+  const version = addRecords(a.version, b.version);
+  const platform = addRecords(a.platform, b.platform);
+  return { total, ...(version ? { version } : {}), ...(platform ? { platform } : {}) };
+}
+
+function answer(months: MetricMonth[], range: { from: string; to: string }, query: MetricsQuery, currencies: readonly string[], moduleId?: string): MetricsReply {
+  const asked = { ...range, interval: query.interval as Interval, metrics: (query.metrics ?? METRICS) as readonly Metric[], split: query.split as Split | undefined };
+  const result = seriesOf(cellsOf(months), asked);
+  if (query.format === "csv") return { csv: csvOf(result, asked, currencies) };
+  return { json: { ...(moduleId ? { moduleId } : {}), from: range.from, to: range.to, interval: asked.interval, ...result } };
+}
+
+/** GET /developers/modules/:id/metrics: one module's figures, for its owner. */
+export async function moduleMetrics({ db, clock, config }: Deps, publisher: Publisher, moduleId: string, query: MetricsQuery): Promise<MetricsReply> {
+  assertInCredentialScope(moduleId, publisher.credential);
+  const range = rangeOf(query, clock());
+  const [module, owner] = await Promise.all([moduleStore(db).getModule(moduleId), actingOwner(db, publisher, moduleId)]);
+  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  assertOwnsModule(moduleId, module, owner.id);
+  const months = await metricCounts(db).months([moduleId], monthsBetween(range.from, range.to));
+  return answer(months, range, query, config.payments.currencies, moduleId);
+}
+
+/** GET /developers/metrics: the same over every module the caller publishes (those a publish token may act on). */
+export async function publisherMetrics({ db, clock, config }: Deps, publisher: Publisher, query: MetricsQuery): Promise<MetricsReply> {
+  const range = rangeOf(query, clock());
+  const modules = moduleStore(db);
+  const owners = await ownersActedFor(db, publisher.id);
+  const { credential } = publisher;
+  const ids = (await Promise.all(owners.map((owner) => modules.byDeveloper(owner)))).flat().map((module) => module.id).filter((id) => credential.kind !== "oidc" || credential.moduleIds.includes(id));
+  const months = await metricCounts(db).months(ids, monthsBetween(range.from, range.to));
+  return answer(months, range, query, config.payments.currencies);
+}
+
+/** Operators (`npm run admin -- metrics`): one module's figures, or the whole marketplace's. */
+export async function marketplaceMetrics({ db, clock }: OperatorDeps, query: MetricsQuery & { module?: string }, currencies: readonly string[]): Promise<MetricsReply> {
+  const range = rangeOf(query, clock());
+  const months = monthsBetween(range.from, range.to);
+  const read = query.module ? await metricCounts(db).months([query.module], months) : await metricCounts(db).allMonths(months[0], months.at(-1)!);
+  return answer(read, range, query, currencies, query.module);
+}

@@ -1,0 +1,244 @@
+import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from "chart.js";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { dataOf, type Schemas, type SignedInApi } from "../api";
+import { formatMoney, utcDay } from "../format";
+import { ErrorMessage } from "../ui/messages";
+
+Chart.register(LineController, LineElement, PointElement, CategoryScale, LinearScale, Legend, Tooltip);
+
+type Metrics = Schemas["Metrics"];
+type Value = Metrics["totals"][string];
+
+/** Colours dark enough against white for lines and text alike (WCAG 3:1 for graphics). */
+const PALETTE = ["#1d4ed8", "#b45309", "#047857", "#7c3aed", "#be123c", "#0e7490", "#4d7c0f", "#a21caf"];
+
+const LABELS: Record<string, string> = {
+  downloads: "Downloads",
+  installs: "Installs",
+  uninstalls: "Uninstalls",
+  activeDevices: "Active devices",
+  pageViews: "Page views",
+  purchases: "Purchases",
+  trials: "Trials",
+  trialConversions: "Trial conversions",
+  revenue: "Revenue",
+  refunds: "Refunds",
+  net: "Net",
+};
+
+/** The range presets (§28): the days back from today, and the buckets that read best at that length. */
+const RANGES = [
+  { id: "7d", label: "7 days", days: 7, interval: "day" },
+  { id: "30d", label: "30 days", days: 30, interval: "day" },
+  { id: "90d", label: "90 days", days: 90, interval: "day" },
+  { id: "12m", label: "12 months", days: 365, interval: "week" },
+  { id: "all", label: "All", days: 3650, interval: "month" },
+] as const;
+
+type Range = (typeof RANGES)[number];
+type SplitChoice = "" | "version" | "platform";
+
+const MONEY = new Set(["revenue", "refunds", "net"]);
+
+/**
+ * The portal's Analytics (§28): a line chart per metric over a chosen range, split by version or
+ * platform on request, the funnel from page views to installs to purchases, each chart with its
+ * numbers in a table, and the same figures as CSV.
+ */
+export function Analytics({ api, modules }: { api: SignedInApi; modules: Schemas["DeveloperModules"]["items"] }) {
+  const [moduleId, setModuleId] = useState("");
+  const [range, setRange] = useState<Range>(RANGES[1]);
+  const [split, setSplit] = useState<SplitChoice>("");
+  const [metrics, setMetrics] = useState<Metrics | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const query = { from: utcDay(-(range.days - 1)), to: utcDay(0), interval: range.interval, ...(split ? { split } : {}) };
+
+  useEffect(() => {
+    setError(null);
+    const answer = moduleId ? api.GET("/developers/modules/{id}/metrics", { params: { path: { id: moduleId }, query } }) : api.GET("/developers/metrics", { params: { query } });
+    dataOf(answer).then(setMetrics, (failure) => {
+      setMetrics(null);
+      setError(failure);
+    });
+  }, [api, moduleId, range, split]);
+
+  const exportCsv = async () => {
+    setError(null);
+    try {
+      const csvQuery = { ...query, format: "csv" as const };
+      const csv = await dataOf<string>(
+        moduleId
+          ? api.GET("/developers/modules/{id}/metrics", { params: { path: { id: moduleId }, query: csvQuery }, parseAs: "text" })
+          : api.GET("/developers/metrics", { params: { query: csvQuery }, parseAs: "text" }),
+      );
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([csv], { type: "text/csv" }));
+      link.download = `${moduleId || "all-modules"}-${query.from}-${query.to}.csv`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+
+  if (modules.length === 0) return null;
+  return (
+    <section aria-labelledby="analytics-heading" class="panel analytics">
+      <h2 id="analytics-heading">Analytics</h2>
+      <form class="grid-form" onSubmit={(event) => event.preventDefault()}>
+        <div class="field">
+          <label for="analytics-module">Module</label>
+          <select id="analytics-module" value={moduleId} onChange={(event) => setModuleId(event.currentTarget.value)}>
+            <option value="">All your modules</option>
+            {modules.map((module) => (
+              <option value={module.id} key={module.id}>
+                {module.name} ({module.id})
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="analytics-split">Split by</label>
+          <select id="analytics-split" value={split} onChange={(event) => setSplit(event.currentTarget.value as SplitChoice)}>
+            <option value="">Nothing</option>
+            <option value="version">Version</option>
+            <option value="platform">Platform</option>
+          </select>
+        </div>
+        <div class="field">
+          <button type="button" class="secondary" onClick={() => void exportCsv()}>
+            Export CSV
+          </button>
+        </div>
+      </form>
+      <div class="range-picker" role="group" aria-label="Range">
+        {RANGES.map((choice) => (
+          <button type="button" key={choice.id} class="secondary range-choice" aria-pressed={choice.id === range.id} onClick={() => setRange(choice)}>
+            {choice.label}
+          </button>
+        ))}
+      </div>
+      <ErrorMessage error={error} />
+      {metrics && (
+        <>
+          <Funnel totals={metrics.totals} />
+          <div class="metric-charts">
+            {Object.keys(LABELS).map((metric) => (
+              <MetricChart key={`${metric}-${split}-${range.id}-${moduleId}`} metric={metric} metrics={metrics} />
+            ))}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+const countOf = (value: Value | undefined) => (typeof value === "number" ? value : 0);
+const rate = (part: number, whole: number) => (whole === 0 ? "–" : `${((part / whole) * 100).toFixed(1)} %`);
+
+/** Page views → installs → purchases, with the rate from each step to the next. */
+function Funnel({ totals }: { totals: Metrics["totals"] }) {
+  const views = countOf(totals.pageViews);
+  const installs = countOf(totals.installs);
+  const purchases = countOf(totals.purchases);
+  return (
+    <ol class="funnel" aria-label="Funnel">
+      <li>
+        <strong>{views}</strong> page views
+      </li>
+      <li>
+        <strong>{installs}</strong> installs <span class="muted">({rate(installs, views)} of page views)</span>
+      </li>
+      <li>
+        <strong>{purchases}</strong> purchases <span class="muted">({rate(purchases, installs)} of installs)</span>
+      </li>
+    </ol>
+  );
+}
+
+/** A series' label: its split value, and for money its currency. */
+function datasetsOf(metric: string, metrics: Metrics) {
+  const series = metrics.series.filter((entry) => entry.metric === metric);
+  if (!MONEY.has(metric)) return series.map((entry) => ({ label: entry.split ?? LABELS[metric], currency: undefined as string | undefined, values: entry.points.map((point) => countOf(point.value)) }));
+  const currencies = [...new Set(series.flatMap((entry) => entry.points.flatMap((point) => (typeof point.value === "object" ? Object.keys(point.value) : []))))].sort();
+  return series.flatMap((entry) =>
+    currencies.map((currency) => ({
+      label: `${entry.split ? `${entry.split} ` : ""}${currency.toUpperCase()}`,
+      currency: currency as string | undefined,
+      values: entry.points.map((point) => (typeof point.value === "object" ? (point.value[currency] ?? 0) : 0)),
+    })),
+  );
+}
+
+function MetricChart({ metric, metrics }: { metric: string; metrics: Metrics }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const dates = metrics.series.find((entry) => entry.metric === metric)?.points.map((point) => point.date) ?? [];
+  const datasets = datasetsOf(metric, metrics);
+  const total = metrics.totals[metric];
+  const shown = (value: number, currency?: string) => (currency ? formatMoney(value, currency) : String(value));
+  const totalText = typeof total === "object" ? Object.entries(total).map(([currency, amount]) => formatMoney(amount, currency)).join(", ") || formatMoney(0, "usd") : String(total ?? 0);
+  const summary = `${LABELS[metric]} from ${metrics.from} to ${metrics.to}: ${metric === "activeDevices" ? "on the last day" : "in all"} ${totalText}.`;
+
+  useEffect(() => {
+    const chart = new Chart(canvas.current!, {
+      type: "line",
+      data: {
+        labels: dates,
+        datasets: datasets.map((dataset, index) => ({
+          label: dataset.label,
+          data: dataset.values.map((value) => (dataset.currency ? value / 100 : value)),
+          borderColor: PALETTE[index % PALETTE.length],
+          backgroundColor: PALETTE[index % PALETTE.length],
+          pointRadius: dates.length > 60 ? 0 : 2,
+          tension: 0.2,
+        })),
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        interaction: { mode: "index", intersect: false },
+        scales: { y: { beginAtZero: true, ticks: { precision: MONEY.has(metric) ? 2 : 0 } } },
+        plugins: { legend: { display: datasets.length > 1, position: "bottom" } },
+      },
+    });
+    return () => chart.destroy();
+  }, [metrics]);
+
+  return (
+    <figure class="chart metric-chart" data-metric={metric}>
+      <h3>{LABELS[metric]}</h3>
+      <div class="chart-box">
+        <canvas ref={canvas} role="img" aria-label={summary} />
+      </div>
+      <figcaption>{summary}</figcaption>
+      <details>
+        <summary>Show the numbers</summary>
+        <div class="table-scroll" tabIndex={0} role="region" aria-label={`${LABELS[metric]} per ${metrics.interval}`}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{metrics.interval === "day" ? "Day" : metrics.interval === "week" ? "Week of" : "Month"}</th>
+                {datasets.map((dataset) => (
+                  <th scope="col" key={dataset.label}>
+                    {dataset.label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {dates.map((date, row) => (
+                <tr key={date}>
+                  <th scope="row">{date}</th>
+                  {datasets.map((dataset) => (
+                    <td key={dataset.label}>{shown(dataset.values[row], dataset.currency)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </figure>
+  );
+}
