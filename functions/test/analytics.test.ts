@@ -1,12 +1,10 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import request from "supertest";
-import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
-import { LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
+import type { LocalStripe } from "../../tools/local-stack/stripe-server";
 import { utcDay } from "../src/core/time";
 import { admin, json } from "./support/admin";
-import { bearer, createDeveloper, createUser, eventually, expectProblem, otherInstanceApp, publishModule, resetEmulators, testApp, type TestDeveloper, type TestUser } from "./support/harness";
+import { appsWithLocalStripe } from "./support/local-stripe";
+import { bearer, createDeveloper, createUser, eventually, expectProblem, publishModule, resetEmulators, type TestDeveloper, type TestUser } from "./support/harness";
 
 const api = "/api/v1";
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36";
@@ -20,27 +18,13 @@ const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
  */
 describe("analytics (§28)", () => {
   let stripe: LocalStripe;
-  let server: Server;
   let app: Express;
   let other: Express;
   const today = utcDay(new Date());
 
-  const stripeConfig = () => ({
-    billing: { stripeSecretKey: "sk_test_local", apiBase: { protocol: "http" as const, host: "127.0.0.1", port: Number(new URL(stripe.url).port) }, plans: new Map<string, string>() },
-    payments: { feeBasisPoints: 1500, currencies: ["usd", "eur", "gbp"] },
-  });
-
+  const local = appsWithLocalStripe();
   beforeAll(async () => {
-    server = createServer((req, res) => app(req, res));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const port = (server.address() as AddressInfo).port;
-    stripe = await startLocalStripe({ prices: [], webhook: { url: `http://127.0.0.1:${port}${api}/billing/stripe/webhook`, secret: LOCAL_STRIPE_WEBHOOK_SECRET, connectSecret: LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET } });
-    app = await testApp({ config: stripeConfig() });
-    other = await otherInstanceApp({ config: stripeConfig() });
-  });
-  afterAll(async () => {
-    await stripe.stop();
-    await new Promise((resolve) => server.close(resolve));
+    ({ stripe, app, other } = local);
   });
   beforeEach(async () => {
     await resetEmulators();

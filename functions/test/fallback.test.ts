@@ -1,12 +1,10 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import request from "supertest";
 import { verifyActivationCertificate } from "../../docs/examples/verify-activation-certificate";
-import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
-import { LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
+import type { LocalStripe } from "../../tools/local-stack/stripe-server";
+import { appsWithLocalStripe } from "./support/local-stripe";
 import { putBusiness } from "./support/fixtures";
-import { bearer, createDeveloper, createUser, expectProblem, otherInstanceApp, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
 const api = "/api/v1";
 const DAY_MS = 24 * 3600 * 1000;
@@ -21,28 +19,15 @@ const DAY_MS = 24 * 3600 * 1000;
  */
 describe("perpetual fallback (§27)", () => {
   let stripe: LocalStripe;
-  let server: Server;
   let app: Express;
   let other: Express;
   let tomorrow: Express;
 
-  const stripeConfig = () => ({
-    billing: { stripeSecretKey: "sk_test_local", apiBase: { protocol: "http" as const, host: "127.0.0.1", port: Number(new URL(stripe.url).port) }, plans: new Map<string, string>() },
-    payments: { feeBasisPoints: 1500, currencies: ["usd", "eur", "gbp"] },
-  });
-
+  const local = appsWithLocalStripe();
+  const stripeConfig = () => local.stripeConfig();
   beforeAll(async () => {
-    server = createServer((req, res) => app(req, res));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const port = (server.address() as AddressInfo).port;
-    stripe = await startLocalStripe({ prices: [], webhook: { url: `http://127.0.0.1:${port}${api}/billing/stripe/webhook`, secret: LOCAL_STRIPE_WEBHOOK_SECRET, connectSecret: LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET } });
-    app = await testApp({ config: stripeConfig() });
-    other = await otherInstanceApp({ config: stripeConfig() });
+    ({ stripe, app, other } = local);
     tomorrow = await testApp({ config: stripeConfig(), clock: () => new Date(Date.now() + DAY_MS) });
-  });
-  afterAll(async () => {
-    await stripe.stop();
-    await new Promise((resolve) => server.close(resolve));
   });
   beforeEach(async () => {
     await resetEmulators();

@@ -1,12 +1,11 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import request from "supertest";
 import { verifyActivationCertificate } from "../../docs/examples/verify-activation-certificate";
-import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
+import type { LocalStripe } from "../../tools/local-stack/stripe-server";
 import { LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
-import { bearer, createDeveloper, createUser, expectProblem, otherInstanceApp, publishModule, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
 import { runAdmin } from "./support/admin";
+import { appsWithLocalStripe } from "./support/local-stripe";
 import { putBusiness } from "./support/fixtures";
 import { nowSeconds, signed } from "./support/stripe-events";
 
@@ -19,26 +18,13 @@ const DAY = 24 * 3600;
  */
 describe("paid modules (§20)", () => {
   let stripe: LocalStripe;
-  let server: Server;
   let app: Express;
   let other: Express;
 
-  const stripeConfig = () => ({
-    billing: { stripeSecretKey: "sk_test_local", apiBase: { protocol: "http" as const, host: "127.0.0.1", port: Number(new URL(stripe.url).port) }, plans: new Map<string, string>() },
-    payments: { feeBasisPoints: 1500, currencies: ["usd", "eur", "gbp"] },
-  });
-
+  const local = appsWithLocalStripe();
+  const stripeConfig = () => local.stripeConfig();
   beforeAll(async () => {
-    server = createServer((req, res) => app(req, res));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const port = (server.address() as AddressInfo).port;
-    stripe = await startLocalStripe({ prices: [], webhook: { url: `http://127.0.0.1:${port}${api}/billing/stripe/webhook`, secret: LOCAL_STRIPE_WEBHOOK_SECRET, connectSecret: LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET } });
-    app = await testApp({ config: stripeConfig() });
-    other = await otherInstanceApp({ config: stripeConfig() });
-  });
-  afterAll(async () => {
-    await stripe.stop();
-    await new Promise((resolve) => server.close(resolve));
+    ({ stripe, app, other } = local);
   });
   beforeEach(async () => {
     await resetEmulators();
