@@ -1,5 +1,6 @@
 import type { Firestore, Transaction } from "firebase-admin/firestore";
 import { purchaseGrants } from "../access/rules";
+import { withinDeadline } from "../core/deadline";
 import { fallbackHolderStore } from "./fallback-holder-store";
 import { memberStore } from "./member-store";
 import { purchaseStore, type PurchaseRecord } from "./purchase-store";
@@ -24,11 +25,14 @@ export async function fallbackHoldersIn(tx: Transaction, db: Firestore, purchase
 /** Records the holders of an ended business purchase whose holders are due, once, whoever gets there first. */
 export async function recordDueHolders(db: Firestore, purchaseId: string, now: Date): Promise<void> {
   const purchases = purchaseStore(db);
-  await db.runTransaction(async (tx) => {
-    const purchase = purchases.read(await tx.get(purchases.ref(purchaseId)));
-    if (!purchase || !holdersDue(purchase, now)) return;
-    const uids = await fallbackHoldersIn(tx, db, purchase);
-    fallbackHolderStore(db).recordIn(tx, { id: purchase.id, moduleId: purchase.moduleId, businessId: purchase.owner.id }, uids, now);
-    purchases.setIn(tx, { ...purchase, fallbackHoldersAt: now });
-  });
+  await withinDeadline(
+    "Firestore (fallback holders)",
+    db.runTransaction(async (tx) => {
+      const purchase = purchases.read(await tx.get(purchases.ref(purchaseId)));
+      if (!purchase || !holdersDue(purchase, now)) return;
+      const uids = await fallbackHoldersIn(tx, db, purchase);
+      fallbackHolderStore(db).recordIn(tx, { id: purchase.id, moduleId: purchase.moduleId, businessId: purchase.owner.id }, uids, now);
+      purchases.setIn(tx, { ...purchase, fallbackHoldersAt: now });
+    }),
+  );
 }

@@ -3,8 +3,8 @@ import { isbot } from "isbot";
 import type { z } from "zod";
 import { assertInCredentialScope, assertOwnsModule } from "../access/policy";
 import { assertVisible, type Viewer } from "../access/visibility";
-import { invalidRequest } from "../core/errors";
-import { ApiError } from "../core/errors";
+import { withinDeadline } from "../core/deadline";
+import { ApiError, invalidRequest } from "../core/errors";
 import { utcDay } from "../core/time";
 import type { Deps, OperatorDeps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
@@ -48,12 +48,15 @@ export async function recordPageView({ db, clock }: Deps, moduleId: string, visi
   const who = visitor.uid ? `user:${visitor.uid}` : visitor.cookie ? `mv:${visitor.cookie}` : `address:${visitor.address}\n${visitor.userAgent}`;
   const keys = visitor.cookie ? [who] : [who, `mv:${cookie}`];
   const views = pageViewStore(db);
-  await db.runTransaction(async (tx) => {
-    const [seen] = await views.seenIn(tx, moduleId, day, keys);
-    if (seen && visitor.cookie) return;
-    views.markIn(tx, moduleId, day, keys, now);
-    if (!seen) metricCounts(db).addIn(tx, [{ moduleId, day, metric: "pageViews", amount: 1 }]);
-  });
+  await withinDeadline(
+    "Firestore (page views)",
+    db.runTransaction(async (tx) => {
+      const [seen] = await views.seenIn(tx, moduleId, day, keys);
+      if (seen && visitor.cookie) return;
+      views.markIn(tx, moduleId, day, keys, now);
+      if (!seen) metricCounts(db).addIn(tx, [{ moduleId, day, metric: "pageViews", amount: 1 }]);
+    }),
+  );
   return visitor.cookie ? null : cookie;
 }
 

@@ -1,4 +1,5 @@
 import type { Firestore, Transaction } from "firebase-admin/firestore";
+import { withinDeadline } from "../core/deadline";
 import { activityCounts, removalCounts } from "./counting";
 import { deviceActivityStore, type DeviceActivity } from "./device-activity-store";
 import { metricCounts, type MetricCount } from "./metric-store";
@@ -49,7 +50,7 @@ export async function updateCheckSeen(db: Firestore, who: { uid: string; deviceI
   const unchanged = (before: DeviceActivity | null, item: { version: string }) =>
     before?.lastDay === today && before.version === item.version && (who.platform === undefined || before.platform === who.platform);
   if ((await activities.getAll(keys)).every((before, index) => unchanged(before, items[index]))) return;
-  await db.runTransaction(async (tx) => {
+  await withinDeadline("Firestore (analytics)", db.runTransaction(async (tx) => {
     const before = await activities.getAllIn(tx, keys);
     const counts: MetricCount[] = [];
     items.forEach((item, index) => {
@@ -59,5 +60,5 @@ export async function updateCheckSeen(db: Firestore, who: { uid: string; deviceI
       counts.push(...seen.counts);
     });
     metricCounts(db).addIn(tx, counts);
-  });
+  }));
 }
