@@ -4,13 +4,14 @@ import type { z } from "zod";
 import { assertInCredentialScope, assertOwnsModule } from "../access/policy";
 import { assertVisible, type Viewer } from "../access/visibility";
 import { withinDeadline } from "../core/deadline";
-import { ApiError, invalidRequest } from "../core/errors";
+import { ApiError } from "../core/errors";
 import { utcDay } from "../core/time";
 import type { Deps, OperatorDeps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
-import { metricCounts, type MetricMonth, type StoredCell } from "../metrics/metric-store";
-import { addDays, csvOf, METRICS, monthsBetween, seriesOf, type DayCell, type Interval, type Metric, type Split } from "../metrics/rules";
-import { actingOwner, ownersActedFor, type Publisher } from "../publishing/publisher";
+import { metricCounts, type MetricMonth } from "../metrics/metric-store";
+import { statsRange } from "../publishing/stats";
+import { addCells, csvOf, METRICS, monthsBetween, seriesOf, type DayCell, type Interval, type Metric, type Split } from "../metrics/rules";
+import { actingOwner, modulesActedOn, type Publisher } from "../publishing/publisher";
 import { pageViewStore } from "./page-view-store";
 import type { metricsQuerySchema, metricsSchema } from "./schemas";
 
@@ -60,17 +61,11 @@ export async function recordPageView({ db, clock }: Deps, moduleId: string, visi
   return visitor.cookie ? null : cookie;
 }
 
+/** At most 10 years at once (§28). */
 const MAX_DAYS = 3653;
-const DEFAULT_DAYS = 30;
 
-/** The query's range: the last 30 days by default, at most 10 years, `from` not after `to`. */
-function rangeOf(query: { from?: string; to?: string }, now: Date): { from: string; to: string } {
-  const to = query.to ?? utcDay(now);
-  const from = query.from ?? addDays(to, -(DEFAULT_DAYS - 1));
-  if (from > to) throw invalidRequest("from must not be after to.", [{ path: "from", message: `After to (${to}).` }]);
-  if (Date.parse(to) - Date.parse(from) >= MAX_DAYS * 86_400_000) throw invalidRequest("At most 10 years at once.", [{ path: "from", message: "More than 10 years before to." }]);
-  return { from, to };
-}
+/** The query's range: the last 30 days by default (as download statistics'), `from` not after `to`. */
+const rangeOf = (query: { from?: string; to?: string }, now: Date) => statsRange(query, now, MAX_DAYS);
 
 type MetricsQuery = z.output<typeof metricsQuerySchema>;
 type MetricsAnswer = z.output<typeof metricsSchema>;
@@ -80,30 +75,16 @@ export type MetricsReply = { json: MetricsAnswer } | { csv: string };
 
 /** The cells of several modules' months, added together day by day. */
 function cellsOf(months: MetricMonth[]): (day: string, metric: Metric) => DayCell | undefined {
-  const byDay = new Map<string, Map<string, StoredCell>>();
+  const byDay = new Map<string, Map<string, DayCell>>();
   for (const month of months) {
     for (const [dd, metrics] of month.cells) {
       const day = `${month.month}-${dd}`;
-      const into = byDay.get(day) ?? new Map<string, StoredCell>();
+      const into = byDay.get(day) ?? new Map<string, DayCell>();
       byDay.set(day, into);
       for (const [metric, cell] of metrics) into.set(metric, into.has(metric) ? addCells(into.get(metric)!, cell) : cell);
     }
   }
   return (day, metric) => byDay.get(day)?.get(metric);
-}
-
-const addRecords = (a: Record<string, number> | undefined, b: Record<string, number> | undefined) => {
-  if (!a || !b) return a ?? b;
-  const sum = { ...a };
-  for (const [key, n] of Object.entries(b)) sum[key] = (sum[key] ?? 0) + n;
-  return sum;
-};
-
-function addCells(a: StoredCell, b: StoredCell): StoredCell {
-  const total = typeof a.total === "number" && typeof b.total === "number" ? a.total + b.total : addRecords(typeof a.total === "object" ? a.total : {}, typeof b.total === "object" ? b.total : {})!;
-  const version = addRecords(a.version, b.version);
-  const platform = addRecords(a.platform, b.platform);
-  return { total, ...(version ? { version } : {}), ...(platform ? { platform } : {}) };
 }
 
 function answer(months: MetricMonth[], range: { from: string; to: string }, query: MetricsQuery, currencies: readonly string[], moduleId?: string): MetricsReply {
@@ -127,10 +108,7 @@ export async function moduleMetrics({ db, clock, config }: Deps, publisher: Publ
 /** GET /developers/metrics: the same over every module the caller publishes (those a publish token may act on). */
 export async function publisherMetrics({ db, clock, config }: Deps, publisher: Publisher, query: MetricsQuery): Promise<MetricsReply> {
   const range = rangeOf(query, clock());
-  const modules = moduleStore(db);
-  const owners = await ownersActedFor(db, publisher.id);
-  const { credential } = publisher;
-  const ids = (await Promise.all(owners.map((owner) => modules.byDeveloper(owner)))).flat().map((module) => module.id).filter((id) => credential.kind !== "oidc" || credential.moduleIds.includes(id));
+  const ids = (await modulesActedOn(db, publisher)).map((module) => module.id);
   const months = await metricCounts(db).months(ids, monthsBetween(range.from, range.to));
   return answer(months, range, query, config.payments.currencies);
 }

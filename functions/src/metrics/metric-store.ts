@@ -2,6 +2,7 @@ import { FieldValue, type Firestore, type Transaction, type WriteBatch } from "f
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, oncePerDatabase, readDocument } from "../core/documents";
+import type { DayCell } from "./rules";
 
 /**
  * `metricMonths/{moduleId}_{YYYY-MM}`: a module's analytics of one UTC month (contract §28), one
@@ -30,17 +31,11 @@ export interface MetricCount {
 const cell = z.object({ t: z.union([z.number(), z.record(z.string(), z.number())]), v: z.record(z.string(), z.number()).optional(), p: z.record(z.string(), z.number()).optional() });
 const monthDocument = z.object({ moduleId: z.string(), month: z.string(), days: z.record(z.string(), z.record(z.string(), cell)).default({}) });
 
-export interface StoredCell {
-  total: number | Record<string, number>;
-  version?: Record<string, number>;
-  platform?: Record<string, number>;
-}
-
 /** A month's cells: `cells.get("DD")?.get(metric)`. */
 export interface MetricMonth {
   moduleId: string;
   month: string;
-  cells: Map<string, Map<string, StoredCell>>;
+  cells: Map<string, Map<string, DayCell>>;
 }
 
 type Nested = { [key: string]: Nested | number };
@@ -59,7 +54,7 @@ export const metricCounts = oncePerDatabase((db: Firestore) => {
   const read = (snapshot: FirebaseFirestore.DocumentSnapshot): MetricMonth | null => {
     const stored = readDocument(monthDocument, snapshot);
     if (!stored) return null;
-    const cells = new Map<string, Map<string, StoredCell>>();
+    const cells = new Map<string, Map<string, DayCell>>();
     for (const [day, metrics] of Object.entries(stored.days)) {
       cells.set(day, new Map(Object.entries(metrics).map(([metric, { t, v, p }]) => [metric, { total: t, ...(v ? { version: v } : {}), ...(p ? { platform: p } : {}) }])));
     }

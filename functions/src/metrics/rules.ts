@@ -1,3 +1,5 @@
+import { DAY_MS, utcDay } from "../core/time";
+
 /**
  * Analytics (contract §28) as pure functions: what is counted, the days a device's activity keeps
  * it active, and how a range of daily figures becomes series, totals and CSV.
@@ -29,18 +31,16 @@ export interface DayCell {
 
 export type Value = number | Record<string, number>;
 
-const DAY_MS = 24 * 3600 * 1000;
-export const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 export const parseDay = (day: string) => new Date(`${day}T00:00:00.000Z`);
-export const addDays = (day: string, days: number) => dayOf(new Date(parseDay(day).getTime() + days * DAY_MS));
+export const addDays = (day: string, days: number) => utcDay(new Date(parseDay(day).getTime() + days * DAY_MS));
 export const monthOf = (day: string) => day.slice(0, 7);
 
 /** The months a range of days touches, in order (YYYY-MM). */
 export function monthsBetween(from: string, to: string): string[] {
   const months: string[] = [];
   const cursor = parseDay(`${monthOf(from)}-01`);
-  while (dayOf(cursor) <= to) {
-    months.push(dayOf(cursor).slice(0, 7));
+  while (utcDay(cursor) <= to) {
+    months.push(utcDay(cursor).slice(0, 7));
     cursor.setUTCMonth(cursor.getUTCMonth() + 1);
   }
   return months;
@@ -85,6 +85,12 @@ const add = (a: Value | undefined, b: Value): Value => {
   return sum;
 };
 const zeroOf = (metric: Metric): Value => (isMoney(metric) ? {} : 0);
+
+/** Two modules' cells of one day and metric, added: totals, and each split value. */
+export function addCells(a: DayCell, b: DayCell): DayCell {
+  const splits = (key: "version" | "platform") => (a[key] || b[key] ? { [key]: add(a[key] ?? {}, b[key] ?? {}) as Record<string, number> } : {});
+  return { total: add(a.total, b.total), ...splits("version"), ...splits("platform") };
+}
 
 export interface Point {
   date: string;

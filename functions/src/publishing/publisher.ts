@@ -5,6 +5,7 @@ import type { Actor } from "../core/audit-log";
 import type { DeveloperAccount, DeveloperCaller } from "../core/auth";
 import type { Provenance } from "../core/provenance";
 import { developerStore } from "../developers/developer-store";
+import { moduleStore, type ModuleRecord } from "../marketplace/module-store";
 
 /** Who signs and publishes: a developer account, as far as modules need to know it, who acts for it, and how. */
 export interface Publisher {
@@ -66,6 +67,13 @@ export async function actingOwner(db: Firestore, developer: { id: string; publis
 export async function ownersActedFor(db: Firestore, developerId: string): Promise<string[]> {
   const memberships = await memberStore(db).ofUser(developerId);
   return [developerId, ...memberships.filter(({ member }) => !member.suspended && member.role !== "member").map(({ businessId }) => businessOwnerId(businessId))];
+}
+
+/** The modules a publisher's list covers (ownersActedFor's); a publish token, only those it may act on. */
+export async function modulesActedOn(db: Firestore, publisher: Publisher): Promise<ModuleRecord[]> {
+  const owners = await ownersActedFor(db, publisher.id);
+  const { credential } = publisher;
+  return (await Promise.all(owners.map((owner) => moduleStore(db).byDeveloper(owner)))).flat().filter((module) => credential.kind !== "oidc" || credential.moduleIds.includes(module.id));
 }
 
 /** The publisher a developer acts as for a module id (actingOwner), with how they came. */

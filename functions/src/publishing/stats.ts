@@ -8,14 +8,14 @@ export const MAX_STATS_DAYS = 366;
 
 /**
  * The days a statistics request covers: `to` defaults to today (UTC), `from` to 30 days ending
- * at `to`; at most 366 days, `from` not after `to`.
+ * at `to`; at most `maxDays` (366 for download statistics), `from` not after `to`.
  */
-export function statsRange(query: { from?: string; to?: string }, now: Date): { from: string; to: string } {
+export function statsRange(query: { from?: string; to?: string }, now: Date, maxDays = MAX_STATS_DAYS): { from: string; to: string } {
   const to = query.to ?? utcDay(now);
   const from = query.from ?? utcDay(new Date(Date.parse(to) - (DEFAULT_STATS_DAYS - 1) * DAY_MS));
   if (from > to) throw invalidRequest("from must not be after to.", [{ path: "from", message: `After to (${to}).` }]);
   const days = (Date.parse(to) - Date.parse(from)) / DAY_MS + 1;
-  if (days > MAX_STATS_DAYS) throw invalidRequest(`At most ${MAX_STATS_DAYS} days at once; this asks for ${days}.`, [{ path: "from", message: "Too far before to." }]);
+  if (days > maxDays) throw invalidRequest(`At most ${maxDays} days at once; this asks for ${days}.`, [{ path: "from", message: "Too far before to." }]);
   return { from, to };
 }
 

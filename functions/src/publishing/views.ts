@@ -7,7 +7,7 @@ import { ApiError } from "../core/errors";
 import type { Deps } from "../deps";
 import { downloadStore } from "../marketplace/download-store";
 import { moduleStore, type ModuleRecord, type Revocation, type Review, type VersionRecord } from "../marketplace/module-store";
-import { actingOwner, ownersActedFor, type Publisher } from "./publisher";
+import { actingOwner, modulesActedOn, type Publisher } from "./publisher";
 import type { moduleSchema, versionViewSchema } from "./schemas";
 import { dailyStats, statsRange } from "./stats";
 
@@ -27,10 +27,8 @@ export async function moduleDownloadStats({ db, config, clock }: Deps, publisher
 export async function listDeveloperModules({ db, config }: Deps, publisher: Publisher) {
   const modules = moduleStore(db);
   const downloads = downloadStore(db, config.downloadShards);
-  const { credential } = publisher;
   // A publish token sees the modules it may act on, no others.
-  const owners = await ownersActedFor(db, publisher.id);
-  const owned = (await Promise.all(owners.map((owner) => modules.byDeveloper(owner)))).flat().filter((module) => credential.kind !== "oidc" || credential.moduleIds.includes(module.id));
+  const owned = await modulesActedOn(db, publisher);
   const items = await Promise.all(
     owned.map(async (module) => ({
       id: module.id,
