@@ -249,7 +249,7 @@ describe("web pages (§16)", () => {
     expect((await api("/modules/download/acme.plotter", reader.idToken)).status).toBe(200);
     await drainDownloadCounters();
 
-    const { page, watch } = await openPage();
+    const { page, watch } = await openPage(1280);
     await page.goto(`${origin}/publisher`);
     expect(await seriousViolations(page)).toEqual([]);
     await page.fill("#sign-in-password", "wrong-password");
@@ -265,11 +265,18 @@ describe("web pages (§16)", () => {
     await page.fill("#reason-acme\\.plotter-1\\.1\\.0", "Plots upside down");
     // §24: it asks first, in a dialog naming the version withdrawn; Cancel withdraws nothing.
     const yankDialog = page.locator("dialog.confirm[open]");
-    await page.click("button[aria-label='Yank acme.plotter 1.1.0']");
-    await expect_(async () => expect(await yankDialog.locator("#confirm-title").textContent()).toMatch(/^Yank .* 1\.1\.0\?$/));
-    expect(await yankDialog.locator("#confirm-detail").textContent()).toContain("Version 1.1.0 of acme.plotter is withdrawn");
-    await screenshot(page, "publisher-yank-dialog");
-    await yankDialog.locator("button.secondary").click();
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.click("button[aria-label='Yank acme.plotter 1.1.0']");
+      await expect_(async () => expect(await yankDialog.locator("#confirm-title").textContent()).toMatch(/^Yank .* 1\.1\.0\?$/));
+      expect(await yankDialog.locator("#confirm-detail").textContent()).toContain("Version 1.1.0 of acme.plotter is withdrawn");
+      const box = (await yankDialog.boundingBox())!;
+      expect(box.x >= 0 && box.x + box.width <= width).toBe(true);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `publisher-yank-dialog-${width}`);
+      await yankDialog.locator("button.secondary").click();
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
     expect(((await (await api("/modules/acme.plotter")).json()) as { latestVersion: string }).latestVersion).toBe("1.1.0");
     await page.click("button[aria-label='Yank acme.plotter 1.1.0']");
     await yankDialog.locator("button.danger").click();
@@ -614,6 +621,11 @@ describe("web pages (§16)", () => {
     expect(await guest.page.locator(".joined").textContent()).toContain("Your seat holds no entitlements yet");
     await expect_(async () => expect(await guest.page.locator("section.panel").first().textContent()).toContain("member with a seat"));
     await screenshot(guest.page, "account-member-375");
+    await guest.page.setViewportSize({ width: 1280, height: 900 });
+    expect(await guest.page.locator(".joined h2").isVisible()).toBe(true);
+    expect(await scrollsSideways(guest.page)).toBe(false);
+    expect(await seriousViolations(guest.page)).toEqual([]);
+    await screenshot(guest.page, "account-member-1280");
     expect(await scrollsSideways(guest.page)).toBe(false);
     expect(await seriousViolations(guest.page)).toEqual([]);
 
@@ -1017,14 +1029,17 @@ describe("web pages (§16)", () => {
     await publishModule(seller, { id: "fabrikam.maps", name: "Fabrikam Maps", summary: "Maps by the month.", version: "1.0.0" });
     const trial = await fetch(`${origin}/api/v1/developers/modules/fabrikam.maps/pricing`, { method: "PUT", headers: { Authorization: `Bearer ${seller.idToken}`, "Content-Type": "application/json" }, body: JSON.stringify({ model: "subscription", amount: 500, interval: "month", trialDays: 7 }) });
     expect(trial.status).toBe(200);
-    const visitor = await openPage(375);
-    await visitor.page.goto(`${origin}/modules/fabrikam.maps`);
-    await visitor.page.locator(".purchase .price").waitFor();
-    expect(await visitor.page.locator(".purchase a.button").textContent()).toBe("Sign in to start a 7-day trial");
-    expect(await visitor.page.locator(".purchase a.button").getAttribute("href")).toBe("/account?next=%2Fmodules%2Ffabrikam.maps");
-    expect(await seriousViolations(visitor.page)).toEqual([]);
-    await screenshot(visitor.page, "module-trial-anonymous-375");
-    done(visitor.watch);
+    for (const width of [375, 1280]) {
+      const visitor = await openPage(width);
+      await visitor.page.goto(`${origin}/modules/fabrikam.maps`);
+      await visitor.page.locator(".purchase .price").waitFor();
+      expect(await visitor.page.locator(".purchase a.button").textContent()).toBe("Sign in to start a 7-day trial");
+      expect(await visitor.page.locator(".purchase a.button").getAttribute("href")).toBe("/account?next=%2Fmodules%2Ffabrikam.maps");
+      expect(await scrollsSideways(visitor.page)).toBe(false);
+      expect(await seriousViolations(visitor.page)).toEqual([]);
+      await screenshot(visitor.page, `module-trial-anonymous-${width}`);
+      done(visitor.watch);
+    }
     // Only the local Stripe's own pages were visited outside the site, on purpose.
     for (const visited of [watch, shopper.watch]) visited.outside = visited.outside.filter((url) => !url.startsWith(`${stripe.url}/`));
     done(watch);
