@@ -5,6 +5,7 @@ import { escapeHtml, mailStore } from "../businesses/mail-store";
 import { deliveryStore, endpointOfDelivery, type DeliveryRecord } from "./delivery-store";
 import { endpointStore, type EndpointRecord } from "./endpoint-store";
 import { isAlreadyExists } from "../core/documents";
+import { isBackendUnavailable } from "../core/error-handler";
 import { inFlightStore, type SlotState } from "./in-flight-store";
 import { answeredSuccess, failedTooLong, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, verdictOf, type AttemptVerdict } from "./rules";
 import { decryptSecret } from "./secrets";
@@ -110,7 +111,10 @@ export async function attemptDelivery(deps: DispatchDeps, id: string, queue?: Wa
     const outcome = await send(deps, endpoint, delivery);
     // After a success the slot goes straight to the next delivery waiting for this endpoint here, claimed in the same transaction.
     const nextId = answeredSuccess(outcome) ? (queue?.take(endpointId) ?? null) : null;
-    const recorded = await recordAttempt(deps, delivery, slot, outcome, nextId);
+    const recorded = await recordingAttempt(deps, delivery, slot, outcome, nextId).catch((error: unknown) => {
+      if (nextId) queue?.giveBack(endpointId, nextId);
+      throw error;
+    });
     await recordHealth(deps, endpoint, recorded.verdict);
     if (first === null) first = recorded.verdict;
     else queue?.settled(delivery.id, recorded.verdict);
@@ -122,6 +126,8 @@ export async function attemptDelivery(deps: DispatchDeps, id: string, queue?: Wa
 /** The deliveries a dispatcher keeps waiting for a busy endpoint, which an attempt that ends well hands its slot to. */
 export interface WaitingDeliveries {
   take(endpointId: string): string | undefined;
+  /** A delivery taken that could not be handed the slot after all: it waits again. */
+  giveBack(endpointId: string, id: string): void;
   /** The verdict of a delivery that was handed a slot. */
   settled(id: string, verdict: AttemptVerdict): void;
 }
@@ -134,6 +140,25 @@ async function send(deps: DispatchDeps, endpoint: EndpointRecord, delivery: Deli
     return await sendMessage(endpoint.url, { id: delivery.messageId, payload: delivery.payload, secrets }, config.webhooks, clock);
   } catch (error) {
     return { statusCode: null, durationMs: 0, error: `The message could not be sent: ${(error as Error).message}` };
+  }
+}
+
+/** How often recording an attempt is tried when Firestore gives up on it under contention. */
+const RECORD_TRIES = 5;
+
+/**
+ * The attempt recorded, tried again (0.4, 0.8, 1.6, 3.2 s apart, ±50 %) while Firestore gives up
+ * on the transaction: the message went out, and an attempt left unrecorded holds the delivery's
+ * lease and its slot for a minute, then is sent again.
+ */
+async function recordingAttempt(...args: Parameters<typeof recordAttempt>): ReturnType<typeof recordAttempt> {
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await recordAttempt(...args);
+    } catch (error) {
+      if (tries >= RECORD_TRIES || !isBackendUnavailable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** tries * (0.5 + Math.random())));
+    }
   }
 }
 
@@ -215,11 +240,32 @@ export async function sweepWebhooks(deps: DispatchDeps): Promise<{ events: numbe
   // left, and so does not contend with them for the same documents.
   const settled = new Date(deps.clock().getTime() - SWEEP_GRACE_MS);
   const waiting = await eventOutbox(deps.db).waiting(settled, 200);
-  for (const event of waiting) await fanOut(deps, event.id);
+  // One event that cannot be fanned out now (its transaction lost to contention) holds up no other, nor the attempts.
+  for (const event of waiting) await fanOut(deps, event.id).catch((error: Error) => deps.logger.warn("webhook event could not be fanned out; the next sweep tries again", { eventId: event.id, error: error.message }));
   const due = await deliveryStore(deps.db).due(settled, 200);
-  const results = await Promise.allSettled(due.map((delivery) => attemptDelivery(deps, delivery.id)));
-  for (const result of results) if (result.status === "rejected") deps.logger.warn("webhook attempt could not be recorded", { error: String(result.reason) });
-  return { events: waiting.length, attempts: results.filter((result) => result.status === "fulfilled" && typeof result.value === "object" && result.value !== null).length };
+  const byEndpoint = new Map<string, string[]>();
+  for (const delivery of due) byEndpoint.set(delivery.endpointId, [...(byEndpoint.get(delivery.endpointId) ?? []), delivery.id]);
+  let attempts = 0;
+  await Promise.all(
+    [...byEndpoint.values()].map(async (ids) => {
+      // At most as many attempts to one endpoint at once as it has slots, and none after one finds them all held:
+      // the rest would only contend for the same slot documents.
+      let busy = false;
+      const worker = async () => {
+        for (let id = ids.shift(); id !== undefined && !busy; id = ids.shift()) {
+          try {
+            const verdict = await attemptDelivery(deps, id);
+            if (verdict === "busy") busy = true;
+            else if (verdict !== null) attempts += 1;
+          } catch (error) {
+            deps.logger.warn("webhook attempt could not be recorded", { deliveryId: id, error: String(error) });
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(MAX_IN_FLIGHT_PER_ENDPOINT, ids.length) }, worker));
+    }),
+  );
+  return { events: waiting.length, attempts };
 }
 
 export interface WebhookDispatcher {
@@ -288,6 +334,7 @@ export function startWebhookDispatcher(deps: DispatchDeps, options: { sweepMs: n
       if (id !== undefined) waitingFor!.delete(id);
       return stopped ? undefined : id;
     },
+    giveBack: wait,
     settled,
   };
   const attempt = (id: string): void => {
@@ -324,8 +371,13 @@ export function startWebhookDispatcher(deps: DispatchDeps, options: { sweepMs: n
       },
       (error) => deps.logger.warn("webhook outbox listener stopped; the sweep delivers", { error: error.message }),
     );
+  // A sweep starts only once the one before it ended: sweeps piling up while Firestore is slow
+  // would contend with each other (and the other instances' sweeps) for the same events for ever.
+  let sweeping = false;
   const sweep = setInterval(() => {
-    if (!stopped) track(sweepWebhooks(deps));
+    if (stopped || sweeping) return;
+    sweeping = true;
+    track(sweepWebhooks(deps).finally(() => (sweeping = false)));
   }, options.sweepMs);
   sweep.unref();
   return {
