@@ -232,6 +232,12 @@ function disabledEmail(endpoint: EndpointRecord, reason: string) {
 const SWEEP_GRACE_MS = 5_000;
 
 /**
+ * After this long (wall time) a sweep starts no more attempts: one under way takes at most 15 s
+ * and its record, so the sweep ends well within its function's 120 s, and the next sweep goes on.
+ */
+const SWEEP_ATTEMPTS_FOR_MS = 60_000;
+
+/**
  * Everything due, on any instance: events not yet fanned out, then deliveries whose attempt is due
  * and not in flight. The scheduled `webhookSweep` runs it every minute.
  */
@@ -243,6 +249,7 @@ export async function sweepWebhooks(deps: DispatchDeps): Promise<{ events: numbe
   // One event that cannot be fanned out now (its transaction lost to contention) holds up no other, nor the attempts.
   for (const event of waiting) await fanOut(deps, event.id).catch((error: Error) => deps.logger.warn("webhook event could not be fanned out; the next sweep tries again", { eventId: event.id, error: error.message }));
   const due = await deliveryStore(deps.db).due(settled, 200);
+  const stopAttemptsAt = performance.now() + SWEEP_ATTEMPTS_FOR_MS;
   const byEndpoint = new Map<string, string[]>();
   for (const delivery of due) byEndpoint.set(delivery.endpointId, [...(byEndpoint.get(delivery.endpointId) ?? []), delivery.id]);
   let attempts = 0;
@@ -252,7 +259,7 @@ export async function sweepWebhooks(deps: DispatchDeps): Promise<{ events: numbe
       // the rest would only contend for the same slot documents.
       let busy = false;
       const worker = async () => {
-        for (let id = ids.shift(); id !== undefined && !busy; id = ids.shift()) {
+        for (let id = ids.shift(); id !== undefined && !busy && performance.now() < stopAttemptsAt; id = ids.shift()) {
           try {
             const verdict = await attemptDelivery(deps, id);
             if (verdict === "busy") busy = true;
