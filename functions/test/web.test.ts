@@ -621,13 +621,13 @@ describe("web pages (§16)", () => {
     expect(await guest.page.locator(".joined").textContent()).toContain("Your seat holds no entitlements yet");
     await expect_(async () => expect(await guest.page.locator("section.panel").first().textContent()).toContain("member with a seat"));
     await screenshot(guest.page, "account-member-375");
+    expect(await scrollsSideways(guest.page)).toBe(false);
+    expect(await seriousViolations(guest.page)).toEqual([]);
     await guest.page.setViewportSize({ width: 1280, height: 900 });
     expect(await guest.page.locator(".joined h2").isVisible()).toBe(true);
     expect(await scrollsSideways(guest.page)).toBe(false);
     expect(await seriousViolations(guest.page)).toEqual([]);
     await screenshot(guest.page, "account-member-1280");
-    expect(await scrollsSideways(guest.page)).toBe(false);
-    expect(await seriousViolations(guest.page)).toEqual([]);
 
     // The owner sees the newcomer and takes their seat; the API agrees.
     await page.reload();
