@@ -18,10 +18,13 @@ function visitorCookie(header: string | undefined): string | null {
   return null;
 }
 
-/** JSON, or CSV when the query says `format=csv` or the request accepts text/csv before JSON. */
 const reply = (answer: MetricsReply): Reply => ("csv" in answer ? { status: 200, media: { data: answer.csv, type: "text/csv; charset=utf-8; header=present" } } : { status: 200, body: answer.json });
 
-const wantsCsv = (query: { format?: string }, accept: string | undefined) => query.format ?? (accept && /text\/csv/.test(accept) && !/application\/json/.test(accept) ? "csv" : "json");
+/** The query with the answer's format: as `format` says, else CSV when the request accepts text/csv and not JSON. */
+const withFormat = <Q extends { format?: "json" | "csv" }>(query: Q, accept: string | undefined): Q & { format: "json" | "csv" } => ({
+  ...query,
+  format: query.format ?? (accept && /text\/csv/.test(accept) && !/application\/json/.test(accept) ? "csv" : "json"),
+});
 
 export const analyticsRoutes = (deps: Deps) => [
   defineRoute({
@@ -56,7 +59,7 @@ export const analyticsRoutes = (deps: Deps) => [
     query: metricsQuerySchema,
     responses: { 200: { description: "The series and totals (or their CSV).", schema: metricsSchema } },
     problems: ["not_owner", "module_not_found"],
-    handle: async ({ caller, actor, params, query, req }) => reply(await moduleMetrics(deps, publisherOf(caller, actor), params.id, { ...query, format: wantsCsv(query, req.get("accept")) as "json" | "csv" })),
+    handle: async ({ caller, actor, params, query, req }) => reply(await moduleMetrics(deps, publisherOf(caller, actor), params.id, withFormat(query, req.get("accept")))),
   }),
   defineRoute({
     method: "get",
@@ -68,7 +71,7 @@ export const analyticsRoutes = (deps: Deps) => [
     publisherTokens: true,
     query: metricsQuerySchema,
     responses: { 200: { description: "The series and totals (or their CSV).", schema: metricsSchema } },
-    handle: async ({ caller, actor, query, req }) => reply(await publisherMetrics(deps, publisherOf(caller, actor), { ...query, format: wantsCsv(query, req.get("accept")) as "json" | "csv" })),
+    handle: async ({ caller, actor, query, req }) => reply(await publisherMetrics(deps, publisherOf(caller, actor), withFormat(query, req.get("accept")))),
   }),
 ];
 

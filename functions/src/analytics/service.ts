@@ -10,7 +10,7 @@ import type { Deps, OperatorDeps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
 import { metricCounts, type MetricMonth } from "../metrics/metric-store";
 import { statsRange } from "../publishing/stats";
-import { addCells, csvOf, METRICS, monthsBetween, seriesOf, type DayCell, type Interval, type Metric, type Split } from "../metrics/rules";
+import { addCells, csvOf, METRICS, monthsBetween, seriesOf, type DayCell, type Metric } from "../metrics/rules";
 import { actingOwner, modulesActedOn, type Publisher } from "../publishing/publisher";
 import { pageViewStore } from "./page-view-store";
 import type { metricsQuerySchema, metricsSchema } from "./schemas";
@@ -88,7 +88,7 @@ function cellsOf(months: MetricMonth[]): (day: string, metric: Metric) => DayCel
 }
 
 function answer(months: MetricMonth[], range: { from: string; to: string }, query: MetricsQuery, currencies: readonly string[], moduleId?: string): MetricsReply {
-  const asked = { ...range, interval: query.interval as Interval, metrics: (query.metrics ?? METRICS) as readonly Metric[], split: query.split as Split | undefined };
+  const asked = { ...range, interval: query.interval, metrics: query.metrics ?? METRICS, split: query.split };
   const result = seriesOf(cellsOf(months), asked);
   if (query.format === "csv") return { csv: csvOf(result, asked, currencies) };
   return { json: { ...(moduleId ? { moduleId } : {}), from: range.from, to: range.to, interval: asked.interval, ...result } };
