@@ -3,14 +3,13 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { dataOf, type Schemas, type SignedInApi } from "../api";
 import { formatMoney, utcDay } from "../format";
 import { ErrorMessage } from "../ui/messages";
+import { seriesColour } from "./chart-colours";
+import { ModuleSelect } from "./ModuleSelect";
 
 Chart.register(LineController, LineElement, PointElement, CategoryScale, LinearScale, Legend, Tooltip);
 
 type Metrics = Schemas["Metrics"];
 type Value = Metrics["totals"][string];
-
-/** Colours dark enough against white for lines and text alike (WCAG 3:1 for graphics). */
-const PALETTE = ["#1d4ed8", "#b45309", "#047857", "#7c3aed", "#be123c", "#0e7490", "#4d7c0f", "#a21caf"];
 
 const LABELS: Record<string, string> = {
   downloads: "Downloads",
@@ -86,17 +85,7 @@ export function Analytics({ api, modules }: { api: SignedInApi; modules: Schemas
     <section aria-labelledby="analytics-heading" class="panel analytics">
       <h2 id="analytics-heading">Analytics</h2>
       <form class="grid-form" onSubmit={(event) => event.preventDefault()}>
-        <div class="field">
-          <label for="analytics-module">Module</label>
-          <select id="analytics-module" value={moduleId} onChange={(event) => setModuleId(event.currentTarget.value)}>
-            <option value="">All your modules</option>
-            {modules.map((module) => (
-              <option value={module.id} key={module.id}>
-                {module.name} ({module.id})
-              </option>
-            ))}
-          </select>
-        </div>
+        <ModuleSelect id="analytics-module" modules={modules} value={moduleId} onChange={setModuleId} allLabel="All your modules" />
         <div class="field">
           <label for="analytics-split">Split by</label>
           <select id="analytics-split" value={split} onChange={(event) => setSplit(event.currentTarget.value as SplitChoice)}>
@@ -187,8 +176,8 @@ function MetricChart({ metric, metrics }: { metric: string; metrics: Metrics }) 
         datasets: datasets.map((dataset, index) => ({
           label: dataset.label,
           data: dataset.values.map((value) => (dataset.currency ? value / 100 : value)),
-          borderColor: PALETTE[index % PALETTE.length],
-          backgroundColor: PALETTE[index % PALETTE.length],
+          borderColor: seriesColour(index),
+          backgroundColor: seriesColour(index),
           pointRadius: dates.length > 60 ? 0 : 2,
           tension: 0.2,
         })),

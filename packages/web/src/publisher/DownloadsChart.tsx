@@ -3,13 +3,12 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { dataOf, type Schemas, type SignedInApi } from "../api";
 import { countOf, utcDay } from "../format";
 import { ErrorMessage } from "../ui/messages";
+import { seriesColour } from "./chart-colours";
+import { ModuleSelect } from "./ModuleSelect";
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
 type Stats = Schemas["DownloadStats"];
-
-/** Colours for versions, dark enough against white for text and bars alike (WCAG 3:1 for graphics). */
-const PALETTE = ["#1d4ed8", "#b45309", "#047857", "#7c3aed", "#be123c", "#0e7490", "#4d7c0f", "#a21caf"];
 
 /** Downloads per day of one module, stacked by version, over a range of days. */
 export function DownloadsChart({ api, modules }: { api: SignedInApi; modules: Schemas["DeveloperModules"]["items"] }) {
@@ -34,16 +33,7 @@ export function DownloadsChart({ api, modules }: { api: SignedInApi; modules: Sc
     <section aria-labelledby="downloads-heading" class="panel">
       <h2 id="downloads-heading">Downloads per day</h2>
       <form class="grid-form" onSubmit={(event) => event.preventDefault()}>
-        <div class="field">
-          <label for="stats-module">Module</label>
-          <select id="stats-module" value={moduleId} onChange={(event) => setModuleId(event.currentTarget.value)}>
-            {published.map((module) => (
-              <option value={module.id} key={module.id}>
-                {module.name} ({module.id})
-              </option>
-            ))}
-          </select>
-        </div>
+        <ModuleSelect id="stats-module" modules={published} value={moduleId} onChange={setModuleId} />
         <div class="field">
           <label for="stats-from">From</label>
           <input id="stats-from" type="date" value={from} max={to} onChange={(event) => event.currentTarget.value && setFrom(event.currentTarget.value)} />
@@ -72,7 +62,7 @@ function StatsView({ stats }: { stats: Stats }) {
         datasets: versions.map((version, index) => ({
           label: version,
           data: stats.days.map((day) => day.versions[version] ?? 0),
-          backgroundColor: PALETTE[index % PALETTE.length],
+          backgroundColor: seriesColour(index),
         })),
       },
       options: {
