@@ -102,7 +102,7 @@ describe("audit log", () => {
   it("writes no entry for a refused change", async () => {
     const acme = await createDeveloper("acme");
     const app = await testApp();
-    expectProblem(await request(app).post("/api/v1/developers/modules/publish").set(bearer(acme)).send({ moduleId: "acme.none", version: "1.0.0" }), 404, "version_not_found");
+    expectProblem(await request(app).post("/api/v1/developers/modules/publish").set(bearer(acme)).send({ moduleId: "acme.none", version: "1.0.0" }), 404, "module_not_found");
     expectProblem(await request(app).delete("/api/v1/developers/tokens/tok_unknown").set(bearer(acme)), 404, "token_not_found");
     expect(await countDocuments("auditLog")).toBe(0);
   });

@@ -402,7 +402,7 @@ describe("SCIM Users (§22)", () => {
 describe("whose accounts SCIM makes and touches (§22)", () => {
   beforeEach(resetEmulators);
 
-  /** A second business of another owner with its own SCIM token and no verified domain. */
+  /** A second business of another owner with its own SCIM token and no verified domain (yet). */
   async function otherBusiness(app: Express) {
     const owner = await createUser({ displayName: "Rita Rival" });
     const businessId = (await request(app).post(`${api}/businesses`).set(bearer(owner)).send({ name: "Rival" })).body.id as string;
@@ -412,19 +412,31 @@ describe("whose accounts SCIM makes and touches (§22)", () => {
   }
   const disabled = async (uid: string) => (await (await testDeps()).auth.getUser(uid)).disabled;
 
-  it("makes no account for an email outside the business's verified domains, and links an existing one", async () => {
-    const { app, auth } = await setup({ domain: null });
+  it("makes and links members only inside the business's verified domains, whether or not the account exists", async () => {
+    const { app, auth, owner, businessId } = await setup({ domain: null });
     expectScimError(await request(app).post(`${scim}/Users`).set(auth).send(oktaUser("nobody@acme.test")), 400, "invalidValue");
     await expect((await testDeps()).auth.getUserByEmail("nobody@acme.test")).rejects.toMatchObject({ code: "auth/user-not-found" });
-    const existing = await createUser({ email: "carol@elsewhere.test" });
-    const linked = await provision(app, auth, "carol@elsewhere.test");
-    expect(linked.id).toBe(existing.uid);
+    // An existing account is not linked either: no membership, and so no policy, reaches it.
+    const carol = await createUser({ email: "carol@elsewhere.test" });
+    const refused = await request(app).post(`${scim}/Users`).set(auth).send(oktaUser("carol@elsewhere.test"));
+    expectScimError(refused, 400, "invalidValue");
+    expect(refused.body.detail).toContain("verify the domain first");
+    expect((await request(app).get(`${api}/users/me`).set(bearer(carol))).body.businesses).toEqual([]);
+    // With acme.test verified, an account there is linked; elsewhere.test still is not.
+    await verifyDomain(app, owner, businessId, "acme.test");
+    const dora = await createUser({ email: "dora@acme.test" });
+    expect((await provision(app, auth, "dora@acme.test")).id).toBe(dora.uid);
+    expectScimError(await request(app).post(`${scim}/Users`).set(auth).send(oktaUser("carol@elsewhere.test")), 400, "invalidValue");
   });
 
   it("lets no business's SCIM disable or enable an account that another business's SCIM made", async () => {
     const { app, owner, auth } = await setup();
     const ann = await provision(app, auth, "ann@acme.test");
+    // Acme lets acme.test go; the rival verifies it (§22) and links the account Acme made.
+    const acmeId = (await request(app).get(`${api}/users/me`).set(bearer(owner))).body.businesses[0].id as string;
+    expect((await request(app).delete(`${api}/businesses/${acmeId}/domains/acme.test`).set(bearer(owner))).status).toBe(204);
     const rival = await otherBusiness(app);
+    await verifyDomain(app, rival.owner, rival.businessId, "acme.test");
     const linked = await provision(app, rival.auth, "ann@acme.test");
     expect(linked.id).toBe(ann.id);
 

@@ -198,6 +198,42 @@ describe("install policies (§26)", () => {
     expectProblem(await evaluate({ moduleId: "acme.charts" }, member), 403, "not_business_admin");
   });
 
+  it("every answer that says a version is allowed agrees with a download: the listing weighs every business's policy, evaluate never offers a yanked version", async () => {
+    const app = await testApp();
+    const { developer, owner, member } = await world();
+    // b1 has no policy; b2, of which the member is one too, blocks acme.charts 2.x.
+    await putBusiness("b2", { name: "Globex", memberIds: [owner.uid, member.uid], roles: { [owner.uid]: "owner" } });
+    await putPolicy(owner, blockTwo, "b2");
+    const listing = await request(app).get(`${api}/modules?business=b1`).set(bearer(member));
+    const charts = listing.body.items.find((item: { id: string }) => item.id === "acme.charts");
+    expect([charts.latestVersion, charts.policy]).toEqual(["2.0.0", { allowed: false, reason: "2.x breaks our build." }]);
+    expectProblem(await request(app).get(`${api}/modules/download/acme.charts?version=2.0.0`).set(bearer(member)), 403, "blocked_by_policy");
+
+    // 2.0.0 yanked: b1's evaluate names 1.1.0, the version a download serves.
+    await putPolicy(owner, { mode: "open", rules: [{ effect: "allow", module: "acme.charts" }] });
+    expect((await request(app).post(`${api}/developers/modules/yank`).set(bearer(developer)).send({ moduleId: "acme.charts", version: "2.0.0", reason: "Broken." })).status).toBe(200);
+    const evaluated = await request(app).post(`${api}/businesses/b1/policy/evaluate`).set(bearer(owner)).send({ moduleId: "acme.charts" });
+    expect(evaluated.body).toEqual({ allowed: true, version: "1.1.0", rule: { effect: "allow", module: "acme.charts" } });
+    const stranger = await createUser();
+    expect((await request(app).get(`${api}/modules/download/acme.charts`).set(bearer(stranger))).body.version).toBe(evaluated.body.version);
+  });
+
+  it("binds a member however they signed in: a session outside the business's required single sign-on keeps its policy", async () => {
+    const app = await testApp();
+    const { owner, member } = await world();
+    await putPolicy(owner, blockTwo);
+    expect((await request(app).put(`${api}/businesses/b1/sso`).set(bearer(owner)).send({ providerId: "saml.initech", enforce: true, jit: false })).status).toBe(200);
+    // The member's session did not come through saml.initech: the business grants it nothing, and still restricts it.
+    const me = await request(app).get(`${api}/users/me`).set(bearer(member));
+    expect(me.body.businesses).toEqual([expect.objectContaining({ id: "b1", ssoRequired: true })]);
+    expect(me.body.policies).toEqual([{ businessId: "b1", version: 1, mode: "open", required: [], message: null }]);
+    expect((await request(app).get(`${api}/modules/download/acme.charts`).set(bearer(member))).body.version).toBe("1.1.0");
+    const refused = await request(app).get(`${api}/modules/download/acme.charts?version=2.0.0`).set(bearer(member));
+    expectProblem(refused, 403, "blocked_by_policy");
+    expect(refused.body).toMatchObject({ businessId: "b1", reason: "2.x breaks our build." });
+    expectProblem(await request(app).post(`${api}/modules/confirm`).set(bearer(member)).send({ moduleId: "acme.charts", version: "2.0.0" }), 403, "blocked_by_policy");
+  });
+
   it("signs the policy for offline enforcement, and certificates name the policy versions they were issued under", async () => {
     const app = await testApp();
     const { owner, member } = await world();

@@ -1,5 +1,7 @@
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import request from "supertest";
 import type { Express } from "express";
+import { revokeModule } from "../src/revocations/service";
 import { putBusiness } from "./support/fixtures";
 import {
   bearer,
@@ -7,6 +9,7 @@ import {
   createUser,
   eventually,
   expectProblem,
+  operatorDeps,
   otherInstanceApp,
   publishModule,
   resetEmulators,
@@ -81,7 +84,7 @@ describe("private modules (§26)", () => {
     // Not held to the look-alike check against public modules, nor to the public review queue.
     expect(signed.body.review).toMatchObject({ state: "passed" });
     expect((await request(app).post(`${api}/developers/modules/publish`).set(bearer(w.owner)).send({ moduleId: "initech.build", version: "1.0.0" })).status).toBe(200);
-    expectProblem(await request(app).post(`${api}/developers/modules/yank`).set(bearer(w.outsider)).send({ moduleId: "initech.build", version: "1.0.0" }), 403, "not_owner");
+    expectProblem(await request(app).post(`${api}/developers/modules/yank`).set(bearer(w.outsider)).send({ moduleId: "initech.build", version: "1.0.0" }), 404, "module_not_found");
     // A publisher access token (§12, as CI uses) of an owner or admin publishes privately too.
     const token = (await request(app).post(`${api}/developers/tokens`).set(bearer(w.owner)).send({ name: "CI" })).body.token as string;
     const ci = { idToken: token };
@@ -120,6 +123,93 @@ describe("private modules (§26)", () => {
     expect(updates.body.items).toEqual([]);
     expectProblem(await request(app).get(`${api}/modules?business=b1`).set(bearer(stranger)), 404, "business_not_found");
     expectProblem(await request(app).get(`${api}/modules?business=b1`), 404, "business_not_found");
+  });
+
+  it("answers an outsider on every path, the developer routes included, word for word as for an id never published", async () => {
+    const issuer = await startOidcIssuer();
+    try {
+      const app = await testApp({ config: { trustedPublishing: { issuers: [issuer.url], audience: "marketplace" } } });
+      const w = await world();
+      await privateModule(app, w);
+      const stranger = await createUser();
+      // The outsider administers a business of their own, with a policy that names the private module.
+      await putBusiness("b2", { name: "Rival", memberIds: [w.outsider.uid], roles: { [w.outsider.uid]: "owner" } });
+      await request(app).put(`${api}/businesses/b2/policy`).set(bearer(w.outsider)).send({ mode: "open", rules: [{ effect: "block", module: "initech.build", versions: ">=1.0.0" }] }).expect(200);
+      const { sha256 } = (await request(app).get(`${api}/modules/download/initech.build`).set(bearer(w.member))).body as { sha256: string };
+      const review = await request(app).put(`${api}/modules/initech.build/reviews/me`).set(bearer(w.member)).send({ rating: 4, title: "Fine" });
+      const reviewId = review.body.id as string;
+      const probes: [string, (id: string) => request.Test][] = [
+        ["page, anonymous", (id) => request(app).get(`${api}/modules/${id}`)],
+        ["page", (id) => request(app).get(`${api}/modules/${id}`).set(bearer(stranger))],
+        ["icon", (id) => request(app).get(`${api}/modules/${id}/icon`).set(bearer(stranger))],
+        ["image", (id) => request(app).get(`${api}/modules/${id}/images/0`)],
+        ["reviews", (id) => request(app).get(`${api}/modules/${id}/reviews`)],
+        ["own review", (id) => request(app).put(`${api}/modules/${id}/reviews/me`).set(bearer(stranger)).send({ rating: 5, title: "Hi" })],
+        ["report", (id) => request(app).post(`${api}/modules/${id}/reviews/${reviewId}/report`).set(bearer(stranger)).send({ reason: "spam" })],
+        ["page view, anonymous", (id) => request(app).post(`${api}/modules/${id}/views`)],
+        ["page view", (id) => request(app).post(`${api}/modules/${id}/views`).set(bearer(stranger))],
+        ["download", (id) => request(app).get(`${api}/modules/download/${id}`).set(bearer(stranger))],
+        ["download of a version", (id) => request(app).get(`${api}/modules/download/${id}?version=1.0.0`).set(bearer(stranger))],
+        ["confirm", (id) => request(app).post(`${api}/modules/confirm`).set(bearer(stranger)).send({ moduleId: id })],
+        ["TUF target", (id) => request(app).get(`${api}/tuf/targets/modules/${id}/${sha256}.1.0.0.mpkg`).set(bearer(stranger))],
+        ["checkout", (id) => request(app).post(`${api}/modules/${id}/checkout`).set(bearer(stranger)).send({})],
+        ["statistics", (id) => request(app).get(`${api}/developers/modules/${id}/stats`).set(bearer(w.outsider))],
+        ["audit log", (id) => request(app).get(`${api}/developers/modules/${id}/audit`).set(bearer(w.outsider))],
+        ["metrics", (id) => request(app).get(`${api}/developers/modules/${id}/metrics`).set(bearer(w.outsider))],
+        ["pricing", (id) => request(app).put(`${api}/developers/modules/${id}/pricing`).set(bearer(w.outsider)).send({ model: "one_time", amount: 500 })],
+        ["publish policy", (id) => request(app).put(`${api}/developers/modules/${id}/policy`).set(bearer(w.outsider)).send({ requireTrustedPublishing: false, requireAuthorSignature: false })],
+        ["publish", (id) => request(app).post(`${api}/developers/modules/publish`).set(bearer(w.outsider)).send({ moduleId: id, version: "1.0.0" })],
+        ["yank", (id) => request(app).post(`${api}/developers/modules/yank`).set(bearer(w.outsider)).send({ moduleId: id, version: "1.0.0" })],
+        ["unyank", (id) => request(app).post(`${api}/developers/modules/unyank`).set(bearer(w.outsider)).send({ moduleId: id, version: "1.0.0" })],
+        ["trusted publishers", (id) => request(app).get(`${api}/developers/modules/${id}/trusted-publishers`).set(bearer(w.outsider))],
+        ["a trusted publisher", (id) => request(app).post(`${api}/developers/modules/${id}/trusted-publishers`).set(bearer(w.outsider)).send({ issuer: issuer.url, claims: { repository: "acme/build" } })],
+        ["review reply", (id) => request(app).put(`${api}/developers/modules/${id}/reviews/${reviewId}/reply`).set(bearer(w.outsider)).send({ body: "Thanks" })],
+        ["policy evaluate", (id) => request(app).post(`${api}/businesses/b2/policy/evaluate`).set(bearer(w.outsider)).send({ moduleId: id })],
+        ["policy evaluate of a version", (id) => request(app).post(`${api}/businesses/b2/policy/evaluate`).set(bearer(w.outsider)).send({ moduleId: id, version: "1.0.0" })],
+      ];
+      const seen = (response: request.Response, id: string) => {
+        const { requestId: _requestId, ...body } = (response.body ?? {}) as Record<string, unknown>;
+        return { status: response.status, type: response.headers["content-type"], body: JSON.parse(JSON.stringify(body).replaceAll(id, "<id>")) };
+      };
+      for (const [name, probe] of probes) {
+        const [hidden, never] = [seen(await probe("initech.build"), "initech.build"), seen(await probe("initech.nothing"), "initech.nothing")];
+        expect({ name, ...hidden }).toEqual({ name, ...never });
+        expect({ name, status: hidden.status }).toEqual({ name, status: expect.any(Number) });
+        expect({ name, leaked: hidden.status < 400 }).toEqual({ name, leaked: false });
+      }
+    } finally {
+      await issuer.close();
+    }
+  });
+
+  it("its revocations reach its members only, signed as the public list is; entries written before the split too", async () => {
+    const app = await testApp();
+    const w = await world();
+    await privateModule(app, w);
+    await publishModule(w.outsider, manifest({ id: "acme.build", name: "Build Charts", summary: "Public build charts." }));
+    await revokeModule(await operatorDeps(), { moduleId: "initech.build", version: "1.0.0", reason: "Leaks the build secrets." });
+    await revokeModule(await operatorDeps(), { moduleId: "acme.build", version: "1.0.0", reason: "Malware." });
+    const jwks = (await request(app).get(`${api}/signing-keys`)).body as JSONWebKeySet;
+    const payloadOf = async (response: request.Response) => {
+      expect(response.status).toBe(200);
+      const { payload, protectedHeader } = await compactVerify(response.body.list as string, createLocalJWKSet(jwks));
+      expect(protectedHeader.typ).toBe("revocations+jwt");
+      return JSON.parse(new TextDecoder().decode(payload)) as { serial: number; businessId?: string; entries: { moduleId: string; reason: string }[] };
+    };
+    const publicList = await payloadOf(await request(app).get(`${api}/revocations`));
+    expect(publicList.entries.map((entry) => entry.moduleId)).toEqual(["acme.build"]);
+    expect(JSON.stringify(publicList)).not.toContain("initech");
+    const members = await payloadOf(await request(app).get(`${api}/businesses/b1/revocations`).set(bearer(w.member)));
+    expect(members).toMatchObject({ serial: publicList.serial, businessId: "b1", entries: [{ moduleId: "initech.build", version: "1.0.0", reason: "Leaks the build secrets." }] });
+    expectProblem(await request(app).get(`${api}/businesses/b1/revocations`).set(bearer(w.outsider)), 404, "business_not_found");
+    expectProblem(await request(app).get(`${api}/businesses/b1/revocations`), 401, "unauthenticated");
+
+    // An entry written before private modules had their own list names no business: its module says whose it is.
+    const { db } = await testDeps();
+    const stored = (await db.doc("registry/revocations").get()).data()!;
+    await db.doc("registry/revocations").set({ ...stored, entries: stored.entries.map(({ businessId: _businessId, ...entry }: Record<string, unknown>) => entry) });
+    expect((await payloadOf(await request(await otherInstanceApp()).get(`${api}/revocations`))).entries.map((entry) => entry.moduleId)).toEqual(["acme.build"]);
+    expect((await payloadOf(await request(app).get(`${api}/businesses/b1/revocations`).set(bearer(w.member)))).entries.map((entry) => entry.moduleId)).toEqual(["initech.build"]);
   });
 
   it("its members find it beside the public modules, read its page, icon and reviews with their token, and install it without an entitlement", async () => {
@@ -219,7 +309,7 @@ describe("private modules (§26)", () => {
       const policy = await request(app).put(`${api}/developers/modules/initech.build/policy`).set(bearer(w.owner)).send({ requireTrustedPublishing: true, requireAuthorSignature: false });
       expect(policy.status).toBe(200);
       expectProblem(await signRequest(app, w.admin, await modulePackage({ id: "initech.build", version: "1.0.1" })), 403, "policy_violation");
-      for (const path of ["stats", "audit"]) expectProblem(await request(app).get(`${api}/developers/modules/initech.build/${path}`).set(bearer(w.outsider)), 403, "not_owner");
+      for (const path of ["stats", "audit"]) expectProblem(await request(app).get(`${api}/developers/modules/initech.build/${path}`).set(bearer(w.outsider)), 404, "module_not_found");
       expect((await request(app).get(`${api}/developers/modules`).set(bearer(w.outsider))).body.items.map((item: { id: string }) => item.id)).not.toContain("initech.build");
 
       // The admin who added the trusted publisher is demoted: it no longer speaks for the module.

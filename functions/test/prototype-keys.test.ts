@@ -2,7 +2,8 @@ import type { Express } from "express";
 import request from "supertest";
 import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
 import { daysFromNow, putSubscription } from "./support/fixtures";
-import { bearer, createDeveloper, createUser, expectProblem, resetEmulators, testApp } from "./support/harness";
+import { verifyDomainForBusiness } from "../src/domains/service";
+import { bearer, createDeveloper, createUser, expectProblem, operatorDeps, resetEmulators, testApp } from "./support/harness";
 
 /**
  * No request reaches the prototype every object shares (§22, and everywhere a caller's keys meet
@@ -31,7 +32,8 @@ async function scimBusiness(app: Express) {
   const businessId = created.body.id as string;
   await putSubscription(businessId, { status: "active", seats: 10, currentPeriodEnd: daysFromNow(30), entitlements: ["pro"] });
   const token = await request(app).post(`${api}/businesses/${businessId}/scim/tokens`).set(bearer(owner)).send({ name: "Okta" });
-  // An existing account, which SCIM links (without a verified domain it creates none).
+  // An existing account in the business's verified domain, which SCIM links.
+  await verifyDomainForBusiness(await operatorDeps(), { id: businessId, domain: "example.com" });
   await createUser({ email: "ann@example.com" });
   const auth = { Authorization: `Bearer ${token.body.token}` };
   const user = await request(app).post(`${scim}/Users`).set(auth).send({ userName: "ann@example.com", active: true });

@@ -52,10 +52,10 @@ describe("publishing", () => {
     expect(response.body.module).toMatchObject({ name: "Charts Pro", category: null, latestVersion: "1.1.0" });
   });
 
-  it("answers 404 version_not_found for a version never signed", async () => {
+  it("answers 404 version_not_found for a version never signed, module_not_found for a module never signed", async () => {
     await sign(acme, { version: "1.0.0" });
     expectProblem(await publish(acme, { moduleId: "acme.charts", version: "2.0.0" }), 404, "version_not_found");
-    expectProblem(await publish(acme, { moduleId: "acme.nothing", version: "1.0.0" }), 404, "version_not_found");
+    expectProblem(await publish(acme, { moduleId: "acme.nothing", version: "1.0.0" }), 404, "module_not_found");
   });
 
   it("answers 403 not_owner to another developer", async () => {

@@ -114,12 +114,6 @@ export function firstRefusal<P extends PolicyContent & { businessId: string }>(p
   return null;
 }
 
-/** The newest of `versions` (any order) that every policy allows, or null. */
-export function newestAllowed(policies: readonly (PolicyContent & { businessId: string })[], subject: PolicySubject, versions: readonly string[]): string | null {
-  const sorted = [...versions].sort(semver.rcompare);
-  return sorted.find((version) => firstRefusal(policies, subject, version) === null) ?? null;
-}
-
 /** What a module is to policies: its id, its publisher, and the business it is private to (§26). */
 export const policySubject = (module: { id: string; publisherId: string; businessId?: string | null }): PolicySubject => ({
   id: module.id,

@@ -1,4 +1,5 @@
 import { assertInCredentialScope, assertInNamespace, assertMayChangeVersion, assertMayUseModule, assertOwnsModule, assertPolicyAllows } from "./policy";
+import { moduleNotFound } from "./visibility";
 
 const target = { moduleId: "acme.charts", version: "1.0.0" };
 
@@ -14,12 +15,16 @@ describe("module policy", () => {
 
   it("lets only the owner change a module, and nobody change a published version", () => {
     expect(() => assertMayChangeVersion(target, null, null, "dev-1")).not.toThrow();
-    expect(() => assertMayChangeVersion(target, { developerId: "dev-1" }, { state: "signed" }, "dev-1")).not.toThrow();
-    expect(() => assertMayChangeVersion(target, { developerId: "dev-2" }, { state: "signed" }, "dev-1")).toThrow(expect.objectContaining({ code: "not_owner" }));
-    expect(() => assertMayChangeVersion(target, { developerId: "dev-1" }, { state: "published" }, "dev-1")).toThrow(
+    expect(() => assertMayChangeVersion(target, { developerId: "dev-1", businessId: null }, { state: "signed" }, "dev-1")).not.toThrow();
+    expect(() => assertMayChangeVersion(target, { developerId: "dev-2", businessId: null }, { state: "signed" }, "dev-1")).toThrow(expect.objectContaining({ code: "not_owner" }));
+    expect(() => assertMayChangeVersion(target, { developerId: "dev-1", businessId: null }, { state: "published" }, "dev-1")).toThrow(
       expect.objectContaining({ code: "version_already_published" }),
     );
-    expect(() => assertOwnsModule("acme.charts", { developerId: "dev-2" }, "dev-1")).toThrow(expect.objectContaining({ status: 403 }));
+    expect(() => assertOwnsModule("acme.charts", { developerId: "dev-2", businessId: null }, "dev-1")).toThrow(expect.objectContaining({ status: 403 }));
+    // A business's private module does not exist for whoever does not act for it (§26): the unknown id's 404, word for word.
+    const unknown = moduleNotFound("b1tools.build");
+    expect(() => assertOwnsModule("b1tools.build", { developerId: "business:b1", businessId: "b1" }, "dev-1")).toThrow(expect.objectContaining({ code: unknown.code, message: unknown.message }));
+    expect(() => assertMayChangeVersion({ moduleId: "b1tools.build", version: "1.0.0" }, { developerId: "business:b1", businessId: "b1" }, null, "dev-1")).toThrow(expect.objectContaining({ code: "module_not_found" }));
   });
 
   it("keeps a publisher to its own namespace", () => {

@@ -1,6 +1,7 @@
 import type { FallbackVersions } from "./fallback";
 import type { DeveloperCaller } from "../core/auth";
 import { ApiError } from "../core/errors";
+import { moduleNotFound } from "./visibility";
 import { firstRefusal, policySubject, type Policy } from "./install-policy";
 import { isModuleUsable, moduleEntitlement, type ModuleTerms } from "./rules";
 
@@ -17,16 +18,21 @@ export function assertMayUseModule(module: ModuleTerms, keys: ReadonlySet<string
   throw new ApiError("not_entitled", `Module '${module.id}' needs ${needs}.`);
 }
 
-export function assertOwnsModule(moduleId: string, module: { developerId: string }, developerId: string): void {
-  if (module.developerId !== developerId) {
-    throw new ApiError("not_owner", `Module '${moduleId}' belongs to another developer.`);
-  }
+/**
+ * A developer route's module is the caller's: another developer's public module is 403
+ * `not_owner`; a business's private module does not exist for anyone who does not act for it
+ * (§26), so it answers the same 404 as an id never published.
+ */
+export function assertOwnsModule(moduleId: string, module: { developerId: string; businessId: string | null }, developerId: string): void {
+  if (module.developerId === developerId) return;
+  if (module.businessId !== null) throw moduleNotFound(moduleId);
+  throw new ApiError("not_owner", `Module '${moduleId}' belongs to another developer.`);
 }
 
 /** Signing or publishing `version`: the module (if it exists yet) is the caller's, the version is not published. */
 export function assertMayChangeVersion(
   target: { moduleId: string; version: string },
-  module: { developerId: string } | null,
+  module: { developerId: string; businessId: string | null } | null,
   record: { state: string } | null,
   developerId: string,
 ): void {

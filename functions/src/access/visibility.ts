@@ -9,7 +9,7 @@ import { ApiError } from "../core/errors";
 /** The businesses a caller's request reaches, read only when a private module asks (null: nobody signed in). */
 export type Viewer = (() => Promise<ReadonlySet<string>>) | null;
 
-export const moduleNotFound = (moduleId: string) => new ApiError("module_not_found", `No module '${moduleId}' in the marketplace.`);
+export const moduleNotFound = (moduleId: string) => new ApiError("module_not_found", `No module '${moduleId}'.`);
 
 export function isVisibleIn(module: { businessId: string | null }, reached: ReadonlySet<string>): boolean {
   return module.businessId === null || reached.has(module.businessId);

@@ -32,7 +32,10 @@ export interface Membership {
   /** The business enforces single sign-on and this request did not come through it (§22). */
   ssoRequired: boolean;
   standing: SeatStanding;
-  /** The business's install policy, as members are shown it (§26); null when it has none, or the request does not reach the business (SSO). */
+  /**
+   * The business's install policy, as members are shown it (§26); null when it has none. It binds
+   * the member however they signed in: SSO decides what a business grants, never what it restricts (§22).
+   */
   policy: PolicySummary | null;
 }
 
@@ -52,7 +55,7 @@ export interface UserAccess {
   keys: Set<string>;
 }
 
-/** What installing needs (§26): the user's access, and the whole install policy of each business the request reaches that has one. */
+/** What installing needs (§26): the user's access, and the whole install policy of each of their businesses that has one. */
 export interface InstallAccess extends UserAccess {
   /** Every one must allow what the user installs. */
   policies: Policy[];
@@ -105,7 +108,7 @@ export async function loadUserAccess(db: Firestore, subject: AccessSubject, now:
       drawsOnSubscription: !ssoRequired && drawsOnSubscription(standings[index], subscription?.seats ?? null),
       ssoRequired,
       standing: standings[index],
-      policy: ssoRequired ? null : business.policy,
+      policy: business.policy,
     });
     if (!ssoRequired) reachable.add(businessId);
   });

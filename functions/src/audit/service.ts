@@ -1,8 +1,8 @@
+import { moduleNotFound } from "../access/visibility";
 import { z } from "zod";
 import { assertInCredentialScope, assertOwnsModule, type PublisherCredential } from "../access/policy";
 import { auditLog, type AuditRecord } from "../core/audit-log";
 import { toIso } from "../core/documents";
-import { ApiError } from "../core/errors";
 import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
 import { actingOwner } from "../publishing/publisher";
@@ -16,7 +16,7 @@ export const auditEntryView = (entry: AuditRecord) => ({ ...entry, at: toIso(ent
 export async function moduleAuditPage({ db, cursors }: Deps, developer: { id: string; publisherId: string }, credential: PublisherCredential, moduleId: string, page: { limit: number; cursor?: string }) {
   assertInCredentialScope(moduleId, credential);
   const [module, owner] = await Promise.all([moduleStore(db).getModule(moduleId), actingOwner(db, developer, moduleId)]);
-  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  if (!module) throw moduleNotFound(moduleId);
   assertOwnsModule(moduleId, module, owner.id);
   const found = await auditLog(db).page({ subject: moduleId, limit: page.limit, after: page.cursor ? cursors.decode(page.cursor) : undefined });
   return { items: found.entries.map(auditEntryView), nextCursor: found.more && found.last ? cursors.encode(found.last) : null };

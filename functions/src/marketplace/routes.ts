@@ -1,6 +1,5 @@
 import type { z } from "zod";
-import { loadCallerData, loadInstallAccess, type AccessSubject } from "../accounts/caller-data";
-import { policyStore } from "../accounts/policy-store";
+import { installPoliciesOf, loadCallerData, loadInstallAccess, type AccessSubject } from "../accounts/caller-data";
 import { catalogCache, MODULES_TOPIC } from "../core/catalog-changes";
 import { noBusiness } from "../businesses/membership";
 import { ApiError } from "../core/errors";
@@ -33,7 +32,7 @@ export const moduleRoutes = (deps: Deps) => {
   /**
    * `?business=`: a member's view (§26): the business's private modules beside the public ones
    * (the page is the same for every member, and kept like the public ones), then the caller's
-   * access and the business's install policy's decision on each item.
+   * access and their install policies' decision on each item.
    */
   const businessPage = async (businessId: string, query: z.output<typeof moduleListQuerySchema>, caller: AccessSubject | null) => {
     const data = caller ? await callerData(caller) : null;
@@ -41,8 +40,7 @@ export const moduleRoutes = (deps: Deps) => {
     if (!data || !membership) throw noBusiness(businessId);
     if (membership.ssoRequired) throw new ApiError("sso_required", `Business '${businessId}' requires signing in through its single sign-on; sign in that way and retry.`);
     const page = await pages.get(JSON.stringify(query), MODULES_TOPIC, async () => listModules(deps, search(), query, await ownModules(businessId)));
-    const policy = membership.policy ? await policyStore(deps.db).get(null, businessId) : null;
-    return withPolicy(withAccess(page, data), policy);
+    return withPolicy(withAccess(page, data), await installPoliciesOf(deps.db, data.access));
   };
   return [
     defineRoute({

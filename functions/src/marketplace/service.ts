@@ -1,7 +1,7 @@
 import semver from "semver";
 import type { z } from "zod";
 import type { CallerData, InstallAccess } from "../accounts/caller-data";
-import { decide, firstRefusal, policySubject, type Policy } from "../access/install-policy";
+import { firstRefusal, policySubject, type Policy } from "../access/install-policy";
 import { fallbackVersionsOf, type FallbackVersions } from "../access/fallback";
 import { assertAllowedByPolicies, assertMayUseModule, assertWithinFallback } from "../access/policy";
 import { isVisibleIn, moduleNotFound, reachedBusinesses } from "../access/visibility";
@@ -90,14 +90,16 @@ export function withAccess(page: ModulePage, caller: CallerData): ModulePage {
   return { ...page, items: page.items.map((item) => ({ ...item, access: accessOf(item) })) };
 }
 
-/** A business's page (§26): each item with whether the business's install policy allows the version it lists. */
-export function withPolicy(page: ModulePage, policy: Policy | null): ModulePage {
+/**
+ * A business's page (§26): each item with whether the version it lists may be installed, which
+ * every install policy of the caller's businesses decides (as a download would), not only this business's.
+ */
+export function withPolicy(page: ModulePage, policies: readonly Policy[]): ModulePage {
   return {
     ...page,
     items: page.items.map((item) => {
-      if (!policy) return { ...item, policy: { allowed: true } };
-      const { allowed, reason } = decide(policy, { id: item.id, publisherId: item.publisherId, businessId: item.businessId }, item.compatibleVersion ?? item.latestVersion);
-      return { ...item, policy: allowed ? { allowed } : { allowed, reason } };
+      const refusal = firstRefusal(policies, policySubject(item), item.compatibleVersion ?? item.latestVersion);
+      return { ...item, policy: refusal ? { allowed: false, reason: refusal.decision.reason } : { allowed: true } };
     }),
   };
 }
@@ -198,7 +200,7 @@ export async function usableVersion(
   if (module && !isVisibleIn(module, reachedBusinesses(access.memberships))) throw moduleNotFound(moduleId);
   if (module && revokedWhole(module)) throw moduleRevoked(moduleId, module.revocation?.reason);
   const available = requestedVersion ? module?.highestPublishedVersion : module?.listed && module.latestVersion;
-  if (!module || !available) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  if (!module || !available) throw moduleNotFound(moduleId);
   const fallback = fallbackOfCaller(module, access.grants);
   let version = requestedVersion ?? module.latestVersion!;
   if (!requestedVersion && appVersion) {

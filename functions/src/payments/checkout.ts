@@ -1,3 +1,4 @@
+import { moduleNotFound } from "../access/visibility";
 import type { z } from "zod";
 import { purchaseGrants } from "../access/rules";
 import { memberStore } from "../accounts/member-store";
@@ -25,7 +26,7 @@ export async function startModuleCheckout(deps: Deps, caller: { uid: string; ema
   const now = clock();
   const module = await moduleStore(db).getModule(moduleId);
   // A business's private module (§26) is not for sale: to anyone outside it, it does not exist.
-  if (!module?.listed || module.businessId !== null) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  if (!module?.listed || module.businessId !== null) throw moduleNotFound(moduleId);
   const price = module.price;
   if (!price) throw new ApiError("not_for_sale", `Module '${moduleId}' is free: there is nothing to buy.`);
   const account = await payoutAccountStore(db).get(module.publisherId);

@@ -1,3 +1,4 @@
+import { moduleNotFound } from "../access/visibility";
 import type { z } from "zod";
 import { purchaseGrants } from "../access/rules";
 import { assertOwnsModule } from "../access/policy";
@@ -23,7 +24,7 @@ import type { pricingInputSchema } from "./schemas";
 
 async function ownedModule(deps: Deps, developer: DeveloperAccount, moduleId: string): Promise<ModuleRecord> {
   const module = await moduleStore(deps.db).getModule(moduleId);
-  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  if (!module) throw moduleNotFound(moduleId);
   assertOwnsModule(moduleId, module, developer.id);
   return module;
 }
@@ -37,7 +38,7 @@ async function writePrice(deps: Deps, actor: Actor, moduleId: string, price: Mod
     "Firestore (pricing)",
     db.runTransaction(async (tx) => {
       const module = modules.readModule(await tx.get(modules.moduleRef(moduleId)));
-      if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+      if (!module) throw moduleNotFound(moduleId);
       modules.setPrice(tx, moduleId, price, stripeProductId);
       changes.record(tx, moduleChange(moduleId));
       auditLog(db).record(tx, actor, { action, target: moduleId, details: { before: publicPrice(module.price), after: publicPrice(price) } }, clock());

@@ -1,14 +1,15 @@
+import { moduleNotFound } from "../access/visibility";
 import type { z } from "zod";
-import { decide, newestAllowed, policySubject, type Policy } from "../access/install-policy";
+import { decide, policySubject, type Policy } from "../access/install-policy";
 import { businessStore } from "../accounts/business-store";
 import { policyStore } from "../accounts/policy-store";
 import { auditLog, type Actor } from "../core/audit-log";
-import { ApiError } from "../core/errors";
 import { outboundEvent } from "../core/event-types";
 import { toIso } from "../core/documents";
 import type { Deps } from "../deps";
 import { inBusinessTransaction, readBusiness, requireAdmin, requireMember, type MemberCaller } from "../businesses/membership";
 import { moduleStore } from "../marketplace/module-store";
+import { chooseVersion } from "../marketplace/versions";
 import type { evaluateBodySchema, policyBodySchema } from "./schemas";
 
 /**
@@ -88,11 +89,14 @@ export async function putPolicy(deps: Deps, caller: MemberCaller, actor: Actor, 
 export async function evaluatePolicy(deps: Deps, caller: MemberCaller, businessId: string, body: z.output<typeof evaluateBodySchema>) {
   const [state, stored, module] = await Promise.all([readBusiness(deps, null, businessId, caller.uid), policyStore(deps.db).get(null, businessId), moduleStore(deps.db).getModule(body.moduleId)]);
   requireAdmin(state, caller, businessId, "evaluate its install policy");
+  // Another business's private module does not exist here (§26), as for any outsider.
+  if (!module || !module.listed || (module.businessId !== null && module.businessId !== businessId)) throw moduleNotFound(body.moduleId);
   const policy = stored ?? unset(businessId);
-  const published = module?.versionSummary.filter((entry) => !entry.revoked).map((entry) => entry.version) ?? [];
-  if (!module || published.length === 0) throw new ApiError("module_not_found", `No module '${body.moduleId}'.`);
   const subject = policySubject(module);
-  const version = body.version ?? newestAllowed([policy], subject, published) ?? published[0];
+  // Without a version: the one a download would serve (yanked and revoked versions are never
+  // chosen), else the newest such, to name what refuses it.
+  const version = body.version ?? chooseVersion(module.versionSummary, undefined, (candidate) => decide(policy, subject, candidate).allowed) ?? chooseVersion(module.versionSummary);
+  if (version === null) throw moduleNotFound(body.moduleId);
   const decision = decide(policy, subject, version);
   return {
     allowed: decision.allowed,

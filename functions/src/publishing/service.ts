@@ -1,3 +1,4 @@
+import { moduleNotFound } from "../access/visibility";
 import { isDeepStrictEqual } from "node:util";
 import { createHash } from "node:crypto";
 import { OPERATORS } from "../core/event-outbox";
@@ -271,7 +272,8 @@ async function changeVersion(
       // Read with the module the batch is conditional on: a policy set meanwhile fails the batch, which then decides again.
       assertPolicyAllows(moduleId, current.module.policy, { credential: publisher.credential });
     }
-    if (!current.module || !current.version) throw new ApiError("version_not_found", `${moduleId}@${version} was never signed.`);
+    if (!current.module) throw moduleNotFound(moduleId);
+    if (!current.version) throw new ApiError("version_not_found", `${moduleId}@${version} was never signed.`);
     const changed = change(current.module, current.version, publisher);
     const batch = db.batch();
     modules.setVersion(batch, changed.version, { lastUpdateTime: current.versionSnapshot.updateTime! });
@@ -374,7 +376,7 @@ export async function setPublishPolicy({ db, clock }: Deps, developer: Developer
     "Firestore (policy)",
     db.runTransaction(async (tx) => {
       const module = modules.readModule(await tx.get(modules.moduleRef(moduleId)));
-      if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+      if (!module) throw moduleNotFound(moduleId);
       assertOwnsModule(moduleId, module, owner.id);
       modules.setPolicy(tx, moduleId, policy);
       auditLog(db).record(tx, actor, { action: "module.policy", target: moduleId, details: { before: module.policy, after: policy } }, now);

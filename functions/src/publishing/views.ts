@@ -1,9 +1,9 @@
+import { moduleNotFound } from "../access/visibility";
 import semver from "semver";
 import { publicPrice } from "../marketplace/price";
 import type { z } from "zod";
 import { assertInCredentialScope, assertOwnsModule } from "../access/policy";
 import { toIso } from "../core/documents";
-import { ApiError } from "../core/errors";
 import type { Deps } from "../deps";
 import { downloadStore } from "../marketplace/download-store";
 import { moduleStore, type ModuleRecord, type Revocation, type Review, type VersionRecord } from "../marketplace/module-store";
@@ -18,7 +18,7 @@ export async function moduleDownloadStats({ db, config, clock }: Deps, publisher
   assertInCredentialScope(moduleId, publisher.credential);
   const range = statsRange(query, clock());
   const [module, owner] = await Promise.all([moduleStore(db).getModule(moduleId), actingOwner(db, publisher, moduleId)]);
-  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  if (!module) throw moduleNotFound(moduleId);
   assertOwnsModule(moduleId, module, owner.id);
   return dailyStats(moduleId, range, await downloadStore(db, config.downloadShards).daily(moduleId, range.from, range.to));
 }

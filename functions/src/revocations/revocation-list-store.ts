@@ -7,7 +7,8 @@ import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/do
  * `registry/revocations`: the revocation list (contract §14) in one document, so that a change and
  * its serial move together in one transaction and the list is read in one read. Each entry is a
  * revoked version, or a whole module (`version: "*"`, `sha256: null`). Revocations are rare and
- * small; one document holds thousands of them.
+ * small; one document holds thousands of them. The public list and each business's members' list
+ * (§26) are both read from it.
  */
 
 const entry = z.object({
@@ -16,6 +17,8 @@ const entry = z.object({
   sha256: z.string().nullable(),
   reason: z.string(),
   revokedAt: timestamp,
+  /** The business a private module's entry belongs to (§26), null for a public one; absent on entries written before §26's split. */
+  businessId: z.string().nullable().optional(),
 });
 const listDocument = z.object({ serial: z.number().int().nonnegative(), updatedAt: timestamp, entries: z.array(entry) });
 
@@ -26,6 +29,11 @@ export interface RevocationEntry {
   sha256: string | null;
   reason: string;
   revokedAt: Date;
+  /**
+   * The business whose private module it is (§26): listed only to its members, never in the public
+   * list; null for a public module; undefined for an entry written before §26 (resolved when read).
+   */
+  businessId?: string | null;
 }
 
 export interface RevocationList {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { moduleNotFound } from "../access/visibility";
 import { outboundEvent } from "../core/event-types";
 import { auditLog, operatorOf } from "../core/audit-log";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
@@ -6,6 +7,7 @@ import { MODULE_ID, semverVersion, toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
+import { readBusiness, requireMember, type MemberCaller } from "../businesses/membership";
 import { moduleStore, type ModuleRecord, type VersionRecord } from "../marketplace/module-store";
 import { latestOf, summaryOf, withEntry } from "../marketplace/versions";
 import { ALL_VERSIONS, revocationListStore, type RevocationEntry, type RevocationList } from "./revocation-list-store";
@@ -44,7 +46,7 @@ async function changeRevocation(deps: OperatorDeps, moduleId: string, version: s
   const result = await db.runTransaction(async (tx) => {
     const revocations = await list.readIn(tx);
     const module = modules.readModule(await tx.get(modules.moduleRef(moduleId)));
-    if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+    if (!module) throw moduleNotFound(moduleId);
     const versions = version ? [modules.readVersion(await tx.get(modules.versionRef(moduleId, version)))] : await modules.versionsIn(tx, moduleId);
     if (version && !versions[0]) throw new ApiError("version_not_found", `${moduleId} has no version ${version}.`);
     const records = versions as VersionRecord[];
@@ -59,13 +61,13 @@ async function changeRevocation(deps: OperatorDeps, moduleId: string, version: s
       modules.setVersion(tx, updated);
       if (record.state === "published") changed = { ...module, versionSummary: withEntry(module.versionSummary, summaryOf(updated)) };
       entries = entries.filter((item) => !(item.moduleId === moduleId && item.version === version));
-      if (revocation) entries.push({ moduleId, version, sha256: record.sha256, ...revocation });
+      if (revocation) entries.push({ moduleId, version, sha256: record.sha256, ...revocation, businessId: module.businessId });
     } else {
       if (!revoke && !module.revocation && !records.some((record) => record.revocation)) throw new ApiError("not_found", `Nothing of ${moduleId} is revoked.`);
       changed = { ...module, revocation };
       entries = entries.filter((item) => item.moduleId !== moduleId);
       if (revocation) {
-        entries.push({ moduleId, version: ALL_VERSIONS, sha256: null, ...revocation });
+        entries.push({ moduleId, version: ALL_VERSIONS, sha256: null, ...revocation, businessId: module.businessId });
       } else {
         // Lifting the module's revocation lifts every version's.
         let summary = module.versionSummary;
@@ -101,30 +103,48 @@ export async function revokePackagesWithHash(deps: OperatorDeps, sha256: string,
   return revoked;
 }
 
-/** Operators: the list as it stands. */
+/** Operators: the whole list as it stands, each entry with the business of a private module (else null). */
 export async function listRevocations({ db }: Pick<OperatorDeps, "db">) {
   const list = await revocationListStore(db).get();
-  return { serial: list.serial, entries: list.entries.map(entryView) };
+  return { serial: list.serial, entries: (await entriesWithBusiness(db, list.entries)).map((item) => ({ ...entryView(item), businessId: item.businessId })) };
 }
 
-const entryView = (item: RevocationEntry) => ({ ...item, revokedAt: toIso(item.revokedAt) });
+const entryView = ({ businessId: _businessId, ...item }: RevocationEntry) => ({ ...item, revokedAt: toIso(item.revokedAt) });
+
+/** GET /businesses/:id/revocations (any member, §26): the business's private modules' revocations, signed as the public list is. */
+export async function signedBusinessRevocationList(deps: Deps, caller: MemberCaller, businessId: string): Promise<{ list: string }> {
+  requireMember(await readBusiness(deps, null, businessId, caller.uid), caller, businessId);
+  return signedRevocationList(deps, businessId);
+}
 
 /** Lists are signed for whole hours: every instance signs the same bytes (Ed25519 is deterministic) within one. */
 const SIGNING_PERIOD_MS = 3_600_000;
 
+/** The list's entries with the business of each (entries written before §26's split name none: their modules say). */
+async function entriesWithBusiness(db: Deps["db"] | OperatorDeps["db"], entries: RevocationEntry[]): Promise<(RevocationEntry & { businessId: string | null })[]> {
+  const unknown = [...new Set(entries.filter((item) => item.businessId === undefined).map((item) => item.moduleId))];
+  const modules = unknown.length > 0 ? await moduleStore(db).getModules(unknown) : [];
+  const businessOf = new Map(unknown.map((moduleId, index) => [moduleId, modules[index]?.businessId ?? null]));
+  return entries.map((item) => ({ ...item, businessId: item.businessId === undefined ? businessOf.get(item.moduleId)! : item.businessId }));
+}
+
 /**
- * The signed revocation list: a compact JWS (`typ: revocations+jwt`) over `{ serial, iat, exp,
+ * A signed revocation list: a compact JWS (`typ: revocations+jwt`) over `{ serial, iat, exp,
  * entries }`, `iat` at the start of the current hour and `exp` the configured lifetime later, so a
- * list fetched at any time is valid for at least the lifetime less an hour.
+ * list fetched at any time is valid for at least the lifetime less an hour. The public list holds
+ * public modules' entries only; a business's (§26, for its members) only its private modules',
+ * with `businessId` in the payload.
  */
-export async function signedRevocationList({ db, signingKeys, clock, config }: Deps): Promise<{ list: string }> {
+export async function signedRevocationList({ db, signingKeys, clock, config }: Deps, businessId: string | null = null): Promise<{ list: string }> {
   const list: RevocationList = await revocationListStore(db).get();
   const iatMs = Math.floor(clock().getTime() / SIGNING_PERIOD_MS) * SIGNING_PERIOD_MS;
   const payload = {
     serial: list.serial,
     iat: iatMs / 1000,
     exp: (iatMs + config.revocationListLifetimeMs) / 1000,
-    entries: list.entries
+    ...(businessId === null ? {} : { businessId }),
+    entries: (await entriesWithBusiness(db, list.entries))
+      .filter((item) => item.businessId === businessId)
       .sort((a, b) => a.moduleId.localeCompare(b.moduleId) || a.version.localeCompare(b.version))
       .map(entryView),
   };

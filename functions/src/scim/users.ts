@@ -45,11 +45,19 @@ async function assertUnique(deps: Pick<Deps, "db">, tx: Transaction | null, busi
   if (byExternalId !== null && byExternalId !== uid) throw uniqueness(`A User with externalId '${input.externalId}' exists (id ${byExternalId}).`);
 }
 
+/**
+ * SCIM makes or links members only inside the business's verified domains (§22), whether or not
+ * an account with the email exists: a business restricts its members (§26), so nobody outside its
+ * domains becomes one without accepting an invitation (§17).
+ */
 function assertInDomains(business: BusinessRecord, email: string): void {
   const domains = verifiedDomainsOf(business);
-  if (domains.length > 0 && !emailInDomains(email, domains)) {
-    throw invalidValue(`userName ${email} is not in a verified domain of this business (${domains.join(", ")}).`);
-  }
+  if (emailInDomains(email, domains)) return;
+  throw invalidValue(
+    domains.length === 0
+      ? `userName ${email} is in no verified domain of this business: verify the domain first (POST /businesses/${business.id}/domains).`
+      : `userName ${email} is not in a verified domain of this business (${domains.join(", ")}): verify the domain first (POST /businesses/${business.id}/domains).`,
+  );
 }
 
 /** The member after `active` is set: suspension frees the seat; restoring gives one when free (`free`: read when restoring). */
@@ -63,8 +71,8 @@ function withActive(business: BusinessRecord, free: number | null, member: Membe
 
 /**
  * Finds the Firebase Auth user of an email, or makes a managed one (email verified, no password,
- * the uid that says this business made it); an account is made only for an email in a domain the
- * business has verified.
+ * the uid that says this business made it); the email is in a domain the business has verified
+ * (assertInDomains, before).
  */
 async function authUserFor(deps: Deps, business: BusinessRecord, input: ScimUserInput): Promise<UserRecord> {
   const { auth } = deps;
@@ -73,9 +81,6 @@ async function authUserFor(deps: Deps, business: BusinessRecord, input: ScimUser
     return await byEmail();
   } catch (error) {
     if ((error as { code?: string }).code !== "auth/user-not-found") throw error;
-  }
-  if (!emailInDomains(input.userName, verifiedDomainsOf(business))) {
-    throw invalidValue(`No account has the email ${input.userName}, and SCIM makes accounts only in a domain this business has verified: verify the domain first (POST /businesses/${business.id}/domains).`);
   }
   const displayName = input.displayName ?? ([input.name?.givenName, input.name?.familyName].filter(Boolean).join(" ") || undefined);
   const uid = managedUserId(business.id, input.userName);

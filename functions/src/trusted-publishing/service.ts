@@ -42,7 +42,9 @@ const view = (record: TrustedPublisherRecord): TrustedPublisherView => ({
  */
 async function assertOwnsModuleId(db: Deps["db"], developer: DeveloperAccount, moduleId: string): Promise<void> {
   const [module, owner] = await Promise.all([moduleStore(db).getModule(moduleId), actingOwner(db, developer, moduleId)]);
-  if (module) assertOwnsModule(moduleId, module, owner.id);
+  // A business's private module the caller does not act for does not exist for them (§26): the namespace answers, as for an id never signed.
+  const hidden = module !== null && module.businessId !== null && module.developerId !== owner.id;
+  if (module && !hidden) assertOwnsModule(moduleId, module, owner.id);
   else assertInNamespace(moduleId, owner.publisherId);
 }
 

@@ -52,7 +52,7 @@ export const userProfileSchema = z
           message: z.string().nullable(),
         }),
       )
-      .meta({ description: "The install policies of the user's businesses that this request reaches (§26): every one must allow what the user installs; GET /businesses/:id/policy/signed gives each whole and signed." }),
+      .meta({ description: "The install policies of the user's businesses, however this request signed in (§26): every one must allow what the user installs; GET /businesses/:id/policy/signed gives each whole and signed." }),
     activations: z.array(
       z.object({
         moduleId: z.string(),

@@ -1064,6 +1064,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/businesses/{businessId}/revocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed list of the business's private modules' revoked versions (any member, §26): the public list leaves them out. */
+        get: operations["getBusinessRevocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/event-types": {
         parameters: {
             query?: never;
@@ -2005,7 +2022,7 @@ export interface components {
             }[];
             /** @description The user's module purchases, and those of their businesses that reach them (§20). */
             purchases: components["schemas"]["PurchaseSummary"][];
-            /** @description The install policies of the user's businesses that this request reaches (§26): every one must allow what the user installs; GET /businesses/:id/policy/signed gives each whole and signed. */
+            /** @description The install policies of the user's businesses, however this request signed in (§26): every one must allow what the user installs; GET /businesses/:id/policy/signed gives each whole and signed. */
             policies: {
                 businessId: string;
                 version: number;
@@ -2669,7 +2686,7 @@ export interface components {
             };
         };
         RevocationList: {
-            /** @description Compact JWS (EdDSA, typ revocations+jwt, kid in GET /signing-keys) over { serial, iat, exp, entries: [ { moduleId, version ('*' for all), sha256 (null for '*'), reason, revokedAt } ] }. */
+            /** @description Compact JWS (EdDSA, typ revocations+jwt, kid in GET /signing-keys) over { serial, iat, exp, businessId (a business's list only), entries: [ { moduleId, version ('*' for all), sha256 (null for '*'), reason, revokedAt } ] }. */
             list: string;
         };
         WebhookEventTypes: {
@@ -9462,6 +9479,91 @@ export interface operations {
             };
         };
     };
+    getBusinessRevocations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list, as a compact JWS whose payload adds businessId. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevocationList"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: sso_required. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: business_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listWebhookEventTypes: {
         parameters: {
             query?: never;
@@ -13071,10 +13173,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Counted, or not (a repeat, a crawler); sets the mv cookie when the request had none. */
+            /** @description Counted, or not (a repeat, a crawler); sets the __session cookie when the request had none. */
             204: {
                 headers: {
-                    /** @description mv=<random id>; Max-Age=31536000; Path=/; HttpOnly; SameSite=Lax (Secure when deployed) */
+                    /** @description __session=<random id>; Max-Age=31536000; Path=/; HttpOnly; SameSite=Lax (Secure when deployed) */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
