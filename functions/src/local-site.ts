@@ -2,7 +2,8 @@
  * What Firebase Hosting does in front of the function, for local runs (`npm start`, the tests):
  * the site's files with the headers firebase.json gives them, `/api/**` to the API app, every
  * other page path to index.html (the pages route themselves), and Hosting's reserved
- * `/__/firebase/init.json` with the web app's configuration. The Auth emulator is reached
+ * `/__/firebase/init.json` with the web app's configuration. As Hosting does, a request to the
+ * function carries no cookie but `__session`, so that what works here works deployed. The Auth emulator is reached
  * through this same origin, as the pages' Firebase Auth SDK is told to, so that no request of a
  * page leaves the site.
  */
@@ -11,12 +12,16 @@ import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import path from "node:path";
 import { minimatch } from "minimatch";
+import { onlyCookie } from "./core/cookies";
 
 interface HostingConfig {
   headers?: { source: string; headers: { key: string; value: string }[] }[];
 }
 
 const FIREBASE_JSON = path.join(__dirname, "..", "..", "firebase.json");
+
+/** The one cookie Firebase Hosting passes to a function. */
+const HOSTING_COOKIE = "__session";
 
 /** The paths the Firebase Auth SDK calls on an emulator (connectAuthEmulator with this origin). */
 export const AUTH_EMULATOR_PATHS = ["/identitytoolkit.googleapis.com", "/securetoken.googleapis.com", "/emulator"];
@@ -41,6 +46,13 @@ export function localSite(api: Express, options: { hostingDir: string; projectId
   site.use((req, res, next) => {
     if ((req.method !== "GET" && req.method !== "HEAD") || req.path.startsWith("/api/") || req.path.startsWith("/__/")) return next();
     res.sendFile(path.join(options.hostingDir, "index.html"));
+  });
+  // Hosting strips every cookie but __session from what it passes to a function.
+  site.use("/api", (req, _res, next) => {
+    const kept = onlyCookie(req.headers.cookie, HOSTING_COOKIE);
+    if (kept === null) delete req.headers.cookie;
+    else req.headers.cookie = kept;
+    next();
   });
   site.use(api);
   return site;

@@ -62,16 +62,16 @@ describe("analytics (§28)", () => {
 
   it("counts each figure exactly, splits it by version and platform, and its CSV sums to the JSON's totals", async () => {
     const developer = await sellingModule("acme", "acme.charts");
-    const [ann, bob, carol] = await Promise.all([createUser(), createUser(), createUser()]);
+    const [ann, bob, carol, dave] = await Promise.all([createUser(), createUser(), createUser(), createUser()]);
 
-    // Page views: a browser's first and second visit are one visitor (the mv cookie), a crawler is not counted, a signed-in user is one more.
+    // Page views: a browser's first and second visit are one visitor (the __session cookie, the one Hosting passes to a function), a crawler is not counted, a signed-in user is one more.
     const first = await view("acme.charts", { "User-Agent": BROWSER });
     expect(first.status).toBe(204);
-    const cookie = /^mv=([0-9a-f]{32}); Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax$/.exec(first.headers["set-cookie"]?.[0] ?? "");
+    const cookie = /^__session=([0-9a-f]{32}); Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax$/.exec(first.headers["set-cookie"]?.[0] ?? "");
     expect(cookie).not.toBeNull();
-    expect((await view("acme.charts", { "User-Agent": BROWSER, Cookie: `mv=${cookie![1]}` })).headers["set-cookie"]).toBeUndefined();
+    expect((await view("acme.charts", { "User-Agent": BROWSER, Cookie: `__session=${cookie![1]}` })).headers["set-cookie"]).toBeUndefined();
     expect((await view("acme.charts", { "User-Agent": GOOGLEBOT })).status).toBe(204);
-    expect((await view("acme.charts", { "User-Agent": BROWSER, Cookie: `mv=${cookie![1]}`, ...bearer(ann) })).status).toBe(204);
+    expect((await view("acme.charts", { "User-Agent": BROWSER, Cookie: `__session=${cookie![1]}`, ...bearer(ann) })).status).toBe(204);
     expectProblem(await view("acme.nothing", { "User-Agent": BROWSER }), 404, "module_not_found");
 
     // Installs on two devices (one repeated, not a new install), an uninstall, and active devices from update checks.
@@ -79,10 +79,15 @@ describe("analytics (§28)", () => {
     expect((await confirm(ann, { moduleId: "acme.charts", version: "1.0.0", deviceId: "ann-pc", platform: "win32" })).status).toBe(200);
     expect((await confirm(bob, { moduleId: "acme.charts", version: "1.1.0", deviceId: "bob-mac", platform: "darwin" })).status).toBe(200);
     expect((await confirm(carol, { moduleId: "acme.charts", version: "1.1.0", deviceId: "carol-box", platform: "linux" })).status).toBe(200);
+    // An app that does not say its platform: counted under unknown, so the platform split still sums to the total.
+    expect((await confirm(dave, { moduleId: "acme.charts", version: "1.0.0", deviceId: "dave-pc" })).status).toBe(200);
     expect((await request(app).delete(`${api}/modules/activations/acme.charts/devices/carol-box`).set(bearer(carol))).status).toBe(204);
-    const check = { appVersion: "1.0.0", installed: [{ moduleId: "acme.charts", version: "1.1.0" }, { moduleId: "acme.unknown", version: "1.0.0" }], deviceId: "bob-laptop", platform: "darwin" };
+    const check = { appVersion: "1.0.0", installed: [{ moduleId: "acme.charts", version: "1.1.0" }, { moduleId: "acme.unknown", version: "1.0.0" }], deviceId: "bob-mac", platform: "darwin" };
     expect((await request(app).post(`${api}/modules/updates`).set(bearer(bob)).send(check)).status).toBe(200);
     expect((await request(other).post(`${api}/modules/updates`).set(bearer(bob)).send(check)).status).toBe(200);
+    // Counted from what happened only: a device that never confirmed the module, and a version never published, change no figure.
+    expect((await request(app).post(`${api}/modules/updates`).set(bearer(bob)).send({ ...check, deviceId: "bob-laptop" })).status).toBe(200);
+    expect((await request(app).post(`${api}/modules/updates`).set(bearer(bob)).send({ ...check, installed: [{ moduleId: "acme.charts", version: "7.0.0-made.up" }] })).status).toBe(200);
     expectProblem(await request(app).post(`${api}/modules/updates`).set(bearer(bob)).send({ ...check, platform: "solaris" }), 400, "invalid_request");
     expectProblem(await confirm(ann, { moduleId: "acme.charts", deviceId: "ann-pc", platform: "amiga" }), 400, "invalid_request");
 
@@ -98,14 +103,25 @@ describe("analytics (§28)", () => {
     const invoice = await stripe.renew(subscriptionId);
     await fetch(`${stripe.url}/v1/refunds`, { method: "POST", headers: { Authorization: "Bearer sk_test_local", "Content-Type": "application/x-www-form-urlencoded" }, body: `payment_intent=${invoice.payment_intent}&amount=200` });
 
-    const expected = { downloads: 3, installs: 3, uninstalls: 1, activeDevices: 3, pageViews: 2, purchases: 1, trials: 1, trialConversions: 1, revenue: { usd: 500 }, refunds: { usd: 200 }, net: { usd: 500 - 75 - (200 - 30) } };
+    // Refunded as from Stripe's Dashboard, without the application fee: net is §20's earnings' net to the cent.
+    const expected = { downloads: 3, installs: 4, uninstalls: 1, activeDevices: 3, pageViews: 2, purchases: 1, trials: 1, trialConversions: 1, revenue: { usd: 500 }, refunds: { usd: 200 }, net: { usd: 500 - 75 - 200 } };
     await eventually(async () => expect((await metrics(developer, "acme.charts", { from: today, to: today }, other)).body.totals).toEqual(expected), 10_000);
+    const earnings = await request(app).get(`${api}/developers/earnings`).query({ from: today, to: today }).set(bearer(developer));
+    expect(earnings.body.totals).toEqual([expect.objectContaining({ currency: "usd", net: expected.net.usd })]);
+    // Stripe gives the fee's share back later (its Dashboard's "refund application fee"): both move together.
+    await fetch(`${stripe.url}/v1/refunds`, { method: "POST", headers: { Authorization: "Bearer sk_test_local", "Content-Type": "application/x-www-form-urlencoded" }, body: `payment_intent=${invoice.payment_intent}&amount=100&refund_application_fee=true` });
+    await eventually(async () => {
+      const [figures, paid] = [(await metrics(developer, "acme.charts", { from: today, to: today })).body.totals, (await request(app).get(`${api}/developers/earnings`).query({ from: today, to: today }).set(bearer(developer))).body.totals[0]];
+      expect(figures.refunds).toEqual({ usd: 300 });
+      expect(figures.net).toEqual({ usd: paid.net });
+    }, 10_000);
+    Object.assign(expected, { refunds: { usd: 300 }, net: { usd: (await request(app).get(`${api}/developers/earnings`).query({ from: today, to: today }).set(bearer(developer))).body.totals[0].net } });
 
     const byPlatform = (await metrics(developer, "acme.charts", { from: today, to: today, split: "platform", metrics: "installs,activeDevices,pageViews" })).body;
     const value = (metric: string, split: string) => byPlatform.series.find((entry: { metric: string; split: string }) => entry.metric === metric && entry.split === split)?.points[0].value;
-    expect([value("installs", "win32"), value("installs", "darwin"), value("installs", "linux"), value("installs", "unknown")]).toEqual([1, 1, 1, undefined]);
-    // Carol's box was removed: active today are ann's PC and bob's Mac and laptop.
-    expect([value("activeDevices", "win32"), value("activeDevices", "darwin"), value("activeDevices", "linux")]).toEqual([1, 2, undefined]);
+    expect([value("installs", "win32"), value("installs", "darwin"), value("installs", "linux"), value("installs", "unknown")]).toEqual([1, 1, 1, 1]);
+    // Carol's box was removed: active today are ann's PC, bob's Mac and dave's PC (bob's laptop never confirmed the module).
+    expect([value("activeDevices", "win32"), value("activeDevices", "darwin"), value("activeDevices", "linux"), value("activeDevices", "unknown")]).toEqual([1, 1, undefined, 1]);
     expect(value("pageViews", "unknown")).toBe(2);
     const byVersion = (await metrics(developer, "acme.charts", { from: today, to: today, split: "version", metrics: "downloads" })).body.series;
     expect(byVersion.map((entry: { split: string; points: { value: number }[] }) => [entry.split, entry.points[0].value])).toEqual([["1.0.0", 1], ["1.1.0", 2]]);
@@ -127,7 +143,7 @@ describe("analytics (§28)", () => {
     expect((await metrics({ Authorization: `Bearer ${token}` }, null, { from: today, to: today })).body.totals).toEqual(expected);
     expect((await json("metrics", "--module", "acme.charts", "--from", today, "--to", today)).totals).toEqual(expected);
     const csvCli = await admin("metrics", "--csv", "--from", today, "--to", today);
-    expect(rowsOf(csvCli.stdout)).toEqual([expect.objectContaining({ date: today, downloads: 3, pageViews: 2, revenue_usd: 500, refunds_usd: 200 })]);
+    expect(rowsOf(csvCli.stdout)).toEqual([expect.objectContaining({ date: today, downloads: 3, pageViews: 2, revenue_usd: 500, refunds_usd: 300 })]);
     const table = await admin("metrics", "--module", "acme.charts", "--from", today, "--to", today, "--split", "platform");
     expect(table.stdout).toMatch(/platform/);
     expect((await admin("metrics", "--from", "yesterday")).code).toBe(2);
@@ -154,7 +170,7 @@ describe("analytics (§28)", () => {
     const distinct = await Promise.all(Array.from({ length: 100 }, (_, index) => view("acme.charts", { "User-Agent": `${BROWSER} visitor-${index}` })));
     expect(distinct.every((answer) => answer.status === 204)).toBe(true);
     const cookie = "0123456789abcdef0123456789abcdef";
-    const repeated = await Promise.all(Array.from({ length: 50 }, () => view("acme.charts", { "User-Agent": BROWSER, Cookie: `mv=${cookie}` })));
+    const repeated = await Promise.all(Array.from({ length: 50 }, () => view("acme.charts", { "User-Agent": BROWSER, Cookie: `__session=${cookie}` })));
     expect(repeated.every((answer) => answer.status === 204)).toBe(true);
     expect((await metrics(owner, "acme.charts", { from: today, to: today, metrics: "pageViews" })).body.totals).toEqual({ pageViews: 101 });
   });

@@ -878,7 +878,7 @@ describe("web pages (§16)", () => {
     expect((await post("/modules/confirm", bob.idToken, { moduleId: "tailspin.flights", deviceId: "bob-mac", platform: "darwin" })).status).toBe(200);
     expect((await api("/modules/download/tailspin.flights", ann.idToken)).status).toBe(200);
     await drainDownloadCounters();
-    // The module page counts its own view, once per visitor and day: a reload is the same visitor (its mv cookie).
+    // The module page counts its own view, once per visitor and day: a reload is the same visitor (its __session cookie).
     const visitorContext = await browser.newContext({ userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36" });
     const visitor = await visitorContext.newPage();
     for (let visit = 0; visit < 2; visit += 1) {
@@ -886,7 +886,7 @@ describe("web pages (§16)", () => {
       await visitor.goto(`${origin}/modules/tailspin.flights`);
       expect((await counted).status()).toBe(204);
     }
-    expect((await visitorContext.cookies()).map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([["mv", true, "Lax"]]);
+    expect((await visitorContext.cookies()).map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([["__session", true, "Lax"]]);
     await visitorContext.close();
 
     for (const width of [375, 1280]) {

@@ -82,6 +82,11 @@ export const activationStore = oncePerDatabase((db: Firestore) => {
     async get(uid: string, moduleId: string): Promise<ActivationRecord | null> {
       return read(await documentAt(collection(uid), moduleId).get());
     },
+    /** A user's activations of these modules (null where there is none), in one batched read. */
+    async getMany(uid: string, moduleIds: readonly string[]): Promise<(ActivationRecord | null)[]> {
+      if (moduleIds.length === 0) return [];
+      return (await db.getAll(...moduleIds.map((moduleId) => documentAt(collection(uid), moduleId)))).map(read);
+    },
     /** Every activation of a user, oldest first. */
     async list(uid: string): Promise<ActivationRecord[]> {
       return (await collection(uid).orderBy("activatedAt").get()).docs.map((snapshot) => read(snapshot)!);

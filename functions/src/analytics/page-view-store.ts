@@ -5,7 +5,7 @@ import { documentAt, oncePerDatabase } from "../core/documents";
 /**
  * `pageViewVisitors/{sha256 of module, day and visitor}`: which visitors viewed a module's page on
  * a UTC day (§28), so that each counts once; `expireAt` (TTL) removes them two days later. Holds
- * no visitor in clear: the key is a hash of the signed-in user, the `mv` cookie, or the address
+ * no visitor in clear: the key is a hash of the signed-in user, the visitor cookie (`__session`), or the address
  * with the user agent.
  */
 const TTL_MS = 2 * 24 * 3600 * 1000;

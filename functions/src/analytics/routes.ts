@@ -3,19 +3,17 @@ import { viewerOf } from "../accounts/caller-data";
 import type { Deps } from "../deps";
 import { publisherOf } from "../publishing/publisher";
 import { metricsQuerySchema, metricsSchema, moduleMetricsParamsSchema, pageViewParamsSchema } from "./schemas";
-import { moduleMetrics, publisherMetrics, recordPageView, VISITOR_COOKIE, type MetricsReply } from "./service";
+import { moduleMetrics, publisherMetrics, recordPageView, VISITOR_COOKIE, VISITOR_COOKIE_NAME, type MetricsReply } from "./service";
+import { cookieValue } from "../core/cookies";
 
 /** Analytics (contract §28): the module page's view, and the publisher's figures. */
 
 const YEAR_SECONDS = 365 * 24 * 3600;
 
-/** The `mv` cookie of a request, when it carries a well-formed one. */
+/** The visitor cookie of a request, when it carries a well-formed one. */
 function visitorCookie(header: string | undefined): string | null {
-  for (const part of (header ?? "").split(";")) {
-    const [name, ...value] = part.trim().split("=");
-    if (name === "mv" && VISITOR_COOKIE.test(value.join("="))) return value.join("=");
-  }
-  return null;
+  const value = cookieValue(header, VISITOR_COOKIE_NAME);
+  return value !== null && VISITOR_COOKIE.test(value) ? value : null;
 }
 
 const reply = (answer: MetricsReply): Reply => ("csv" in answer ? { status: 200, media: { data: answer.csv, type: "text/csv; charset=utf-8; header=present" } } : { status: 200, body: answer.json });
@@ -37,13 +35,13 @@ export const analyticsRoutes = (deps: Deps) => [
     params: pageViewParamsSchema,
     // Counted at most once per visitor and day by its nature: a repeat changes nothing.
     idempotencyKey: false,
-    responses: { 204: { description: "Counted, or not (a repeat, a crawler); sets the mv cookie when the request had none.", headers: { "Set-Cookie": "mv=<random id>; Max-Age=31536000; Path=/; HttpOnly; SameSite=Lax (Secure when deployed)" } } },
+    responses: { 204: { description: "Counted, or not (a repeat, a crawler); sets the __session cookie when the request had none.", headers: { "Set-Cookie": "__session=<random id>; Max-Age=31536000; Path=/; HttpOnly; SameSite=Lax (Secure when deployed)" } } },
     problems: ["module_not_found"],
     handle: async ({ params, caller, req }) => {
       const visitor = { uid: caller?.uid ?? null, cookie: visitorCookie(req.headers.cookie), address: req.ip ?? "", userAgent: req.get("user-agent") ?? "" };
       const cookie = await recordPageView(deps, params.id, visitor, viewerOf(deps.db, caller, deps.clock()));
       const secure = deps.config.publicBaseUrl.startsWith("https:") ? "; Secure" : "";
-      const headers: Record<string, string> = cookie ? { "Set-Cookie": `mv=${cookie}; Max-Age=${YEAR_SECONDS}; Path=/; HttpOnly; SameSite=Lax${secure}` } : {};
+      const headers: Record<string, string> = cookie ? { "Set-Cookie": `${VISITOR_COOKIE_NAME}=${cookie}; Max-Age=${YEAR_SECONDS}; Path=/; HttpOnly; SameSite=Lax${secure}` } : {};
       return { status: 204, headers };
     },
   }),

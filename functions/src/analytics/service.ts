@@ -1,10 +1,10 @@
+import { moduleNotFound } from "../access/visibility";
 import { randomBytes } from "node:crypto";
 import { isbot } from "isbot";
 import type { z } from "zod";
 import { assertInCredentialScope, assertOwnsModule } from "../access/policy";
 import { assertVisible, type Viewer } from "../access/visibility";
 import { withinDeadline } from "../core/deadline";
-import { ApiError } from "../core/errors";
 import { utcDay } from "../core/time";
 import type { Deps, OperatorDeps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
@@ -24,30 +24,35 @@ import type { metricsQuerySchema, metricsSchema } from "./schemas";
 /** Who viewed a page, as far as the request says (§28's visitor rule). */
 export interface PageVisitor {
   uid: string | null;
-  /** The `mv` cookie, when the request carried a well-formed one. */
+  /** The visitor cookie (`__session`), when the request carried a well-formed one. */
   cookie: string | null;
   address: string;
   userAgent: string;
 }
 
-/** An `mv` cookie's value: 128 random bits in hex. */
+/**
+ * The visitor cookie (§28): `__session`, the one cookie Firebase Hosting passes to a function
+ * (any other never reaches it deployed). Its value: 128 random bits in hex.
+ */
+export const VISITOR_COOKIE_NAME = "__session";
+/** A visitor cookie's value. */
 export const VISITOR_COOKIE = /^[0-9a-f]{32}$/;
 
 /**
  * POST /modules/:id/views: counts the view once per visitor and UTC day (a known crawler is not
- * counted). Answers the `mv` cookie to set, when the request had none: it stands for this same
+ * counted). Answers the visitor cookie to set, when the request had none: it stands for this same
  * visitor for the rest of the day.
  */
 export async function recordPageView({ db, clock }: Deps, moduleId: string, visitor: PageVisitor, viewer: Viewer): Promise<string | null> {
   const module = await moduleStore(db).getModule(moduleId);
-  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  if (!module) throw moduleNotFound(moduleId);
   await assertVisible(module, viewer);
   if (isbot(visitor.userAgent)) return null;
   const now = clock();
   const day = utcDay(now);
   const cookie = visitor.cookie ?? randomBytes(16).toString("hex");
-  const who = visitor.uid ? `user:${visitor.uid}` : visitor.cookie ? `mv:${visitor.cookie}` : `address:${visitor.address}\n${visitor.userAgent}`;
-  const keys = visitor.cookie ? [who] : [who, `mv:${cookie}`];
+  const who = visitor.uid ? `user:${visitor.uid}` : visitor.cookie ? `cookie:${visitor.cookie}` : `address:${visitor.address}\n${visitor.userAgent}`;
+  const keys = visitor.cookie ? [who] : [who, `cookie:${cookie}`];
   const views = pageViewStore(db);
   await withinDeadline(
     "Firestore (page views)",
@@ -99,7 +104,7 @@ export async function moduleMetrics({ db, clock, config }: Deps, publisher: Publ
   assertInCredentialScope(moduleId, publisher.credential);
   const range = rangeOf(query, clock());
   const [module, owner] = await Promise.all([moduleStore(db).getModule(moduleId), actingOwner(db, publisher, moduleId)]);
-  if (!module) throw new ApiError("module_not_found", `No module '${moduleId}'.`);
+  if (!module) throw moduleNotFound(moduleId);
   assertOwnsModule(moduleId, module, owner.id);
   const months = await metricCounts(db).months([moduleId], monthsBetween(range.from, range.to));
   return answer(months, range, query, config.payments.currencies, moduleId);

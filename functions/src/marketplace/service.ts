@@ -1,5 +1,6 @@
 import semver from "semver";
 import type { z } from "zod";
+import { activationStore } from "../accounts/activation-store";
 import type { CallerData, InstallAccess } from "../accounts/caller-data";
 import { firstRefusal, policySubject, type Policy } from "../access/install-policy";
 import { fallbackVersionsOf, type FallbackVersions } from "../access/fallback";
@@ -270,10 +271,17 @@ export async function checkModuleUpdates(
     if (fallback && !newer && !revoked) return [];
     return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, access.keys), yanked, revoked, blocked }];
   });
-  // A device named: it counts among the active devices of the modules it has installed that the service knows and shows the caller (§28).
+  // A device named (§28): it counts among the active devices of a module only where it holds the
+  // caller's activation of it, and the version it names was published; any other entry changes no figure.
   if (input.deviceId) {
-    const known = input.installed.filter(({ moduleId }) => modules.get(moduleId) && isVisibleIn(modules.get(moduleId)!, reached));
-    await updateCheckSeen(db, { uid, deviceId: input.deviceId, platform: input.platform }, known, utcDay(clock()));
+    const { deviceId } = input;
+    const published = input.installed.filter(({ moduleId, version }) => {
+      const module = modules.get(moduleId);
+      return module !== undefined && module !== null && isVisibleIn(module, reached) && module.versionSummary.some((entry) => entry.version === version);
+    });
+    const activations = await activationStore(db).getMany(uid, published.map(({ moduleId }) => moduleId));
+    const held = published.filter((_, index) => activations[index]?.devices.some((device) => device.deviceId === deviceId));
+    await updateCheckSeen(db, { uid, deviceId, platform: input.platform }, held, utcDay(clock()));
   }
   return { items };
 }

@@ -36,8 +36,9 @@ export async function deviceRemovedIn(tx: Transaction, db: Firestore, key: Devic
 }
 
 /**
- * An update check naming a device (§28): each installed module it names (known to the service,
- * and visible to the caller) counts the device among its active devices, once a day. The
+ * An update check naming a device (§28): each installed module it names (the caller chose those
+ * whose activation holds the device, at a published version) counts the device among its active
+ * devices, once a day. The
  * devices' last activity is read first without a transaction: a check that changes nothing (the
  * device was seen today, on the same version and platform) writes nothing; one that does runs
  * one transaction for the whole check, which reads them again.

@@ -109,7 +109,8 @@ function splitValue(cell: DayCell | undefined, split: Split | undefined, key: st
   const parts = cell[split] ?? {};
   if (typeof cell.total !== "number") return key === UNKNOWN ? cell.total : {};
   if (key !== UNKNOWN) return parts[key!] ?? 0;
-  return cell.total - Object.values(parts).reduce((sum, n) => sum + n, 0);
+  // Counted as unknown (a confirm without a platform), and what no split value holds (counted before splits).
+  return cell.total - Object.entries(parts).reduce((sum, [name, n]) => (name === UNKNOWN ? sum : sum + n), 0);
 }
 
 /**
@@ -150,7 +151,7 @@ function splitKeys(days: string[], cellOf: (day: string) => DayCell | undefined,
   for (const day of days) {
     const cell = cellOf(day);
     if (!cell) continue;
-    for (const [key, n] of Object.entries(cell[split] ?? {})) if (n !== 0) keys.add(key);
+    for (const [key, n] of Object.entries(cell[split] ?? {})) if (n !== 0 && key !== UNKNOWN) keys.add(key);
     const remainder = splitValue(cell, split, UNKNOWN, metric);
     if (typeof remainder === "number" ? remainder !== 0 : Object.keys(remainder).length > 0) rest = true;
   }

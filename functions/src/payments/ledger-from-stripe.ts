@@ -69,12 +69,12 @@ async function changeLine(context: Context, paymentIntentId: string, change: (st
  * whatever the order. The fee given back with them is the application fee's amount_refunded, read
  * from Stripe before the transaction (it too only grows).
  */
-export function refund(context: Context, charge: Omit<RefundLine, "announced">): Promise<Applied> {
+export function refund(context: Context, charge: Omit<RefundLine, "announced" | "feeCounted">): Promise<Applied> {
   const feeRefunded = charge.feeRefunded ?? 0;
   return changeLine(context, charge.paymentIntentId, ({ refund: stored }) =>
     stored && stored.refunded >= charge.refunded && (stored.feeRefunded ?? 0) >= feeRefunded
       ? null
-      : { refund: { ...charge, refunded: Math.max(charge.refunded, stored?.refunded ?? 0), feeRefunded: Math.max(feeRefunded, stored?.feeRefunded ?? 0), announced: stored?.announced ?? 0 } },
+      : { refund: { ...charge, refunded: Math.max(charge.refunded, stored?.refunded ?? 0), feeRefunded: Math.max(feeRefunded, stored?.feeRefunded ?? 0), announced: stored?.announced ?? 0, feeCounted: stored?.feeCounted ?? null } },
   );
 }
 

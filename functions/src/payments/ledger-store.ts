@@ -42,6 +42,8 @@ const refundLine = z.object({
   announced: z.number().int().nonnegative().optional(),
   /** The application fee Stripe gave back so far (missing on lines written before it was read: earnings take a proportional share then). */
   feeRefunded: z.number().int().nonnegative().optional(),
+  /** The fee given back that analytics' `net` has counted (§28); missing on lines counted before it: a proportional share of `announced`. */
+  feeCounted: z.number().int().nonnegative().optional(),
   updatedAt: timestamp,
 });
 
@@ -54,7 +56,12 @@ const disputeLine = z.object({
 });
 
 export type SaleLine = Omit<z.output<typeof saleLine>, "at" | "kind" | "periodStart" | "periodEnd"> & { paymentIntentId: string; at: Date; period?: { start: Date; end: Date } | null };
-export type RefundLine = Omit<z.output<typeof refundLine>, "updatedAt" | "kind" | "announced" | "feeRefunded"> & { paymentIntentId: string; announced: number; feeRefunded: number | null };
+export type RefundLine = Omit<z.output<typeof refundLine>, "updatedAt" | "kind" | "announced" | "feeRefunded" | "feeCounted"> & {
+  paymentIntentId: string;
+  announced: number;
+  feeRefunded: number | null;
+  feeCounted: number | null;
+};
 export type DisputeLine = Omit<z.output<typeof disputeLine>, "updatedAt" | "kind"> & { paymentIntentId: string };
 
 export type SaleWithLines = { sale: SaleLine; refund: RefundLine | null; dispute: DisputeLine | null };
@@ -75,8 +82,8 @@ export const ledgerStore = oncePerDatabase((db: Firestore) => {
   const readRefund = (snapshot: DocumentSnapshot): RefundLine | null => {
     const stored = readDocument(refundLine, snapshot);
     if (!stored) return null;
-    const { kind: _kind, updatedAt: _updatedAt, announced, feeRefunded, ...fields } = stored;
-    return { ...fields, announced: announced ?? fields.refunded, feeRefunded: feeRefunded ?? null, paymentIntentId: snapshot.id.slice("refund_".length) };
+    const { kind: _kind, updatedAt: _updatedAt, announced, feeRefunded, feeCounted, ...fields } = stored;
+    return { ...fields, announced: announced ?? fields.refunded, feeRefunded: feeRefunded ?? null, feeCounted: feeCounted ?? null, paymentIntentId: snapshot.id.slice("refund_".length) };
   };
   const readDispute = (snapshot: DocumentSnapshot): DisputeLine | null => {
     const stored = readDocument(disputeLine, snapshot);
@@ -108,8 +115,14 @@ export const ledgerStore = oncePerDatabase((db: Firestore) => {
       writeReadAsMissing(tx, documentAt(collection, saleId(paymentIntentId)), { kind: "sale", ...fields, ...kept, at: Timestamp.fromDate(at) });
     },
     setRefundIn(tx: Transaction, line: RefundLine, now: Date): void {
-      const { paymentIntentId, feeRefunded, ...fields } = line;
-      tx.set(documentAt(collection, refundId(paymentIntentId)), { kind: "refund", ...fields, ...(feeRefunded === null ? {} : { feeRefunded }), updatedAt: Timestamp.fromDate(now) });
+      const { paymentIntentId, feeRefunded, feeCounted, ...fields } = line;
+      tx.set(documentAt(collection, refundId(paymentIntentId)), {
+        kind: "refund",
+        ...fields,
+        ...(feeRefunded === null ? {} : { feeRefunded }),
+        ...(feeCounted === null ? {} : { feeCounted }),
+        updatedAt: Timestamp.fromDate(now),
+      });
     },
     setDisputeIn(tx: Transaction, line: DisputeLine, now: Date): void {
       const { paymentIntentId, ...fields } = line;

@@ -7,7 +7,7 @@ import type { Deps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
 import { ledgerStore, type SaleLine, type SaleWithLines } from "./ledger-store";
 import { metricCounts } from "../metrics/metric-store";
-import { earnedFallback, purchaseFacts, unannouncedRefund } from "./rules";
+import { earnedFallback, feeGivenBack, purchaseFacts, unannouncedRefund } from "./rules";
 import { refundCounts } from "./sale-metrics";
 
 /**
@@ -60,11 +60,17 @@ export function auditFallback(tx: Transaction, deps: Deps, purchase: Pick<Purcha
  * with it recorded as sent. Whether it wrote the line: when it did not, the caller's line stands.
  */
 export function announceRefund(tx: Transaction, deps: Deps, sale: SaleLine, line: SaleWithLines["refund"], now: Date, actor: Actor): boolean {
+  if (line === null) return false;
   const amount = unannouncedRefund(line);
-  if (line === null || amount === 0) return false;
-  ledgerStore(deps.db).setRefundIn(tx, { ...line, announced: line.refunded }, now);
+  // The fee given back as earnings count it, and what analytics counted of it before (§28: net to the cent).
+  const feeBack = feeGivenBack(sale, Math.min(line.refunded, sale.amount), line.feeRefunded);
+  const feeCounted = line.feeCounted ?? feeGivenBack(sale, Math.min(line.announced, sale.amount), null);
+  if (amount === 0 && feeBack === feeCounted) return false;
+  ledgerStore(deps.db).setRefundIn(tx, { ...line, announced: line.refunded, feeCounted: feeBack }, now);
   // Counted once, as announced (§28).
-  metricCounts(deps.db).addIn(tx, refundCounts(sale, amount, line.announced, now));
+  metricCounts(deps.db).addIn(tx, refundCounts(sale, amount, feeBack - feeCounted, now));
+  // Only the fee's share moved (Stripe reported it later): nothing more was refunded to announce.
+  if (amount === 0) return true;
   const refunded = outboundEvent("module.purchase.refunded", [{ kind: "publisher", id: sale.publisherId }], { moduleId: sale.moduleId, purchaseId: sale.purchaseId, amount, currency: sale.currency });
   auditLog(deps.db).record(
     tx,

@@ -59,6 +59,15 @@ export function unannouncedRefund(refund: Pick<RefundLine, "refunded" | "announc
   return refund === null ? 0 : Math.max(0, refund.refunded - refund.announced);
 }
 
+/**
+ * The fee given back with `refunded` of a sale: what Stripe reported (a refund made from Stripe's
+ * Dashboard may give none back); lines recorded before that was read, a proportional share. At
+ * most the fee. Earnings and analytics' `net` (§28) both take it from here, so they agree to the cent.
+ */
+export function feeGivenBack(sale: { fee: number; amount: number }, refunded: number, feeRefunded: number | null): number {
+  return Math.min(sale.fee, feeRefunded ?? refundedFee(sale.fee, sale.amount, refunded));
+}
+
 export interface EarningsFigures {
   sales: number;
   gross: number;
@@ -85,9 +94,7 @@ export function earningsOf(sales: SaleWithOutcome[]) {
   const add = (figures: EarningsFigures, sale: SaleWithOutcome) => {
     const refunded = Math.min(sale.refund?.refunded ?? 0, sale.sale.amount);
     const lost = sale.dispute?.state === "lost" ? sale.dispute.amount : 0;
-    // The fee Stripe gave back, as it reported it; lines recorded before that was read: a proportional share.
-    const feeBack = sale.refund?.feeRefunded ?? refundedFee(sale.sale.fee, sale.sale.amount, refunded);
-    const fee = sale.sale.fee - Math.min(sale.sale.fee, feeBack);
+    const fee = sale.sale.fee - feeGivenBack(sale.sale, refunded, sale.refund?.feeRefunded ?? null);
     figures.sales += 1;
     figures.gross += sale.sale.amount;
     figures.fees += fee;

@@ -1,13 +1,12 @@
 import { utcDay } from "../core/time";
 import type { MetricCount } from "../metrics/metric-store";
 import type { SaleLine } from "./ledger-store";
-import { refundedFee } from "./rules";
 
 /**
  * What §20's money and purchases count in analytics (§28), from the same figures as the ledger:
  * a sale's gross and what the publisher keeps of it (net), on the day Stripe charged it; a
- * refund's amount and what it takes back of the net (the refund less the fee given back with it,
- * in proportion), and a lost dispute's amount, on the day the service learns of them.
+ * refund's amount and what it takes back of the net (the refund less the fee Stripe gave back with
+ * it, as earnings count it), and a lost dispute's amount, on the day the service learns of them.
  */
 
 export function saleCounts(sale: SaleLine): MetricCount[] {
@@ -19,13 +18,12 @@ export function saleCounts(sale: SaleLine): MetricCount[] {
   ];
 }
 
-/** `amount` more of a sale refunded, `refundedBefore` of it refunded before. */
-export function refundCounts(sale: SaleLine, amount: number, refundedBefore: number, now: Date): MetricCount[] {
-  const feeBack = refundedFee(sale.fee, sale.amount, refundedBefore + amount) - refundedFee(sale.fee, sale.amount, refundedBefore);
+/** `amount` more of a sale refunded, and `feeBack` more of its fee given back with it (the two may come apart). */
+export function refundCounts(sale: SaleLine, amount: number, feeBack: number, now: Date): MetricCount[] {
   const { moduleId, currency } = sale;
   const day = utcDay(now);
   return [
-    { moduleId, day, metric: "refunds", amount, currency },
+    ...(amount === 0 ? [] : [{ moduleId, day, metric: "refunds", amount, currency }]),
     { moduleId, day, metric: "net", amount: -(amount - feeBack), currency },
   ];
 }

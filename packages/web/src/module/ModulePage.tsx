@@ -46,7 +46,7 @@ export function ModulePage() {
     if (!user) return;
     dataUnless("module_not_found", signedInApi(() => user.getIdToken()).GET("/modules/{id}", { params: { path: { id: params.id } } })).then((found) => (found ? setPage(found) : setMissingForUser(true)), setError);
   }, [params.id, attempt, user]);
-  // One view of the page (§28), once the visitor is known: the signed-in user, else the browser (its mv cookie).
+  // One view of the page (§28), once the visitor is known: the signed-in user, else the browser (its __session cookie).
   useEffect(() => {
     if (user === undefined) return;
     const api = user ? signedInApi(() => user.getIdToken()) : publicApi;
