@@ -9,6 +9,7 @@ import { publishRelease, setRollout } from "../src/releases/service";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../src/webhooks/dispatch";
 import { createWebhook } from "../src/webhooks/service";
 import { putBusiness } from "./support/fixtures";
+import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
 import { startReceiver, type Received } from "./support/webhook-receiver";
 import { bearer, createDeveloper, createUser, eventually, expectProblem, otherInstanceDeps, publishModule, resetEmulators, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
@@ -24,6 +25,7 @@ describe("webhooks (§21)", () => {
   let owner: TestUser;
   let businessId: string;
   let developer: TestDeveloper;
+  let dns: LocalDns;
 
   const api = "/api/v1";
   const body = (received: Received) => JSON.parse(received.body) as { type: string; timestamp: string; data: Record<string, unknown> };
@@ -40,7 +42,9 @@ describe("webhooks (§21)", () => {
   beforeAll(async () => {
     await resetEmulators();
     const base = await testDeps();
-    deps = { ...base, config: { ...base.config, webhooks: { ...base.config.webhooks, allowedHosts: ["127.0.0.1"], retryScheduleMs: [200, 200, 200] } } };
+    // DNS through a local server that knows no name, as npm start's forwards what it does not hold.
+    dns = await startLocalDns();
+    deps = { ...base, config: { ...base.config, dnsResolvers: [dns.address], webhooks: { ...base.config.webhooks, allowedHosts: ["127.0.0.1", "localhost"], retryScheduleMs: [200, 200, 200] } } };
     app = createApp(deps);
     dispatcher = startWebhookDispatcher(deps, { sweepMs: 500 });
     receiver = await startReceiver();
@@ -53,6 +57,7 @@ describe("webhooks (§21)", () => {
   afterAll(async () => {
     await dispatcher.stop();
     await receiver.stop();
+    await dns.stop();
   });
 
   it("lists the event catalog publicly, each type with its owner and the JSON Schema of its data", async () => {
@@ -115,6 +120,14 @@ describe("webhooks (§21)", () => {
     expectProblem(await request(app).post(`${api}/developers/webhooks`).set(bearer(developer)).send({ url: `${receiver.origin}/x`, events: ["release.published"] }), 400, "invalid_request");
     expectProblem(await request(app).post(`${api}/developers/webhooks`).set(bearer(developer)).send({ url: `${receiver.origin}/x`, events: ["no.such.type"] }), 400, "invalid_request");
     expectProblem(await request(app).get(`${api}/developers/webhooks/${(await create(other, "/b2")).body.id}`).set(bearer(developer)), 404, "webhook_not_found");
+  });
+
+  it("reaches an allowed localhost receiver whatever the DNS servers answer for localhost (RFC 6761: loopback, never asked)", async () => {
+    const url = `${receiver.origin.replace("127.0.0.1", "localhost")}/on-localhost`;
+    const created = await request(app).post(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner)).send({ url, events: ["*"] });
+    expect(created.status).toBe(201);
+    expect((await request(app).post(`${api}/businesses/${businessId}/webhooks/${created.body.id}/test`).set(bearer(owner))).status).toBeLessThan(300);
+    await within5s(() => expect(verified(created.body.secret, receiver.at("/on-localhost")).map((message) => message.type)).toEqual(["webhook.test"]));
   });
 
   it("the operators' endpoint hears a rollout halted", async () => {
@@ -195,7 +208,6 @@ describe("webhooks (§21)", () => {
     const refused = [
       "http://example.com/hook",
       "https://user:secret@example.com/hook",
-      "https://localhost/hook",
       "https://127.1/hook",
       "https://2130706433/hook",
       "https://0x7f.0.0.1/hook",
@@ -227,6 +239,9 @@ describe("webhooks (§21)", () => {
       const response = await request(app).post(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner)).send({ url, events: ["*"] });
       expect([url.slice(0, 60), response.status, response.body.code]).toEqual([url.slice(0, 60), 400, "invalid_webhook_url"]);
     }
+    // localhost is loopback: refused unless WEBHOOK_ALLOWED_HOSTS names it (this file's instance does, for the receiver).
+    const strict = createApp({ ...deps, config: { ...deps.config, webhooks: { ...deps.config.webhooks, allowedHosts: ["127.0.0.1"] } } });
+    expectProblem(await request(strict).post(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner)).send({ url: "https://localhost/hook", events: ["*"] }), 400, "invalid_webhook_url");
     // The exemption is for the host as written: another spelling of 127.0.0.1 is not exempt.
     expectProblem(await request(app).post(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner)).send({ url: receiver.origin.replace("127.0.0.1", "127.000.000.001"), events: ["*"] }), 400, "invalid_webhook_url");
   });

@@ -12,8 +12,17 @@ const resolverOf = (servers: readonly string[]) => {
   return resolver;
 };
 
-/** A name's addresses, IPv4 and IPv6; throws when it has none. */
+/** RFC 6761: `localhost` and names under it are the loopback addresses, answered without asking DNS. */
+const LOOPBACK = ["127.0.0.1", "::1"];
+const isLocalhost = (hostname: string) => /^(.+\.)?localhost\.?$/i.test(hostname);
+
+/**
+ * A name's addresses, IPv4 and IPv6; throws when it has none. `localhost` is loopback whatever
+ * the servers (a resolver set with setServers never reads /etc/hosts, and a DNS server need not
+ * answer the name).
+ */
 export async function resolveAddresses(hostname: string, servers: readonly string[]): Promise<string[]> {
+  if (isLocalhost(hostname)) return [...LOOPBACK];
   if (servers.length === 0) return (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
   const resolver = resolverOf(servers);
   const settled = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
