@@ -3,8 +3,9 @@ import request from "supertest";
 import { verifyActivationCertificate } from "../../docs/examples/verify-activation-certificate";
 import type { LocalStripe } from "../../tools/local-stack/stripe-server";
 import { appsWithLocalStripe } from "./support/local-stripe";
+import { revokeModule } from "../src/revocations/service";
 import { putBusiness } from "./support/fixtures";
-import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, expectProblem, operatorDeps, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
 const api = "/api/v1";
 const DAY_MS = 24 * 3600 * 1000;
@@ -89,7 +90,9 @@ describe("perpetual fallback (§27)", () => {
     const subscriptionId = await subscribe(buyer, "acme.charts");
     // The year is paid: its start is earned at once, and nothing changes while the subscription runs.
     const earned = await purchaseOf(buyer);
-    expect(earned).toMatchObject({ status: "active", fallbackUntil: expect.any(String), fallbackVersion: "1.0.0" });
+    // While the subscription grants, /users/me says what would stay, not fallbackUntil (§27 "Edges").
+    expect(earned).toMatchObject({ status: "active", fallbackIfEnded: { fallbackUntil: expect.any(String), fallbackVersion: "1.0.0" } });
+    expect(earned).not.toHaveProperty("fallbackUntil");
     await publishLater(developer, "acme.charts", "1.0.1", "1.1.0");
     expect((await download(buyer, "acme.charts")).body.version).toBe("1.1.0");
 
@@ -101,7 +104,7 @@ describe("perpetual fallback (§27)", () => {
       expect(refused.fallbackVersion).toBe("1.0.1");
     }
     const profile = (await request(other).get(`${api}/users/me`).set(bearer(buyer))).body;
-    expect(profile.purchases).toEqual([{ id: subscriptionId, moduleId: "acme.charts", model: "subscription", status: "canceled", currentPeriodEnd: expect.any(String), fallbackUntil: earned.fallbackUntil, fallbackVersion: "1.0.1" }]);
+    expect(profile.purchases).toEqual([{ id: subscriptionId, moduleId: "acme.charts", model: "subscription", status: "canceled", currentPeriodEnd: expect.any(String), fallbackUntil: earned.fallbackIfEnded.fallbackUntil, fallbackVersion: "1.0.1" }]);
     expect(profile.entitlements).toEqual([{ key: "module:acme.charts", source: "fallback", purchaseId: subscriptionId, maxVersion: "1.0.1" }]);
 
     // A certificate of a fallback names its newest version and is bound by the lifetime alone.
@@ -128,17 +131,18 @@ describe("perpetual fallback (§27)", () => {
     await renew(subscriptions[0], 11);
     await renew(subscriptions[1], 10);
     const before = await renew(subscriptions[2], 11);
-    const afterTwelve = (await purchaseOf(thirteen)).fallbackUntil;
+    const afterTwelve = (await purchaseOf(thirteen)).fallbackIfEnded.fallbackUntil;
     await renew(subscriptions[2], 1);
     // The thirteenth month starts the latest run of twelve: the second month, after 1.1.0 came out.
-    expect(Date.parse((await purchaseOf(thirteen)).fallbackUntil)).toBeGreaterThan(Date.parse(afterTwelve));
-    expect((await purchaseOf(thirteen)).fallbackUntil).toBe(new Date(Number((before[0].lines as { data: { period: { start: number } }[] }).data[0].period.start) * 1000).toISOString());
+    expect(Date.parse((await purchaseOf(thirteen)).fallbackIfEnded.fallbackUntil)).toBeGreaterThan(Date.parse(afterTwelve));
+    expect((await purchaseOf(thirteen)).fallbackIfEnded.fallbackUntil).toBe(new Date(Number((before[0].lines as { data: { period: { start: number } }[] }).data[0].period.start) * 1000).toISOString());
     for (const subscriptionId of subscriptions) await cancel(subscriptionId);
 
     expect((await download(twelve, "acme.charts", undefined, other)).body.version).toBe("1.0.0");
     expectProblem(await download(twelve, "acme.charts", "1.1.0", other), 403, "fallback_only");
     expectProblem(await download(eleven, "acme.charts", undefined, other), 403, "not_entitled");
     expect(await purchaseOf(eleven)).not.toHaveProperty("fallbackUntil");
+    expect(await purchaseOf(eleven)).not.toHaveProperty("fallbackIfEnded");
     expect((await request(app).get(`${api}/users/me`).set(bearer(eleven))).body.entitlements).toEqual([]);
     expect((await download(thirteen, "acme.charts", undefined, other)).body.version).toBe("1.1.0");
   });
@@ -155,13 +159,13 @@ describe("perpetual fallback (§27)", () => {
     // Renewed over HTTP, as a person trying `npm start` would (the stand-in's test helper).
     const keptInvoices: Record<string, unknown>[] = [];
     for (let month = 0; month < 11; month += 1) keptInvoices.push(await stripeCall("POST", `/v1/test_helpers/subscriptions/${keptId}/renew`));
-    const earned = (await purchaseOf(kept)).fallbackUntil;
+    const earned = (await purchaseOf(kept)).fallbackIfEnded?.fallbackUntil;
     expect(earned).toEqual(expect.any(String));
 
-    expect(await purchaseOf(broken)).not.toHaveProperty("fallbackUntil");
+    expect(await purchaseOf(broken)).not.toHaveProperty("fallbackIfEnded");
     // The twelfth month refunded after the fallback was earned: the date stays.
     await refundInvoice(keptInvoices[10]);
-    expect((await purchaseOf(kept)).fallbackUntil).toBe(earned);
+    expect((await purchaseOf(kept)).fallbackIfEnded.fallbackUntil).toBe(earned);
 
     await cancel(brokenId);
     await cancel(keptId);
@@ -214,6 +218,94 @@ describe("perpetual fallback (§27)", () => {
     expect((await holders.get()).docs.map((doc) => doc.id)).toEqual([owner.uid]);
   });
 
+  it("records a business purchase's holders afresh at its real end after a late payment, and breaks seat ties as the entitlement does (§27 \"Edges\")", async () => {
+    await sellingModule("acme", "acme.charts", { model: "subscription", amount: 9_000, interval: "year", perSeat: true, fallback: "perpetual" });
+    const [owner, first, second] = await Promise.all([createUser(), createUser(), createUser()]);
+    // Two seats given in one write share their instant: one seat's quantity reaches one of them.
+    const together = new Date(Date.now() - 10 * DAY_MS);
+    await putBusiness("globex", { name: "Globex", memberIds: [owner.uid, first.uid, second.uid], roles: { [owner.uid]: "owner" }, seatSince: { [owner.uid]: null, [first.uid]: together, [second.uid]: together } });
+    const subscriptionId = await subscribe(owner, "acme.charts", { businessId: "globex", seats: 1 });
+    const status = async (who: TestUser, instance = app) => (await download(who, "acme.charts", undefined, instance)).status;
+    const [reached, waiting] = (await status(first)) === 200 ? [first, second] : [second, first];
+    expect(await status(waiting)).toBe(403);
+
+    // It lapses (past due, the grace over): the member it reached keeps it, not the other of the tie.
+    await stripe.renew(subscriptionId, { paid: false });
+    const later = await testApp({ config: stripeConfig(), clock: () => new Date(Date.now() + 372 * DAY_MS) });
+    expect([await status(reached, later), await status(waiting, later)]).toEqual([200, 403]);
+
+    // Paid late, it grants again; the seat moves; then it really ends: the holders are those of this end.
+    await stripe.renew(subscriptionId);
+    const seat = (who: TestUser, value: boolean) => request(app).patch(`${api}/businesses/globex/members/${who.uid}`).set(bearer(owner)).send({ seat: value });
+    expect((await seat(reached, false)).status).toBe(200);
+    expect([await status(reached), await status(waiting)]).toEqual([403, 200]);
+    await cancel(subscriptionId);
+    expect((await download(waiting, "acme.charts")).body.version).toBe("1.0.0");
+    expectProblem(await download(reached, "acme.charts"), 403, "not_entitled");
+  });
+
+  it("reads the promise from each invoice's price: a switch to a price with it does not make earlier months count; a month paid by credit counts (§27 \"Edges\")", async () => {
+    const developer = await sellingModule("acme", "acme.charts", { model: "subscription", amount: 500, interval: "month" });
+    const buyer = await createUser();
+    const subscriptionId = await subscribe(buyer, "acme.charts");
+    await renew(subscriptionId, 11);
+    // A year paid without the promise; the publisher then promises it, and the subscriber is moved to the new price.
+    const repriced = await request(app).put(`${api}/developers/modules/acme.charts/pricing`).set(bearer(developer)).send({ model: "subscription", amount: 500, interval: "month", fallback: "perpetual" });
+    expect(repriced.body.fallback).toBe("perpetual");
+    const { db } = await testDeps();
+    const priceId = String((await db.doc("modules/acme.charts").get()).get("price.stripePriceId"));
+    await stripeCall("POST", `/v1/subscriptions/${subscriptionId}`, `items[0][price]=${priceId}`);
+    const [firstPromised] = await renew(subscriptionId, 1);
+    expect(await purchaseOf(buyer)).not.toHaveProperty("fallbackIfEnded");
+    expect(await purchaseOf(buyer)).not.toHaveProperty("fallbackUntil");
+    // Eleven more on the new price, one of them paid from the customer's credit balance (nothing charged).
+    await renew(subscriptionId, 5);
+    const credited = await stripe.renew(subscriptionId, { byCredit: true });
+    expect([credited.amount_paid, credited.payment_intent]).toEqual([0, null]);
+    await renew(subscriptionId, 4);
+    expect(await purchaseOf(buyer)).not.toHaveProperty("fallbackIfEnded");
+    await renew(subscriptionId, 1);
+    const startOf = (invoice: Record<string, unknown>) => new Date(Number((invoice.lines as { data: { period: { start: number } }[] }).data[0].period.start) * 1000).toISOString();
+    expect((await purchaseOf(buyer)).fallbackIfEnded).toEqual({ fallbackUntil: startOf(firstPromised), fallbackVersion: "1.0.0" });
+  });
+
+  it("keeps a revoked version's bug-fix line, reports a holder's yanked and blocked versions, and binds a certificate to a live subscription beside an old fallback (§27 \"Edges\")", async () => {
+    const developer = await sellingModule("acme", "acme.charts", { model: "subscription", amount: 12_000, interval: "year", fallback: "perpetual" });
+    await publishModule(developer, { id: "acme.charts", name: "Charts Pro", version: "2.1.0", summary: "Charts for paying customers." });
+    const buyer = await createUser();
+    const yearly = await subscribe(buyer, "acme.charts");
+    await publishLater(developer, "acme.charts", "2.1.1", "2.2.0");
+    await cancel(yearly);
+    // 2.1.0 revoked: never served, but 2.1.x stays the line, so its fix 2.1.1 is the buyer's.
+    await revokeModule(await operatorDeps(), { moduleId: "acme.charts", version: "2.1.0", reason: "Corrupts charts." });
+    expect((await download(buyer, "acme.charts")).body.version).toBe("2.1.1");
+    expectProblem(await download(buyer, "acme.charts", "2.2.0"), 403, "fallback_only");
+    expect((await purchaseOf(buyer)).fallbackVersion).toBe("2.1.1");
+
+    // The holder's installed version yanked, or blocked by their business: still reported, though nothing newer is theirs.
+    expect((await request(app).post(`${api}/developers/modules/yank`).set(bearer(developer)).send({ moduleId: "acme.charts", version: "2.1.1", reason: "Slow." })).status).toBe(200);
+    const check = async () => (await request(other).post(`${api}/modules/updates`).set(bearer(buyer)).send({ appVersion: "1.0.0", installed: [{ moduleId: "acme.charts", version: "2.1.1" }] })).body.items;
+    expect(await check()).toEqual([expect.objectContaining({ moduleId: "acme.charts", installedVersion: "2.1.1", yanked: true, blocked: false, version: "1.0.0" })]);
+    const owner = await createUser();
+    await putBusiness("b1", { name: "Initech", memberIds: [owner.uid, buyer.uid], roles: { [owner.uid]: "owner" } });
+    expect((await request(app).put(`${api}/businesses/b1/policy`).set(bearer(owner)).send({ mode: "open", rules: [{ effect: "block", module: "acme.charts", versions: ">=2.0.0" }] })).status).toBe(200);
+    expect(await check()).toEqual([expect.objectContaining({ moduleId: "acme.charts", installedVersion: "2.1.1", yanked: true, blocked: true })]);
+    expect((await request(app).put(`${api}/businesses/b1/policy`).set(bearer(owner)).send({ mode: "open", rules: [] })).status).toBe(200);
+
+    // Subscribed again, monthly: the live subscription bounds the certificate (its period end and grace), and it names no maxVersion.
+    const longLived = await testApp({ config: { ...stripeConfig(), activations: { deviceLimit: 5, certificateLifetimeSeconds: 400 * 24 * 3600 } } });
+    expect((await request(app).put(`${api}/developers/modules/acme.charts/pricing`).set(bearer(developer)).send({ model: "subscription", amount: 500, interval: "month", fallback: "perpetual" })).status).toBe(200);
+    await subscribe(buyer, "acme.charts");
+    const confirmed = await request(longLived).post(`${api}/modules/confirm`).set(bearer(buyer)).send({ moduleId: "acme.charts", version: "2.2.0", deviceId: "pc-1" });
+    expect(confirmed.status).toBe(200);
+    const claims = await verifyActivationCertificate(confirmed.body.certificate, (await request(app).get(`${api}/signing-keys`)).body, { deviceId: "pc-1", moduleId: "acme.charts" });
+    expect(claims).not.toHaveProperty("maxVersion");
+    expect(claims.exp - claims.iat).toBeLessThanOrEqual(35 * 24 * 3600);
+    // /users/me: the new subscription grants; the old purchase's fallback is what would remain, not what grants.
+    const purchases = (await request(app).get(`${api}/users/me`).set(bearer(buyer))).body.purchases as { id: string; status: string }[];
+    expect(purchases.find((purchase) => purchase.id === yearly)).not.toHaveProperty("fallbackVersion");
+  });
+
   it("refuses a perpetual fallback on a one-time price, and keeps a free module's or a price without one's behaviour", async () => {
     const developer = await sellingModule("acme", "acme.charts", { model: "subscription", amount: 500, interval: "month" });
     for (const body of [{ model: "one_time", amount: 900, fallback: "perpetual" }, { model: "subscription", amount: 900, interval: "month", fallback: "forever" }, { model: "subscription", amount: 900, interval: "month", fallback: null }]) {
@@ -223,7 +315,7 @@ describe("perpetual fallback (§27)", () => {
     const buyer = await createUser();
     const subscriptionId = await subscribe(buyer, "acme.charts");
     await renew(subscriptionId, 12);
-    expect(await purchaseOf(buyer)).not.toHaveProperty("fallbackUntil");
+    expect(await purchaseOf(buyer)).not.toHaveProperty("fallbackIfEnded");
     await cancel(subscriptionId);
     expectProblem(await download(buyer, "acme.charts"), 403, "not_entitled");
   });

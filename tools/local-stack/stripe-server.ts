@@ -19,8 +19,8 @@ import { StripeState } from "./stripe/state";
  *   completes unpaid and settles later: `checkout.session.async_payment_succeeded|failed`),
  *   module subscriptions (`customer.subscription.created` and, unless on trial, `invoice.paid`),
  *   which the API reads back (`GET /v1/subscriptions/:id`), renewals (`renew`, or over HTTP
- *   `POST /v1/test_helpers/subscriptions/:id/renew [paid=false]`, as a test clock would), subscription
- *   updates and cancellations, refunds (`charge.refunded`).
+ *   `POST /v1/test_helpers/subscriptions/:id/renew [paid=false | paid_by=credit]`, as a test clock would), subscription
+ *   updates (a switch of price by `items[0][price]`) and cancellations, refunds (`charge.refunded`).
  * Its parts, in `stripe/`: the objects, the state and what paying does to it, the API's answers,
  * the events and the pages.
  */
@@ -47,7 +47,7 @@ export interface LocalStripe {
    * `invoice.paid`, then `customer.subscription.updated`) or, with `paid: false`, fails (the
    * subscription becomes `past_due`). Answers the invoice.
    */
-  renew(subscriptionId: string, options?: { paid?: boolean }): Promise<Record<string, unknown>>;
+  renew(subscriptionId: string, options?: { paid?: boolean; byCredit?: boolean }): Promise<Record<string, unknown>>;
   /** A payment as Stripe would hold one, for tests that write its events themselves (the API reads its fee back). */
   recordPayment(paymentIntent: string, amount: number, currency: string, fee: number): void;
   /** Changes a subscription at Stripe without telling the webhook (as when its events are still on their way). */

@@ -3,8 +3,8 @@ import { fallbackUntilOf, fallbackVersionsOf, laterOf, type InvoicePeriod } from
 
 /** Month `k` of a calendar that starts in January 2025 (months of every length, a leap February). */
 const month = (k: number) => new Date(Date.UTC(2025, k, 1));
-const monthly = (k: number, paid = true): InvoicePeriod => ({ start: month(k), end: month(k + 1), paid });
-const yearly = (k: number, paid = true): InvoicePeriod => ({ start: month(k), end: month(k + 12), paid });
+const monthly = (k: number, counts = true): InvoicePeriod => ({ start: month(k), end: month(k + 1), counts });
+const yearly = (k: number, counts = true): InvoicePeriod => ({ start: month(k), end: month(k + 12), counts });
 const months = (from: number, count: number) => Array.from({ length: count }, (_, index) => monthly(from + index));
 
 describe("fallbackUntilOf (§27)", () => {
@@ -34,7 +34,7 @@ describe("fallbackUntilOf (§27)", () => {
 
   it("keeps a run whole across Stripe's month ends (anchored on the 31st) and breaks it on a gap of more than a day", () => {
     const anchoredOn31 = (k: number) => new Date(Date.UTC(2025, k, Math.min(31, new Date(Date.UTC(2025, k + 1, 0)).getUTCDate())));
-    const anchored = Array.from({ length: 12 }, (_, k) => ({ start: anchoredOn31(k), end: anchoredOn31(k + 1), paid: true }));
+    const anchored = Array.from({ length: 12 }, (_, k) => ({ start: anchoredOn31(k), end: anchoredOn31(k + 1), counts: true }));
     expect(anchored[1].start).toEqual(new Date(Date.UTC(2025, 1, 28)));
     expect(fallbackUntilOf(anchored)).toEqual(anchoredOn31(0));
     const gap = months(0, 12).map((invoice, index) => (index >= 6 ? { ...invoice, start: new Date(invoice.start.getTime() + 2 * 86_400_000) } : invoice));
@@ -49,8 +49,8 @@ describe("fallbackUntilOf (§27)", () => {
 
   /** §27 read literally: the latest paid invoice's start from which every one of the next twelve months is paid for. */
   const literal = (invoices: InvoicePeriod[]): Date | null => {
-    const covered = (m: number) => invoices.some((invoice) => invoice.paid && invoice.start.getTime() <= month(m).getTime() && invoice.end.getTime() >= month(m + 1).getTime());
-    const starts = invoices.filter((invoice) => invoice.paid).map((invoice) => invoice.start.getTime());
+    const covered = (m: number) => invoices.some((invoice) => invoice.counts && invoice.start.getTime() <= month(m).getTime() && invoice.end.getTime() >= month(m + 1).getTime());
+    const starts = invoices.filter((invoice) => invoice.counts).map((invoice) => invoice.start.getTime());
     const earned = starts.filter((start) => {
       const k = (new Date(start).getUTCFullYear() - 2025) * 12 + new Date(start).getUTCMonth();
       return Array.from({ length: 12 }, (_, offset) => covered(k + offset)).every(Boolean);
@@ -69,9 +69,9 @@ describe("fallbackUntilOf (§27)", () => {
   it("never counts a refunded invoice: the answer is the same without it, and refunding one never moves it later", () => {
     fc.assert(
       fc.property(history, fc.nat(), (invoices, pick) => {
-        expect(fallbackUntilOf(invoices)).toEqual(fallbackUntilOf(invoices.filter((invoice) => invoice.paid)));
+        expect(fallbackUntilOf(invoices)).toEqual(fallbackUntilOf(invoices.filter((invoice) => invoice.counts)));
         if (invoices.length === 0) return;
-        const refunded = invoices.map((invoice, index) => (index === pick % invoices.length ? { ...invoice, paid: false } : invoice));
+        const refunded = invoices.map((invoice, index) => (index === pick % invoices.length ? { ...invoice, counts: false } : invoice));
         const before = fallbackUntilOf(invoices);
         const after = fallbackUntilOf(refunded);
         expect(after === null || (before !== null && after.getTime() <= before.getTime())).toBe(true);
@@ -90,7 +90,7 @@ describe("fallbackUntilOf (§27)", () => {
         for (const { invoice, refund } of happenings) {
           if (invoices.length === 0) break;
           const index = invoice % invoices.length;
-          known.set(index, { ...invoices[index], paid: !refund && (known.get(index)?.paid ?? true) });
+          known.set(index, { ...invoices[index], counts: !refund && (known.get(index)?.counts ?? true) });
           const next = laterOf(stored, fallbackUntilOf([...known.values()]));
           if (stored !== null) expect(next!.getTime()).toBeGreaterThanOrEqual(stored.getTime());
           stored = next;
@@ -114,10 +114,13 @@ describe("fallbackVersionsOf (§27)", () => {
     expect(fallback.allows("9.9.9")).toBe(false);
   });
 
-  it("offers no yanked or revoked version as the newest, and takes the line from versions not revoked", () => {
+  it("offers no yanked or revoked version as the newest; a revoked version still decides the bug-fix line (§27 \"Edges\")", () => {
     const fallback = fallbackVersionsOf([entry("1.0.0", at(-5)), entry("1.1.0", at(-1), { revoked: true }), entry("1.0.1", at(3), { yanked: true })], until);
     expect(fallback.newest).toBe("1.0.0");
-    expect(fallback.allows("1.0.1")).toBe(true);
+    expect(fallback.allows("1.0.1")).toBe(false);
+    // A revoked 2.1.0 keeps 2.1.x the line: its fixes published later are fallback versions, and the newest of them is served.
+    const fixed = fallbackVersionsOf([entry("2.0.0", at(-30)), entry("2.1.0", at(-2), { revoked: true }), entry("2.1.1", at(5)), entry("2.2.0", at(9))], until);
+    expect([fixed.allows("2.1.1"), fixed.allows("2.2.0"), fixed.newest]).toEqual([true, false, "2.1.1"]);
   });
 
   it("counts a version published within the second the date falls in as published on it (Stripe's times are whole seconds)", () => {

@@ -5,12 +5,16 @@ import semver from "semver";
  * read: which date a subscription's paid history earns, and which versions that date keeps.
  */
 
-/** One invoice of a module subscription: the period it paid for, and whether it still counts as paid. */
+/** One paid invoice of a module subscription: the period it paid for, and whether it counts toward a fallback. */
 export interface InvoicePeriod {
   start: Date;
   end: Date;
-  /** False once it was refunded in full or lost a dispute: a refunded invoice is not paid, and breaks a run. */
-  paid: boolean;
+  /**
+   * False when it does not count (§27 "Edges"), which breaks the run it is in: refunded in full or
+   * lost in a dispute (not paid), or billed on a price without the promise. Paid by credit balance
+   * or a coupon (nothing charged), it counts. A trial's invoice is never one of these.
+   */
+  counts: boolean;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -27,13 +31,13 @@ const twelveMonthsAfter = (start: Date) => {
 };
 
 /**
- * The date a subscription's paid invoices earn (§27), or null: the latest start of a run of paid,
- * unbroken periods that covers twelve months from that start. A yearly invoice covers its year
+ * The date a subscription's paid invoices earn (§27), or null: the latest start of a run of
+ * counting, unbroken periods that covers twelve months from that start. A yearly invoice covers its year
  * the moment it is paid; twelve paid months cover theirs once the twelfth is paid. The order the
  * invoices are given in does not matter.
  */
 export function fallbackUntilOf(invoices: readonly InvoicePeriod[]): Date | null {
-  const paid = invoices.filter((invoice) => invoice.paid && invoice.end.getTime() > invoice.start.getTime()).sort((a, b) => a.start.getTime() - b.start.getTime());
+  const paid = invoices.filter((invoice) => invoice.counts && invoice.end.getTime() > invoice.start.getTime()).sort((a, b) => a.start.getTime() - b.start.getTime());
   let best: number | null = null;
   let run: InvoicePeriod[] = [];
   let runEnd = -Infinity;
@@ -75,7 +79,7 @@ export interface FallbackCandidate {
 export interface FallbackVersions {
   /** Whether a version is one of the fallback versions. */
   allows(version: string): boolean;
-  /** The newest fallback version neither yanked nor revoked, or null. */
+  /** The newest fallback version that may be served (neither yanked nor revoked), or null. */
   newest: string | null;
 }
 
@@ -89,7 +93,8 @@ const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
  */
 export function fallbackVersionsOf(versions: readonly FallbackCandidate[], fallbackUntil: Date): FallbackVersions {
   const onOrBefore = (entry: FallbackCandidate) => entry.publishedAt !== null && seconds(entry.publishedAt) <= seconds(fallbackUntil);
-  const earned = versions.filter((entry) => !entry.revoked && onOrBefore(entry));
+  // Revoked versions are never served, but still decide the bug-fix line (§27 "Edges").
+  const earned = versions.filter(onOrBefore);
   const line = earned.reduce<string | null>((best, entry) => (best === null || semver.gt(entry.version, best) ? entry.version : best), null);
   const sameLine = (version: string) => line !== null && semver.major(version) === semver.major(line) && semver.minor(version) === semver.minor(line);
   const allowed = new Set(versions.filter((entry) => onOrBefore(entry) || sameLine(entry.version)).map((entry) => entry.version));

@@ -117,8 +117,8 @@ export async function loadUserAccess(db: Firestore, subject: AccessSubject, now:
   // (§17); once ended with a fallback, the members it reached then (§27), whatever their seats now.
   const reached = businessPurchases.filter((purchase) => reachable.has(purchase.owner.id));
   const ended = reached.filter((purchase) => purchase.fallbackUntil !== null && purchase.fallback === "perpetual" && !purchaseGrants(purchase, now));
-  await Promise.all(ended.filter((purchase) => holdersDue(purchase, now)).map((purchase) => recordDueHolders(db, purchase.id, now)));
-  const holds = ended.length > 0 ? await fallbackHolderStore(db).holds(ended.map((purchase) => purchase.id), uid) : [];
+  const recorded = await Promise.all(ended.map((purchase) => (holdersDue(purchase, now) ? recordDueHolders(db, purchase.id, now) : purchase.fallbackHoldersAt)));
+  const holds = ended.length > 0 ? await fallbackHolderStore(db).holds(ended.map((purchase, index) => ({ id: purchase.id, fallbackHoldersAt: recorded[index] })), uid) : [];
   const endedIds = new Set(ended.map((purchase) => purchase.id));
   const keeps = new Set(ended.filter((_, index) => holds[index]).map((purchase) => purchase.id));
   const reaching = reached.filter((purchase) => (endedIds.has(purchase.id) ? keeps.has(purchase.id) : drawsOnSubscription(standingIn.get(purchase.owner.id)!, purchase.quantity)));

@@ -131,9 +131,13 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
       const needed = Math.max(0, ...paidQuantities.map((paid) => holdersToCount(member.seat, seatsUsed, paid)));
       return { seat: member.seat, seatsUsed, holdersBefore: needed > 0 ? await seatHoldersBefore(businessId, member, needed) : 0 };
     },
-    /** The `limit` oldest seats, oldest first (the seats a paid quantity reaches, §17): a business purchase's holders when it ends (§27). */
+    /**
+     * The `limit` oldest seats, oldest first (the seats a paid quantity reaches, §17): a business
+     * purchase's holders when it ends (§27). The reverse of the order seats wait in (newest first,
+     * then uid), ties included, so that it names exactly the members `drawsOnSubscription` reaches.
+     */
     async oldestSeatHolders(tx: Transaction, businessId: string, limit: number): Promise<MemberRecord[]> {
-      return readAll((await tx.get(members(businessId).where("seatAssignedAt", "!=", null).orderBy("seatAssignedAt").orderBy(FieldPath.documentId()).limit(limit))).docs);
+      return readAll((await tx.get(members(businessId).where("seatAssignedAt", "!=", null).orderBy("seatAssignedAt").orderBy(FieldPath.documentId(), "desc").limit(limit))).docs);
     },
     /** Which User holds a SCIM key in this business, read in the transaction that would take it. */
     async scimKeyHolder(tx: Transaction | null, businessId: string, kind: ScimKeyKind, value: string): Promise<string | null> {

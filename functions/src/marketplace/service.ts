@@ -266,9 +266,9 @@ export async function checkModuleUpdates(
     // An installed version a business's policy does not allow (§26): reported, with the newest allowed one or null.
     const blocked = !allowed(installedVersion);
     const newer = compatible !== null && semver.gt(compatible, installedVersion);
+    // Nothing newer and nothing to report of the installed version (a fallback with nothing newer
+    // to offer included; its yanked, revoked or blocked version is still reported, §27 "Edges").
     if (!newer && !yanked && !revoked && !blocked) return [];
-    // A fallback with nothing newer to offer is left out; a revoked version is still reported, as it must go.
-    if (fallback && !newer && !revoked) return [];
     return [{ moduleId, installedVersion, version: compatible, usable: isModuleUsable(module, access.keys), yanked, revoked, blocked }];
   });
   // A device named (§28): it counts among the active devices of a module only where it holds the

@@ -12,8 +12,8 @@ import { payoutAccountStore } from "./payout-account-store";
 import { recordAccountState } from "./payouts";
 import { oneTimePurchase, subscriptionPurchase } from "./purchases-from-stripe";
 import { stripeEventStore } from "./stripe-event-store";
-import { applicationFeeRefunded, paymentIntentFee } from "./stripe-reads";
-import { accountObject, buyerOf, chargeObject, checkoutSessionObject, disputeObject, idOf, invoiceObject, paymentIntentOf, servicePeriodOf, subscriptionOf, type StripeEvent } from "./stripe-objects";
+import { applicationFeeRefunded, paymentIntentFee, pricePromise } from "./stripe-reads";
+import { accountObject, buyerOf, chargeObject, checkoutSessionObject, disputeObject, idOf, invoiceObject, invoicePriceOf, paymentIntentOf, promiseOf, servicePeriodOf, subscriptionOf, type StripeEvent } from "./stripe-objects";
 
 /**
  * Fulfilment of module sales (contract §20) from the Stripe webhook, after billing/ verified the
@@ -129,9 +129,15 @@ async function handlerOf(event: StripeEvent, deps: Deps): Promise<Handler | stri
       const subscriptionId = subscriptionOf(invoice);
       const paymentIntentId = paymentIntentOf(invoice);
       if (!subscriptionId || documentIdProblem(subscriptionId)) return "the invoice names no subscription";
-      if (invoice.amount_paid === 0) return "nothing was charged (a trial's invoice)";
-      if (!paymentIntentId || documentIdProblem(paymentIntentId)) return "the invoice names no payment intent";
-      const payment = { paymentIntentId, amount: invoice.amount_paid, currency: invoice.currency, fee: invoice.application_fee_amount ?? null, at: new Date(invoice.created * 1000), stripeObjectId: invoice.id, period: servicePeriodOf(invoice) };
+      // A trial's invoice bills nothing: it neither counts toward a fallback nor breaks a run (§27).
+      // One paid by credit balance or a coupon billed the price and charged nothing: it counts.
+      if (invoice.amount_paid === 0 && (invoice.subtotal ?? 0) === 0) return "nothing was billed (a trial's invoice)";
+      // Charged nothing: no payment intent, so its line is keyed by the invoice.
+      const lineKey = invoice.amount_paid === 0 ? invoice.id : paymentIntentId;
+      if (!lineKey || documentIdProblem(lineKey)) return "the invoice names no payment intent";
+      const billed = invoicePriceOf(invoice);
+      const fallback = billed === null ? null : billed.metadata !== undefined ? promiseOf(billed) : await pricePromise(deps, billed.id);
+      const payment = { paymentIntentId: lineKey, amount: invoice.amount_paid, currency: invoice.currency, fee: invoice.application_fee_amount ?? null, at: new Date(invoice.created * 1000), stripeObjectId: invoice.id, period: servicePeriodOf(invoice), fallback };
       return (context) => invoiceSale(context, buyer.moduleId, subscriptionId, payment);
     }
     case "charge.refunded": {

@@ -21,6 +21,8 @@ export interface InvoicePayment {
   stripeObjectId: string;
   /** The service period it pays for (§27), when the invoice names one. */
   period: { start: Date; end: Date } | null;
+  /** What its price promised (§27 "Edges"); null when the invoice names no price. */
+  fallback: "none" | "perpetual" | null;
 }
 
 /** A paid invoice of a module subscription: one sale line, written once. */
@@ -33,7 +35,8 @@ export async function invoiceSale(context: Context, moduleId: string, subscripti
   if (!module) return { outcome: "ignored", subject, reason: `no module '${moduleId}'` };
   if (own.sale) return { outcome: "applied", subject };
   // The invoice's application fee as Stripe reports it; none on the invoice: none taken.
-  const sale: SaleLine = { ...payment, publisherId: module.publisherId, moduleId, purchaseId: subscriptionId, fee: payment.fee ?? 0 };
+  const { fallback, ...charged } = payment;
+  const sale: SaleLine = { ...charged, ...(fallback ? { fallback } : {}), publisherId: module.publisherId, moduleId, purchaseId: subscriptionId, fee: payment.fee ?? 0 };
   ledgerStore(db).createSaleIn(tx, sale);
   // Counted with its line (§28): the sale's money, and a trial's first paid invoice as its conversion.
   const converts = purchase !== null && purchase.trial && !purchase.trialConverted;

@@ -8,7 +8,8 @@ import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabas
  * by the payment intent it belongs to so that a line is found without a query, whatever order
  * the webhook's events come in:
  * - `sale_{paymentIntentId}`: a charge (a one-time purchase's payment, a paid invoice of a module
- *   subscription), written once, with who sold what;
+ *   subscription), written once, with who sold what; an invoice paid without a charge (credit
+ *   balance, a coupon: amount 0) has no payment intent and is keyed by its invoice id instead;
  * - `refund_{paymentIntentId}`: what was refunded of that charge so far (Stripe's
  *   `amount_refunded` only grows: the largest seen is kept, so a repeated or late event is exact),
  *   the application fee Stripe gave back with it, and how much was announced as
@@ -31,6 +32,8 @@ const saleLine = z.object({
   /** A subscription invoice's service period (§27); missing on one-time sales and lines written before it was kept. */
   periodStart: timestamp.optional(),
   periodEnd: timestamp.optional(),
+  /** What the invoice's price promised after the subscription ends (§27 "Edges"); missing on lines written before it was kept. */
+  fallback: z.enum(["none", "perpetual"]).optional(),
 });
 
 const refundLine = z.object({

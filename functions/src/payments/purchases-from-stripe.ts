@@ -3,7 +3,7 @@ import { businessStore } from "../accounts/business-store";
 import { purchaseStore, type PurchaseOwner, type PurchaseRecord } from "../accounts/purchase-store";
 import { userStore } from "../accounts/user-store";
 import { fallbackHolderStore } from "../accounts/fallback-holder-store";
-import { fallbackHoldersIn, holdersDue } from "../accounts/fallback-holders";
+import { fallbackHoldersIn, holdersDue, holdersRecordedAt } from "../accounts/fallback-holders";
 import { auditLog } from "../core/audit-log";
 import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
@@ -135,7 +135,9 @@ export async function subscriptionPurchase(context: Context, subscriptionId: str
     createdAt: purchase?.createdAt ?? now,
     updatedAt: now,
   };
-  // A business's purchase that ends here with a fallback: the members it entitled now keep it (§27).
+  // A business's purchase that ends here with a fallback: the members it entitled now keep it (§27);
+  // granting again, it forgets who kept it last time.
+  record.fallbackHoldersAt = holdersRecordedAt(record, now);
   const holders = holdersDue(record, now) ? await fallbackHoldersIn(tx, db, record) : null;
   if (holders) {
     fallbackHolderStore(db).recordIn(tx, { id: purchaseId, moduleId: module.id, businessId: buyer.owner.id }, holders, now);

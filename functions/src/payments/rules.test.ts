@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { PurchaseStatus } from "../access/rules";
-import { completesNow, earningsOf, feeOf, purchaseFacts, refundedFee, unannouncedRefund } from "./rules";
+import { completesNow, earnedFallback, earningsOf, feeOf, purchaseFacts, refundedFee, unannouncedRefund } from "./rules";
 
 describe("feeOf", () => {
   it("is amount × quantity × percent / 100, rounded half up", () => {
@@ -106,5 +106,67 @@ describe("purchaseFacts, completesNow and unannouncedRefund", () => {
     expect(unannouncedRefund({ refunded: 1000, announced: 300 })).toBe(700);
     expect(unannouncedRefund({ refunded: 300, announced: 300 })).toBe(0);
     expect(unannouncedRefund({ refunded: 300, announced: 1000 })).toBe(0);
+  });
+});
+
+describe("earnedFallback (§27, with its edges)", () => {
+  const month = (k: number) => new Date(Date.UTC(2025, k, 1));
+  type Line = Parameters<typeof earnedFallback>[1][number];
+  /** Month k's invoice: paid on a price with the promise unless said otherwise. */
+  const invoice = (k: number, options: { amount?: number; promise?: "none" | "perpetual" | undefined; refunded?: number; lost?: boolean } = {}): Line => {
+    const amount = options.amount ?? 500;
+    return {
+      sale: { amount, period: { start: month(k), end: month(k + 1) }, ...("promise" in options ? (options.promise ? { fallback: options.promise } : {}) : { fallback: "perpetual" as const }) },
+      refund: options.refunded === undefined ? null : { refunded: options.refunded },
+      dispute: options.lost ? { state: "lost" } : null,
+    };
+  };
+  const run = (from: number, count: number, options: Parameters<typeof invoice>[1] = {}) => Array.from({ length: count }, (_, index) => invoice(from + index, options));
+  const perpetual = { fallback: "perpetual" as const, fallbackUntil: null };
+
+  it.each([
+    ["twelve paid months on a price with the promise", run(0, 12), month(0)],
+    ["eleven", run(0, 11), null],
+    ["twelve months without the promise, then one with it (a price switch): not one year of the promise", [...run(0, 12, { promise: "none" }), invoice(12)], null],
+    ["twelve without, then twelve with: the run starts at the switch", [...run(0, 12, { promise: "none" }), ...run(12, 12)], month(12)],
+    ["a month without the promise inside a run breaks it", [...run(0, 6), invoice(6, { promise: "none" }), ...run(7, 5)], null],
+    ["a month paid by credit balance or a 100% coupon (amount 0) counts", [...run(0, 5), invoice(5, { amount: 0 }), ...run(6, 6)], month(0)],
+    ["a month refunded in full breaks the run; a partial refund does not", [...run(0, 5), invoice(5, { refunded: 500 }), ...run(6, 6)], null],
+    ["a partial refund leaves the month paid", [...run(0, 5), invoice(5, { refunded: 200 }), ...run(6, 6)], month(0)],
+    ["a lost dispute breaks it", [...run(0, 5), invoice(5, { lost: true }), ...run(6, 6)], null],
+    // A trial's invoice bills nothing and is never recorded: the first paid month starts the run.
+    ["after a trial, twelve paid months", run(1, 12), month(1)],
+    ["lines recorded before the promise was kept per invoice take the purchase's", run(0, 12, { promise: undefined }), month(0)],
+  ])("%s", (_name, lines, expected) => {
+    expect(earnedFallback(perpetual, lines as Line[])).toEqual(expected);
+  });
+
+  it("earns nothing for a purchase whose price never promised a fallback, and keeps what was stored", () => {
+    expect(earnedFallback({ fallback: "none", fallbackUntil: null }, run(0, 12, { promise: "none" }))).toBeNull();
+    expect(earnedFallback({ fallback: "perpetual", fallbackUntil: month(3) }, run(0, 12))).toEqual(month(3));
+  });
+
+  /** §27 read literally, edges included: the latest start of a counting month from which twelve months in a row count. */
+  const literal = (lines: Line[]): Date | null => {
+    const counts = (k: number) =>
+      lines.some((line) => {
+        const paid = !(line.refund !== null && line.sale.amount > 0 && line.refund.refunded >= line.sale.amount) && line.dispute?.state !== "lost";
+        return paid && (line.sale.fallback ?? "perpetual") === "perpetual" && line.sale.period!.start.getTime() === month(k).getTime();
+      });
+    const earned = Array.from({ length: 48 }, (_, k) => k).filter((k) => Array.from({ length: 12 }, (_, offset) => counts(k + offset)).every(Boolean));
+    return earned.length === 0 ? null : month(Math.max(...earned));
+  };
+
+  it("agrees with the literal reading over random histories of promised and unpromised, charged, credited, refunded and disputed months", () => {
+    const line = fc
+      .record({
+        k: fc.nat(36),
+        amount: fc.constantFrom(0, 500),
+        promise: fc.constantFrom<"none" | "perpetual" | undefined>("none", "perpetual", "perpetual", undefined),
+        refund: fc.constantFrom<number | undefined>(undefined, undefined, 200, 500),
+        lost: fc.constantFrom(false, false, false, false, true),
+      })
+      .map(({ k, amount, promise, refund, lost }) => invoice(k, { amount, promise, refunded: amount > 0 ? refund : undefined, lost }));
+    fc.assert(fc.property(fc.array(line, { maxLength: 48 }), (lines) => expect(earnedFallback(perpetual, lines)).toEqual(literal(lines))), { numRuns: 1_000 });
   });
 });

@@ -32,16 +32,20 @@ export function purchaseFacts(lines: { sale: Pick<SaleLine, "amount">; refund: P
 /**
  * A subscription's `fallbackUntil` after its lines changed (§27): what its paid invoices earn now,
  * never earlier than what was stored. An invoice refunded in full, or whose dispute was lost, is
- * not paid; a partial refund leaves it paid (as it leaves a one-time purchase its access).
+ * not paid; a partial refund leaves it paid (as it leaves a one-time purchase its access). The
+ * promise is each invoice's price's (lines recorded before it was kept: the purchase's); one paid
+ * by credit or a coupon (amount 0) counts.
  */
 export function earnedFallback(
   purchase: { fallback: "none" | "perpetual"; fallbackUntil: Date | null },
-  lines: { sale: Pick<SaleLine, "amount" | "period">; refund: Pick<RefundLine, "refunded"> | null; dispute: Pick<DisputeLine, "state"> | null }[],
+  lines: { sale: Pick<SaleLine, "amount" | "period" | "fallback">; refund: Pick<RefundLine, "refunded"> | null; dispute: Pick<DisputeLine, "state"> | null }[],
 ): Date | null {
   if (purchase.fallback !== "perpetual") return purchase.fallbackUntil;
-  const invoices = lines.flatMap(({ sale, refund, dispute }) =>
-    sale.period ? [{ start: sale.period.start, end: sale.period.end, paid: !(refund !== null && refund.refunded >= sale.amount) && dispute?.state !== "lost" }] : [],
-  );
+  const invoices = lines.flatMap(({ sale, refund, dispute }) => {
+    if (!sale.period) return [];
+    const paid = !(refund !== null && sale.amount > 0 && refund.refunded >= sale.amount) && dispute?.state !== "lost";
+    return [{ start: sale.period.start, end: sale.period.end, counts: paid && (sale.fallback ?? purchase.fallback) === "perpetual" }];
+  });
   return laterOf(purchase.fallbackUntil, fallbackUntilOf(invoices));
 }
 

@@ -69,8 +69,11 @@ export const SUBSCRIPTION_STATUS: ReadonlyMap<string, SubscriptionStatus | "not_
   ["incomplete", "not_written"],
 ]);
 
+/** What a price's metadata promises after a subscription ends (§27): the service writes `fallback` on every price it makes. */
+export const promiseOf = (price: { metadata?: Record<string, string> | null }): "none" | "perpetual" => (price.metadata?.fallback === "perpetual" ? "perpetual" : "none");
+
 /** The fallback a subscription's price promises (§27: the price's `fallback` metadata, kept by the buyer whatever the module's price becomes). */
-export const fallbackOf = (object: StripeSubscriptionObject): "none" | "perpetual" => (object.items.data[0].price.metadata?.fallback === "perpetual" ? "perpetual" : "none");
+export const fallbackOf = (object: StripeSubscriptionObject): "none" | "perpetual" => promiseOf(object.items.data[0].price);
 
 /** The period end of a subscription: its first item's (newer API versions), else its own. */
 export const periodEndOf = (object: StripeSubscriptionObject): number | null => object.items.data[0].current_period_end ?? object.current_period_end ?? null;
@@ -102,8 +105,24 @@ export const invoiceObject = z.looseObject({
   /** Newer API versions. */
   parent: z.looseObject({ subscription_details: z.looseObject({ subscription: reference.nullish(), metadata }).nullish() }).nullish(),
   payments: z.looseObject({ data: z.array(z.looseObject({ payment: z.looseObject({ payment_intent: reference.nullish() }).nullish() })) }).nullish(),
-  /** Its lines, each with the service period it bills (a subscription's: the period paid in advance). */
-  lines: z.looseObject({ data: z.array(z.looseObject({ period: z.looseObject({ start: unixSeconds, end: unixSeconds }).nullish() })) }).nullish(),
+  /** What it billed before discounts and credit (0 for a trial's invoice); absent in some older payloads. */
+  subtotal: z.number().int().nullish(),
+  /**
+   * Its lines, each with the service period it bills (a subscription's: the period paid in
+   * advance) and the price it bills: `pricing.price_details.price` in newer API versions (an id),
+   * `price` in older ones (the object, with its metadata).
+   */
+  lines: z
+    .looseObject({
+      data: z.array(
+        z.looseObject({
+          period: z.looseObject({ start: unixSeconds, end: unixSeconds }).nullish(),
+          pricing: z.looseObject({ price_details: z.looseObject({ price: reference.nullish() }).nullish() }).nullish(),
+          price: z.union([stripeId, z.looseObject({ id: stripeId, metadata })]).nullish(),
+        }),
+      ),
+    })
+    .nullish(),
 });
 export type InvoiceObject = z.output<typeof invoiceObject>;
 
@@ -112,6 +131,22 @@ export const servicePeriodOf = (invoice: InvoiceObject): { start: Date; end: Dat
   const periods = (invoice.lines?.data ?? []).flatMap((line) => (line.period && line.period.end > line.period.start ? [line.period] : []));
   if (periods.length === 0) return null;
   return { start: new Date(Math.min(...periods.map((period) => period.start)) * 1000), end: new Date(Math.max(...periods.map((period) => period.end)) * 1000) };
+};
+
+/** A Stripe Price as the fallback rule reads it: its metadata says what it promises (§27). */
+export const priceObject = z.looseObject({ id: stripeId, metadata });
+
+/**
+ * The price an invoice bills, as its first line with one names it: the price object when the
+ * payload carries it with its metadata, else its id (to be read from Stripe); null without one.
+ */
+export const invoicePriceOf = (invoice: InvoiceObject): { id: string; metadata?: Record<string, string> | null } | null => {
+  for (const line of invoice.lines?.data ?? []) {
+    if (line.price && typeof line.price === "object") return line.price;
+    const id = idOf(line.pricing?.price_details?.price) ?? (typeof line.price === "string" ? line.price : null);
+    if (id) return { id };
+  }
+  return null;
 };
 
 /** The payment intent an invoice was paid with, in the older API's field or the newer one's payments. */

@@ -1,7 +1,7 @@
 import { ApiError } from "../core/errors";
 import { callStripe, stripeClient } from "../core/stripe";
 import type { Deps } from "../deps";
-import { applicationFeeObject, paymentIntentObject, stripeSubscriptionObject, type StripeSubscriptionObject } from "./stripe-objects";
+import { applicationFeeObject, paymentIntentObject, priceObject, promiseOf, stripeSubscriptionObject, type StripeSubscriptionObject } from "./stripe-objects";
 
 /** Reads an object from Stripe: null when Stripe has none of that id; 502 when it cannot be reached or answers what cannot be read. */
 async function readFromStripe<T>(deps: Pick<Deps, "config" | "logger">, what: string, id: string, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: unknown[] } } }, call: (stripe: Awaited<ReturnType<typeof stripeClient>>) => Promise<unknown>): Promise<T | null> {
@@ -42,4 +42,10 @@ export async function applicationFeeRefunded(deps: Pick<Deps, "config" | "logger
  */
 export async function currentSubscription(deps: Pick<Deps, "config" | "logger">, subscriptionId: string): Promise<StripeSubscriptionObject | null> {
   return readFromStripe(deps, "subscriptions.retrieve", subscriptionId, stripeSubscriptionObject, (stripe) => stripe.subscriptions.retrieve(subscriptionId));
+}
+
+/** What a price promises after a subscription ends (§27), read from Stripe; null when Stripe has no price of that id. */
+export async function pricePromise(deps: Pick<Deps, "config" | "logger">, priceId: string): Promise<"none" | "perpetual" | null> {
+  const price = await readFromStripe(deps, "prices.retrieve", priceId, priceObject, (stripe) => stripe.prices.retrieve(priceId));
+  return price === null ? null : promiseOf(price);
 }

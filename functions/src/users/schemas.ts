@@ -20,8 +20,12 @@ export const purchaseSummarySchema = z
     status: z.enum(PURCHASE_STATUSES),
     currentPeriodEnd: isoDateTime.nullable().meta({ description: "A subscription's period end; null for a one-time purchase." }),
     businessId: z.string().optional().meta({ description: "The business that bought it, when a business did." }),
-    fallbackUntil: isoDateTime.optional().meta({ description: "A subscription with a perpetual fallback, once its paid invoices earned one (§27): its versions of this date stay the buyer's after it ends." }),
-    fallbackVersion: z.string().nullable().optional().meta({ description: "The newest of those versions (with their bug fixes); with fallbackUntil." }),
+    fallbackUntil: isoDateTime.optional().meta({ description: "Once a subscription with a perpetual fallback ended and its fallback is what grants the module (§27): the versions of this date stay the buyer's." }),
+    fallbackVersion: z.string().nullable().optional().meta({ description: "The newest of those versions that may be served (with their bug fixes); with fallbackUntil." }),
+    fallbackIfEnded: z
+      .object({ fallbackUntil: isoDateTime, fallbackVersion: z.string().nullable() })
+      .optional()
+      .meta({ description: "While something else still grants the module (the subscription is live): the fallback its paid invoices earned so far, which would stay the buyer's if it ended (§27)." }),
   })
   .meta({ id: "PurchaseSummary" });
 

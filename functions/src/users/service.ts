@@ -25,12 +25,30 @@ export async function fallbackVersionsOfPurchases(db: Deps["db"], access: Pick<U
   return new Map(earned.map((purchase) => [purchase.id, fallbackVersionsOf(modules.get(purchase.moduleId)?.versionSummary ?? [], purchase.fallbackUntil!).newest]));
 }
 
+/** The purchases whose fallback is what grants their module (§27): ended, and the module granted no other way. */
+const grantingThroughFallback = (grants: readonly EntitlementGrant[]): ReadonlySet<string | undefined> => {
+  const fullyGranted = new Set(grants.filter((grant) => grant.source !== "fallback").map((grant) => grant.key));
+  return new Set(grants.filter((grant) => grant.source === "fallback" && !fullyGranted.has(grant.key)).map((grant) => grant.purchaseId));
+};
+
+/**
+ * A purchase's fallback (§27) as /users/me shows it: `fallbackUntil` and `fallbackVersion` once it
+ * is what grants the module; before, while something else grants it, what would stay the buyer's
+ * if it ended (`fallbackIfEnded`), so that an app never reads a live subscription as limited.
+ */
+function fallbackFields(purchase: UserAccess["purchases"][number], grants: boolean, fallbackVersions: ReadonlyMap<string, string | null>) {
+  if (!fallbackVersions.has(purchase.id)) return {};
+  const fields = { fallbackUntil: toIso(purchase.fallbackUntil!), fallbackVersion: fallbackVersions.get(purchase.id)! };
+  return grants ? fields : { fallbackIfEnded: fields };
+}
+
 /** A grant as the API shows it: a fallback's with the newest version it keeps (§27). */
 const grantView = (fallbackVersions: ReadonlyMap<string, string | null>) => ({ fallbackUntil: _date, ...grant }: EntitlementGrant) =>
   grant.source === "fallback" ? { ...grant, maxVersion: fallbackVersions.get(grant.purchaseId!) ?? null } : grant;
 
 /** The caller's profile; a user without a `users/{uid}` document gets an empty one. */
 export function getProfile(caller: Caller, { access, activations }: CallerData, now: Date, fallbackVersions: ReadonlyMap<string, string | null>): UserProfile {
+  const fallbackGrants = grantingThroughFallback(access.grants);
   return {
     uid: caller.uid,
     email: caller.email,
@@ -51,7 +69,7 @@ export function getProfile(caller: Caller, { access, activations }: CallerData, 
       status: purchase.status,
       currentPeriodEnd: purchase.currentPeriodEnd ? toIso(purchase.currentPeriodEnd) : null,
       ...(purchase.owner.kind === "business" ? { businessId: purchase.owner.id } : {}),
-      ...(fallbackVersions.has(purchase.id) ? { fallbackUntil: toIso(purchase.fallbackUntil!), fallbackVersion: fallbackVersions.get(purchase.id)! } : {}),
+      ...fallbackFields(purchase, fallbackGrants.has(purchase.id), fallbackVersions),
     })),
     policies: access.memberships.flatMap(({ businessId, policy }) => (policy ? [{ businessId, version: policy.version, mode: policy.mode, required: policy.required, message: policy.message }] : [])),
     activations: activations.map(activationView),

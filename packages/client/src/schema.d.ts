@@ -2057,11 +2057,20 @@ export interface components {
             businessId?: string;
             /**
              * Format: date-time
-             * @description A subscription with a perpetual fallback, once its paid invoices earned one (§27): its versions of this date stay the buyer's after it ends.
+             * @description Once a subscription with a perpetual fallback ended and its fallback is what grants the module (§27): the versions of this date stay the buyer's.
              */
             fallbackUntil?: string;
-            /** @description The newest of those versions (with their bug fixes); with fallbackUntil. */
+            /** @description The newest of those versions that may be served (with their bug fixes); with fallbackUntil. */
             fallbackVersion?: string | null;
+            /** @description While something else still grants the module (the subscription is live): the fallback its paid invoices earned so far, which would stay the buyer's if it ended (§27). */
+            fallbackIfEnded?: {
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 timestamp, UTC.
+                 */
+                fallbackUntil: string;
+                fallbackVersion: string | null;
+            };
         };
         ActivatedDevice: {
             deviceId: string;

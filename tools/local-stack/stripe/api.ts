@@ -17,14 +17,18 @@ export async function answerApi(state: StripeState, method: string, path: string
   const renewal = /^\/v1\/test_helpers\/subscriptions\/(sub_[0-9a-f]+)\/renew$/.exec(path);
   if (method === "POST" && renewal) {
     if (!subscriptions.has(renewal[1])) return stripeError(404, `No such subscription: '${renewal[1]}'`);
-    return ok(await state.renew(renewal[1], { paid: params.paid !== "false" }));
+    return ok(await state.renew(renewal[1], { paid: params.paid !== "false", byCredit: params.paid_by === "credit" }));
   }
-  const route = `${method} ${path.replace(/\/(acct|sub|pi|in|fee)_[0-9a-f]+$/, "/:id")}`;
+  const route = `${method} ${path.replace(/\/(acct|sub|pi|in|fee|price)_[0-9a-f]+$/, "/:id")}`;
   const target = path.split("/").at(-1)!;
   switch (route) {
     case "GET /v1/prices": {
       const keys = ([] as unknown[]).concat(params.lookup_keys ?? []);
       return ok(list("/v1/prices", [...prices.values()].filter((price) => keys.includes(price.lookup_key))));
+    }
+    case "GET /v1/prices/:id": {
+      const price = prices.get(target);
+      return price ? ok(price) : stripeError(404, `No such price: '${target}'`);
     }
     case "POST /v1/prices": {
       if (typeof params.product !== "string" || !params.unit_amount || typeof params.currency !== "string") return stripeError(400, "product, unit_amount and currency are required.");
@@ -90,6 +94,13 @@ export async function answerApi(state: StripeState, method: string, path: string
       const subscription = subscriptions.get(target);
       if (!subscription) return stripeError(404, `No such subscription: '${target}'`);
       if (params.cancel_at_period_end !== undefined) subscription.cancel_at_period_end = params.cancel_at_period_end === "true";
+      // A switch of price (items[0][price]), as the Billing Portal or a migration makes it: later invoices bill the new one.
+      const switched = (Object.values((params.items ?? {}) as Record<string, { price?: string }>)[0] ?? {}).price;
+      if (switched !== undefined) {
+        const price = prices.get(switched);
+        if (!price) return stripeError(400, `No such price: '${switched}'`);
+        (subscription.items as { data: { price: unknown }[] }).data[0].price = price;
+      }
       await events.send("customer.subscription.updated", subscription);
       return ok(subscription);
     }

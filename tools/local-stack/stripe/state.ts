@@ -95,7 +95,7 @@ export class StripeState {
   }
 
   /** Ends a module subscription's period: the next invoice paid (a new period), or with `paid: false` failed (`past_due`). Answers the invoice. */
-  async renew(subscriptionId: string, options: { paid?: boolean } = {}): Promise<StripeObject> {
+  async renew(subscriptionId: string, options: { paid?: boolean; byCredit?: boolean } = {}): Promise<StripeObject> {
     const subscription = this.subscriptions.get(subscriptionId);
     if (!subscription) throw new Error(`no subscription ${subscriptionId}`);
     const [item] = (subscription.items as { data: { price: StripeObject; quantity: number; current_period_end: number }[] }).data;
@@ -111,7 +111,7 @@ export class StripeState {
     const start = item.current_period_end;
     item.current_period_end = periodEndAfter(item.price, start);
     Object.assign(subscription, { status: "active", trial_end: null });
-    const invoice = await this.paidInvoice(subscription, amount, currency, { start, end: item.current_period_end });
+    const invoice = await this.paidInvoice(subscription, amount, currency, { start, end: item.current_period_end }, options.byCredit);
     await this.events.send("customer.subscription.updated", subscription);
     return invoice;
   }
@@ -123,23 +123,34 @@ export class StripeState {
     await this.events.send("account.updated", account, account.id);
   }
 
-  /** A module subscription's invoice, paid: a charge of `amount` for the service `period`, told as `invoice.paid`. */
-  private async paidInvoice(subscription: StripeObject, amount: number, currency: string, period: { start: number; end: number }): Promise<StripeObject> {
-    const paymentIntent = id("pi");
-    const fee = subscription.application_fee_percent === null ? null : Math.floor((amount * Number(subscription.application_fee_percent) + 50) / 100);
-    this.newPayment(paymentIntent, amount, currency, fee ?? 0);
+  /**
+   * A module subscription's invoice, paid: a charge of `amount` for the service `period`, told as
+   * `invoice.paid`; `byCredit`, paid from the customer's credit balance (as a 100% coupon would):
+   * it bills the price and charges nothing, with no payment intent. Its line names the price it
+   * bills as newer API versions do (`pricing.price_details.price`, an id).
+   */
+  private async paidInvoice(subscription: StripeObject, amount: number, currency: string, period: { start: number; end: number }, byCredit = false): Promise<StripeObject> {
+    const [item] = (subscription.items as { data: { price: StripeObject }[] }).data;
+    const charged = byCredit ? 0 : amount;
+    const paymentIntent = byCredit ? null : id("pi");
+    const fee = byCredit || subscription.application_fee_percent === null ? null : Math.floor((amount * Number(subscription.application_fee_percent) + 50) / 100);
+    if (paymentIntent) this.newPayment(paymentIntent, amount, currency, fee ?? 0);
     const invoice = {
       id: id("in"),
       object: "invoice",
       status: "paid",
-      amount_paid: amount,
+      amount_paid: charged,
+      subtotal: amount,
       currency,
       created: nowSeconds(),
       customer: subscription.customer,
       application_fee_amount: fee,
       payment_intent: paymentIntent,
       parent: { type: "subscription_details", subscription_details: { subscription: subscription.id, metadata: subscription.metadata } },
-      lines: { object: "list", data: [{ id: id("il"), object: "line_item", amount, currency, period, parent: { type: "subscription_item_details" } }] },
+      lines: {
+        object: "list",
+        data: [{ id: id("il"), object: "line_item", amount, currency, period, pricing: { type: "price_details", price_details: { price: item.price.id, product: item.price.product ?? null } }, parent: { type: "subscription_item_details" } }],
+      },
     };
     this.invoices.push(invoice);
     await this.events.send("invoice.paid", invoice);

@@ -39,7 +39,7 @@ function standing(purchase: Purchase): string {
   if (GRANTING.has(purchase.status)) {
     if (purchase.model === "one_time") return `Owned${through}`;
     const ends = purchase.currentPeriodEnd ? `, ${purchase.status === "trialing" ? "trial until" : "renews or ends"} ${formatDate(purchase.currentPeriodEnd)}` : "";
-    const kept = purchase.fallbackVersion ? `; versions up to ${purchase.fallbackVersion} stay yours if it ends` : "";
+    const kept = purchase.fallbackIfEnded?.fallbackVersion ? `; versions up to ${purchase.fallbackIfEnded.fallbackVersion} stay yours if it ends` : "";
     return `Subscribed${through}${ends}${kept}`;
   }
   if (purchase.fallbackVersion) return `Yours to keep: versions up to ${purchase.fallbackVersion}${through}`;
