@@ -290,7 +290,9 @@ describe("web pages (§16)", () => {
     await expect_(async () => expect(await page.locator("[role=status]").first().textContent()).toBe("Put acme.plotter@1.1.0 back."));
     expect(((await (await api("/modules/acme.plotter")).json()) as { latestVersion: string }).latestVersion).toBe("1.1.0");
 
-    // Downloads per day, drawn: the chart's summary counts them and its canvas is painted.
+    // Downloads per day, drawn, in the Analytics tab: the chart's summary counts them and its canvas is painted.
+    await page.click("#tab-analytics");
+    expect(new URL(page.url()).hash).toBe("#analytics");
     await expect_(async () => expect(await page.locator("[aria-labelledby=downloads-heading] .chart figcaption").textContent()).toMatch(/^4 downloads of acme\.plotter .* versions 1\.1\.0, 1\.0\.0\.$/));
     const painted = await page.evaluate(`(() => {
       const canvas = document.querySelector("[aria-labelledby=downloads-heading] .chart canvas");
@@ -301,7 +303,8 @@ describe("web pages (§16)", () => {
     })()`);
     expect(painted).toBeGreaterThan(100);
 
-    // A token: created, shown once with a copy button, working, listed, revoked.
+    // A token, in its tab: created, shown once with a copy button, working, listed, revoked.
+    await page.click("#tab-tokens");
     await page.fill("#token-name", "Portal CI");
     await page.click("button:has-text('Create token')");
     const shown = page.locator("#created-token");
@@ -335,18 +338,32 @@ describe("web pages (§16)", () => {
       expect([pathname, await scrollsSideways(page)]).toEqual([pathname, false]);
       expect(await seriousViolations(page)).toEqual([]);
     }
-    // The portal signed in, with its tables, forms, chart and a token shown.
+    // The portal signed in, tab by tab (§28), with its tables, forms, charts and a token shown.
     await page.fill("#sign-in-email", developer.email);
     await page.fill("#sign-in-password", developer.password);
     await page.click("button[type=submit]");
-    await page.waitForSelector("[aria-labelledby=downloads-heading] .chart canvas");
-    await page.fill("#token-name", "Narrow screen");
-    await page.click("button:has-text('Create token')");
-    await page.locator("#created-token").waitFor();
-    for (const details of await page.locator("details").all()) await details.locator("summary").first().click();
-    await page.waitForSelector("#keys-heading");
-    expect(await scrollsSideways(page)).toBe(false);
-    expect(await seriousViolations(page)).toEqual([]);
+    await page.waitForSelector("#modules-heading");
+    const tabs = await page.locator("[role=tab]").allTextContents();
+    expect(tabs).toEqual(["Modules", "Analytics", "Reviews", "Tokens and keys", "Payouts", "Webhooks"]);
+    for (const [id, ready] of [
+      ["modules", "#modules-heading"],
+      ["analytics", "[aria-labelledby=downloads-heading] .chart canvas"],
+      ["reviews", "#reviews-panel-heading"],
+      ["tokens", "#keys-heading"],
+      ["payouts", "#payouts-heading"],
+      ["webhooks", "#webhooks-heading"],
+    ]) {
+      await page.click(`#tab-${id}`);
+      await page.waitForSelector(ready);
+      if (id === "tokens") {
+        await page.fill("#token-name", "Narrow screen");
+        await page.click("button:has-text('Create token')");
+        await page.locator("#created-token").waitFor();
+      }
+      for (const details of await page.locator("[role=tabpanel]:not([hidden]) details").all()) await details.locator("summary").first().click();
+      expect([id, await scrollsSideways(page)]).toEqual([id, false]);
+      expect([id, await seriousViolations(page)]).toEqual([id, []]);
+    }
     done(watch);
   });
 
@@ -437,6 +454,7 @@ describe("web pages (§16)", () => {
     await portal.page.fill("#sign-in-email", developer.email);
     await portal.page.fill("#sign-in-password", developer.password);
     await portal.page.click("button[type=submit]");
+    await portal.page.click("#tab-reviews");
     await portal.page.locator("#reviews-panel-heading").waitFor();
     await portal.page.selectOption("#reviews-module", "acme.plotter");
     // §24: the portal lists unanswered reviews first, with a reply form opened per review.
@@ -867,7 +885,7 @@ describe("web pages (§16)", () => {
     await expect_(async () => expect(await visitor.page.locator(".message.error").textContent()).toContain(`There is no module '${publisherId}.handbook'`));
   }, 90_000);
 
-  it("/publisher (§28): Analytics draws a line chart per metric with its numbers, the funnel with rates, splits by platform, switches ranges and exports CSV", async () => {
+  it("/publisher (§28): the portal's sections are tabs; Analytics opens on a row of totals with their change and one chart of the metric picked, with its numbers, the funnel, splits, ranges and CSV", async () => {
     const seller = await createDeveloper("tailspin");
     await publishModule(seller, { id: "tailspin.flights", name: "Tailspin Flights", summary: "Flight plans for every trip.", version: "1.0.0" });
     const post = (pathname: string, token: string | null, body: unknown, headers: Record<string, string> = {}) =>
@@ -891,22 +909,40 @@ describe("web pages (§16)", () => {
 
     for (const width of [375, 1280]) {
       const { page, watch } = await openPage(width);
-      await page.goto(`${origin}/publisher`);
+      // The Analytics tab has an address of its own: signing in there lands on it.
+      await page.goto(`${origin}/publisher#analytics`);
       await page.fill("#sign-in-email", seller.email);
       await page.fill("#sign-in-password", seller.password);
       await page.click("button[type=submit]");
       await page.locator("#analytics-heading").waitFor();
-      await expect_(async () => expect(await page.locator(".analytics .metric-chart canvas").count()).toBe(11));
+      expect(await page.locator("[role=tab][aria-selected=true]").textContent()).toBe("Analytics");
+      expect(await page.locator("#modules-heading").count()).toBe(0);
+      // The totals row: every metric with its total and its change against the 30 days before (none then: new); one chart, of downloads.
+      await expect_(async () => expect(await page.locator(".metric-total").count()).toBe(11));
+      const total = (metric: string) => page.locator(`.metric-total[data-metric=${metric}]`);
+      expect(await total("installs").locator(".metric-value").textContent()).toBe("2");
+      expect(await total("installs").locator(".metric-change").textContent()).toBe("new against the 30 days before");
+      expect(await total("refunds").locator(".metric-change").textContent()).toBe("0 % against the 30 days before");
+      expect(await total("downloads").getAttribute("aria-pressed")).toBe("true");
+      await expect_(async () => expect(await page.locator(".analytics .metric-chart canvas").count()).toBe(1));
+      expect(await page.locator(".metric-chart").getAttribute("data-metric")).toBe("downloads");
       expect((await page.locator(".funnel").textContent())!.replace(/\s+/g, " ")).toBe("5 page views2 installs (40.0 % of page views)0 purchases (0.0 % of installs)");
+      await total("installs").click();
+      await expect_(async () => expect(await page.locator(".metric-chart").getAttribute("data-metric")).toBe("installs"));
       expect(await page.locator(".metric-chart[data-metric=installs] figcaption").textContent()).toMatch(/^Installs from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: in all 2\.$/);
       // The table alternative holds the same numbers.
+      await total("pageViews").click();
       await page.click(".metric-chart[data-metric=pageViews] summary");
       const lastRow = page.locator(".metric-chart[data-metric=pageViews] tbody tr").last();
       expect(await lastRow.locator("td").allTextContents()).toEqual(["5"]);
+      await total("installs").click();
       await page.selectOption("#analytics-split", "platform");
+      await page.click(".metric-chart[data-metric=installs] summary");
       await expect_(async () => expect(await page.locator(".metric-chart[data-metric=installs] thead th").allTextContents()).toEqual(["Day", "darwin", "win32"]));
       await page.click(".range-choice:has-text('12 months')");
+      await page.click(".metric-chart[data-metric=installs] summary");
       await expect_(async () => expect(await page.locator(".metric-chart[data-metric=installs] thead th").first().textContent()).toBe("Week of"));
+      expect(await total("installs").locator(".metric-change").textContent()).toBe("new against the 12 months before");
       expect(await page.locator(".range-choice[aria-pressed=true]").textContent()).toBe("12 months");
       const [download] = await Promise.all([page.waitForEvent("download"), page.click("button:has-text('Export CSV')")]);
       const csv = readFileSync((await download.path())!, "utf8");
@@ -931,6 +967,7 @@ describe("web pages (§16)", () => {
     await page.fill("#sign-in-email", seller.email);
     await page.fill("#sign-in-password", seller.password);
     await page.click("button[type=submit]");
+    await page.click("#tab-payouts");
     await page.selectOption("#pricing-module", "contoso.gauges");
     await page.selectOption("#pricing-model", "subscription");
     await page.selectOption("#pricing-interval", "year");
@@ -983,6 +1020,7 @@ describe("web pages (§16)", () => {
     await page.fill("#sign-in-email", seller.email);
     await page.fill("#sign-in-password", seller.password);
     await page.click("button[type=submit]");
+    await page.click("#tab-payouts");
     await page.click("button:has-text('Set up payouts')");
     // Stripe's onboarding (the local one): back to the portal once done.
     await page.waitForURL(`${stripe.url}/onboarding/**`);

@@ -40,25 +40,37 @@ type SplitChoice = "" | "version" | "platform";
 const MONEY = new Set(["revenue", "refunds", "net"]);
 
 /**
- * The portal's Analytics (§28): a line chart per metric over a chosen range, split by version or
- * platform on request, the funnel from page views to installs to purchases, each chart with its
+ * The portal's Analytics (§28): a row of totals (each metric over the range, with its change
+ * against the range before it), one line chart of the metric picked in that row, split by version
+ * or platform on request, the funnel from page views to installs to purchases, the chart's
  * numbers in a table, and the same figures as CSV.
  */
 export function Analytics({ api, modules }: { api: SignedInApi; modules: Schemas["DeveloperModules"]["items"] }) {
   const [moduleId, setModuleId] = useState("");
   const [range, setRange] = useState<Range>(RANGES[1]);
   const [split, setSplit] = useState<SplitChoice>("");
+  const [picked, setPicked] = useState("downloads");
   const [metrics, setMetrics] = useState<Metrics | null>(null);
+  const [before, setBefore] = useState<Metrics | null>(null);
   const [error, setError] = useState<unknown>(null);
   const query = { from: utcDay(-(range.days - 1)), to: utcDay(0), interval: range.interval, ...(split ? { split } : {}) };
+  // The range before, as long, for each total's change ("all" has none before it).
+  const previous = range.id === "all" ? null : { from: utcDay(-(2 * range.days - 1)), to: utcDay(-range.days), interval: range.interval };
 
   useEffect(() => {
     setError(null);
-    const answer = moduleId ? api.GET("/developers/modules/{id}/metrics", { params: { path: { id: moduleId }, query } }) : api.GET("/developers/metrics", { params: { query } });
-    dataOf(answer).then(setMetrics, (failure) => {
-      setMetrics(null);
-      setError(failure);
-    });
+    const read = (q: Record<string, string>) => (moduleId ? api.GET("/developers/modules/{id}/metrics", { params: { path: { id: moduleId }, query: q } }) : api.GET("/developers/metrics", { params: { query: q } }));
+    Promise.all([dataOf(read(query)), previous ? dataOf(read(previous)) : Promise.resolve(null)]).then(
+      ([current, earlier]) => {
+        setMetrics(current as Metrics);
+        setBefore(earlier as Metrics | null);
+      },
+      (failure) => {
+        setMetrics(null);
+        setBefore(null);
+        setError(failure);
+      },
+    );
   }, [api, moduleId, range, split]);
 
   const exportCsv = async () => {
@@ -110,15 +122,56 @@ export function Analytics({ api, modules }: { api: SignedInApi; modules: Schemas
       <ErrorMessage error={error} />
       {metrics && (
         <>
+          <Totals metrics={metrics} before={before} range={range} picked={picked} onPick={setPicked} />
+          <MetricChart key={`${picked}-${split}-${range.id}-${moduleId}`} metric={picked} metrics={metrics} />
           <Funnel totals={metrics.totals} />
-          <div class="metric-charts">
-            {Object.keys(LABELS).map((metric) => (
-              <MetricChart key={`${metric}-${split}-${range.id}-${moduleId}`} metric={metric} metrics={metrics} />
-            ))}
-          </div>
         </>
       )}
     </section>
+  );
+}
+
+/** A total in words: a count, or each currency's amount (none: nothing in the first currency shown). */
+const totalText = (value: Value | undefined) =>
+  typeof value === "object" ? Object.entries(value).map(([currency, amount]) => formatMoney(amount, currency)).join(", ") || formatMoney(0, "usd") : String(value ?? 0);
+
+/** The change of a total against the range before: a count's, or a single currency's; null when there is nothing to compare. */
+function changeOf(now: Value | undefined, earlier: Value | undefined): number | null {
+  if (earlier === undefined) return null;
+  const single = (value: Value | undefined): number | null => {
+    if (typeof value === "number") return value;
+    const amounts = Object.values(value ?? {});
+    return amounts.length <= 1 ? (amounts[0] ?? 0) : null;
+  };
+  const [current, previous] = [single(now), single(earlier)];
+  if (current === null || previous === null) return null;
+  if (previous === 0) return current === 0 ? 0 : null;
+  return (current - previous) / previous;
+}
+
+/** The row of totals (§28): each metric over the range with its change; pressing one charts it. */
+function Totals({ metrics, before, range, picked, onPick }: { metrics: Metrics; before: Metrics | null; range: Range; picked: string; onPick: (metric: string) => void }) {
+  const against = `the ${range.label.toLowerCase()} before`;
+  return (
+    <div class="metric-totals" role="group" aria-label={`Totals, ${metrics.from} to ${metrics.to}: pick one to chart it`}>
+      {Object.keys(LABELS).map((metric) => {
+        const change = before ? changeOf(metrics.totals[metric], before.totals[metric]) : null;
+        const direction = change === null || change === 0 ? "flat" : change > 0 ? "up" : "down";
+        const changeText = change === null ? (before ? `new against ${against}` : "") : `${change > 0 ? "+" : ""}${(change * 100).toFixed(change === 0 ? 0 : 1)} % against ${against}`;
+        return (
+          <button type="button" key={metric} class="metric-total" aria-pressed={metric === picked} data-metric={metric} onClick={() => onPick(metric)}>
+            <span class="metric-name">{LABELS[metric]}</span>
+            <strong class="metric-value">{totalText(metrics.totals[metric])}</strong>
+            {changeText && (
+              <span class={`metric-change ${direction}`}>
+                <span aria-hidden="true">{direction === "up" ? "▲ " : direction === "down" ? "▼ " : ""}</span>
+                {changeText}
+              </span>
+            )}
+          </button>
+        );
+      })}
+    </div>
   );
 }
 
@@ -163,10 +216,8 @@ function MetricChart({ metric, metrics }: { metric: string; metrics: Metrics }) 
   const canvas = useRef<HTMLCanvasElement>(null);
   const dates = metrics.series.find((entry) => entry.metric === metric)?.points.map((point) => point.date) ?? [];
   const datasets = datasetsOf(metric, metrics);
-  const total = metrics.totals[metric];
   const shown = (value: number, currency?: string) => (currency ? formatMoney(value, currency) : String(value));
-  const totalText = typeof total === "object" ? Object.entries(total).map(([currency, amount]) => formatMoney(amount, currency)).join(", ") || formatMoney(0, "usd") : String(total ?? 0);
-  const summary = `${LABELS[metric]} from ${metrics.from} to ${metrics.to}: ${metric === "activeDevices" ? "on the last day" : "in all"} ${totalText}.`;
+  const summary = `${LABELS[metric]} from ${metrics.from} to ${metrics.to}: ${metric === "activeDevices" ? "on the last day" : "in all"} ${totalText(metrics.totals[metric])}.`;
 
   useEffect(() => {
     const chart = new Chart(canvas.current!, {
@@ -187,7 +238,8 @@ function MetricChart({ metric, metrics }: { metric: string; metrics: Metrics }) 
         maintainAspectRatio: false,
         animation: false,
         interaction: { mode: "index", intersect: false },
-        scales: { y: { beginAtZero: true, ticks: { precision: MONEY.has(metric) ? 2 : 0 } } },
+        // Whole steps, money too (the table and the tooltip give cents): an empty range reads 0 and 1, not 0.1, 0.2, ….
+        scales: { y: { beginAtZero: true, suggestedMax: 1, ticks: { precision: 0 } } },
         plugins: { legend: { display: datasets.length > 1, position: "bottom" } },
       },
     });

@@ -15,6 +15,7 @@ import { AccessTokens } from "./AccessTokens";
 import { WebhooksPanel } from "../webhooks/WebhooksPanel";
 import { publisherWebhooks } from "../webhooks/webhook-api";
 import { ReviewReplies } from "./ReviewReplies";
+import { Tabs } from "../ui/Tabs";
 
 /** `/publisher`: the publisher portal, for a developer signed in with Firebase Auth. */
 export function PublisherPortal() {
@@ -122,18 +123,44 @@ function Register({ api, onRegistered }: { api: SignedInApi; onRegistered: () =>
   );
 }
 
+/**
+ * The portal's sections as tabs (§28), each with its own address (`/publisher#analytics`), as the
+ * module page's are: at 375 px the portal is one section at a time, not one long page.
+ */
 function PortalSections({ api, modules, reloadModules }: { api: SignedInApi; modules: Schemas["DeveloperModules"]["items"]; reloadModules: () => Promise<void> }) {
   return (
-    <>
-      <ModulesPanel api={api} modules={modules} reload={reloadModules} />
-      <Payouts api={api} modules={modules} reloadModules={reloadModules} />
-      <DownloadsChart api={api} modules={modules} />
-      <Analytics api={api} modules={modules} />
-      <ReviewReplies api={api} modules={modules} />
-      <AccessTokens api={api} />
-      <AuthorKeys api={api} />
-      <PublisherWebhooks api={api} />
-    </>
+    <Tabs
+      label="Publisher portal"
+      onlyCurrent
+      // Back from Stripe's onboarding (?payouts=return|refresh): the payouts tab.
+      initial={new URLSearchParams(location.search).has("payouts") ? "payouts" : undefined}
+      tabs={[
+        ["modules", "Modules", <ModulesPanel api={api} modules={modules} reload={reloadModules} />],
+        [
+          "analytics",
+          "Analytics",
+          modules.length === 0 ? (
+            <p class="muted">Publish a module to see its figures here.</p>
+          ) : (
+            <>
+              <Analytics api={api} modules={modules} />
+              <DownloadsChart api={api} modules={modules} />
+            </>
+          ),
+        ],
+        ["reviews", "Reviews", <ReviewReplies api={api} modules={modules} />],
+        [
+          "tokens",
+          "Tokens and keys",
+          <>
+            <AccessTokens api={api} />
+            <AuthorKeys api={api} />
+          </>,
+        ],
+        ["payouts", "Payouts", <Payouts api={api} modules={modules} reloadModules={reloadModules} />],
+        ["webhooks", "Webhooks", <PublisherWebhooks api={api} />],
+      ]}
+    />
   );
 }
 

@@ -4,12 +4,14 @@ import { useEffect, useState } from "preact/hooks";
 /**
  * Tabs whose panels each have their own address (`#overview`, `#reviews`, …, §24): the WAI-ARIA
  * tabs pattern, with arrow keys between tabs, and the hash kept in step so a tab can be linked to
- * and the Back button returns to the previous one.
+ * and the Back button returns to the previous one. `onlyCurrent`: hidden panels are not rendered
+ * (the portal's sections each load their own data, and charts need a visible box to draw in);
+ * `initial`: the tab shown when the address names none.
  */
-export function Tabs({ label, tabs }: { label: string; tabs: [id: string, name: string, panel: ComponentChildren][] }) {
+export function Tabs({ label, tabs, onlyCurrent = false, initial }: { label: string; tabs: [id: string, name: string, panel: ComponentChildren][]; onlyCurrent?: boolean; initial?: string }) {
   const fromHash = () => {
     const hash = location.hash.slice(1);
-    return tabs.some(([id]) => id === hash) ? hash : tabs[0][0];
+    return tabs.some(([id]) => id === hash) ? hash : (initial ?? tabs[0][0]);
   };
   const [current, setCurrent] = useState(fromHash);
   useEffect(() => {
@@ -40,7 +42,7 @@ export function Tabs({ label, tabs }: { label: string; tabs: [id: string, name: 
       </div>
       {tabs.map(([id, , panel]) => (
         <div key={id} role="tabpanel" id={`panel-${id}`} aria-labelledby={`tab-${id}`} hidden={id !== current} tabIndex={0}>
-          {panel}
+          {(!onlyCurrent || id === current) && panel}
         </div>
       ))}
     </div>
