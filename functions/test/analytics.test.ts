@@ -4,7 +4,7 @@ import type { LocalStripe } from "../../tools/local-stack/stripe-server";
 import { utcDay } from "../src/core/time";
 import { admin, json } from "./support/admin";
 import { appsWithLocalStripe } from "./support/local-stripe";
-import { bearer, createDeveloper, createUser, eventually, expectProblem, publishModule, resetEmulators, type TestDeveloper, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, eventually, expectProblem, publishModule, resetEmulators, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
 const api = "/api/v1";
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36";
@@ -163,6 +163,27 @@ describe("analytics (§28)", () => {
     const long = (await metrics(developer, "acme.charts", { from: "2024-11-01", to: "2026-11-30", interval: "month", metrics: "downloads" })).body;
     expect(long.series[0].points).toHaveLength(25);
     expect(long.series[0].points[0]).toEqual({ date: "2024-11-01", value: 0 });
+  });
+
+  it("cannot be forged from outside: 200 update checks naming made-up versions from new devices answer 200, count nothing and write no figure", async () => {
+    const owner = await sellingModule("acme", "acme.charts");
+    const forger = await createUser();
+    const { db } = await testDeps();
+    const monthDocuments = async () => (await db.collection("metricMonths").get()).docs.map((doc) => [doc.id, JSON.stringify(doc.data()).length]);
+    const before = await monthDocuments();
+    for (let round = 0; round < 10; round += 1) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          request(app)
+            .post(`${api}/modules/updates`)
+            .set(bearer(forger))
+            .send({ appVersion: "1.0.0", installed: [{ moduleId: "acme.charts", version: `1.0.0-${"x".repeat(200)}.${round * 20 + index}` }], deviceId: `forged-${round}-${index}`, platform: "linux" }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    }
+    expect(await monthDocuments()).toEqual(before);
+    expect((await metrics(owner, "acme.charts", { from: today, to: today, metrics: "activeDevices" })).body.totals).toEqual({ activeDevices: 0 });
   });
 
   it("counts page views exactly under concurrency: 100 visitors at once count 100, one visitor's 50 views at once count 1", async () => {
