@@ -1,4 +1,4 @@
-import { drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, fallbackBound, GRACE_PERIOD_MS, holdersToCount, isModuleUsable, purchaseStatus, usingKey, type EntitlementGrant, type PurchaseStatus, type PurchaseTerms } from "./rules";
+import { decidingGrants, drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, fallbackBound, GRACE_PERIOD_MS, holdersToCount, isModuleUsable, purchaseStatus, usingKey, type EntitlementGrant, type PurchaseStatus, type PurchaseTerms } from "./rules";
 
 const now = new Date("2026-06-15T12:00:00.000Z");
 const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -170,6 +170,14 @@ describe("fallback grants (§27)", () => {
     expect(fallbackBound(module, [...fallbacks, { key: "module:acme.charts", source: "purchase", purchaseId: "c" }])).toBeNull();
     expect(fallbackBound({ id: "acme.charts" }, fallbacks)).toBeNull();
     expect(fallbackBound(module, [])).toBeNull();
+  });
+
+  it("lets a fallback decide a key only when nothing else grants it", () => {
+    const kept: EntitlementGrant = { key: "module:acme.charts", source: "fallback", purchaseId: "a", fallbackUntil: until };
+    const live: EntitlementGrant = { key: "module:acme.charts", source: "purchase", purchaseId: "b" };
+    expect(decidingGrants([kept], "module:acme.charts")).toEqual([kept]);
+    expect(decidingGrants([kept, live, { key: "pro", source: "direct" }], "module:acme.charts")).toEqual([live]);
+    expect(decidingGrants([kept], "pro")).toEqual([]);
   });
 });
 

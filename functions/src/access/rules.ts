@@ -161,6 +161,15 @@ export function effectiveEntitlements(sources: EntitlementSources, now: Date): E
 }
 
 /**
+ * The grants of a key that decide what it gives (§27): a fallback only when nothing else grants
+ * the key, for beside a live subscription or another grant the fallback limits nothing.
+ */
+export function decidingGrants(grants: readonly EntitlementGrant[], key: string): EntitlementGrant[] {
+  const matching = grants.filter((grant) => grant.key === key);
+  return matching.some((grant) => grant.source !== "fallback") ? matching.filter((grant) => grant.source !== "fallback") : matching;
+}
+
+/**
  * The date whose versions bound a user's use of a module (§27), or null when nothing bounds it:
  * the module asks for nothing, or the user holds a key it accepts other than a fallback. Held
  * through fallbacks only: the latest of their dates.

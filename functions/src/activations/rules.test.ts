@@ -34,6 +34,14 @@ describe("certificateExpiry", () => {
     expect(certificateExpiry(issuedAt, 60 * DAY, "module:acme.paid", bought, subscriptions)).toBe(issuedAt + 60 * DAY);
   });
 
+  it("lets a fallback free the certificate from a period end only when it is the only grant (§27 \"Edges\")", () => {
+    const fallbackOnly = (grant: EntitlementGrant) => (grant.source === "fallback" ? null : subscriptions(grant));
+    const kept = { key: "module:acme.paid", source: "fallback" as const, purchaseId: "sub_0", fallbackUntil: at("2025-01-01T00:00:00Z") };
+    expect(certificateExpiry(issuedAt, 60 * DAY, "module:acme.paid", [kept], fallbackOnly)).toBe(issuedAt + 60 * DAY);
+    const beside = [kept, { key: "module:acme.paid", source: "purchase" as const, purchaseId: "sub_1" }];
+    expect(certificateExpiry(issuedAt, 60 * DAY, "module:acme.paid", beside, fallbackOnly)).toBe(Date.parse("2026-07-03T00:00:00Z") / 1000);
+  });
+
   it("rounds down to whole seconds", () => {
     const odd = () => new Date(Date.parse("2026-06-10T00:00:00Z") + 999);
     const grant = [{ key: "pro", source: "subscription" as const, businessId: "x" }];

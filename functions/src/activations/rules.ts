@@ -1,4 +1,4 @@
-import { GRACE_PERIOD_MS, type EntitlementGrant } from "../access/rules";
+import { decidingGrants, GRACE_PERIOD_MS, type EntitlementGrant } from "../access/rules";
 import { ApiError } from "../core/errors";
 import type { ActivationRecord } from "../accounts/activation-store";
 
@@ -65,10 +65,8 @@ export function certificateExpiry(
 ): number {
   const latest = issuedAt + maxLifetimeSeconds;
   if (entitlement === null) return latest;
-  const matching = grants.filter((grant) => grant.key === entitlement);
   // A fallback (§27) frees the certificate from a period end only when it is the caller's only grant of the module.
-  const binding = matching.some((grant) => grant.source !== "fallback") ? matching.filter((grant) => grant.source !== "fallback") : matching;
-  const periodEnds = binding.map(periodEndOf);
+  const periodEnds = decidingGrants(grants, entitlement).map(periodEndOf);
   if (periodEnds.length === 0 || periodEnds.some((end) => end === null)) return latest;
   const bound = Math.floor((Math.max(...periodEnds.map((end) => end!.getTime())) + GRACE_PERIOD_MS) / 1000);
   return Math.min(latest, bound);

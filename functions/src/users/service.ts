@@ -5,7 +5,7 @@ import type { EntitlementGrant } from "../access/rules";
 import type { Deps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
 import { activationStore, type ActivationRecord, type DeviceActivationRecord } from "../accounts/activation-store";
-import { effectiveSubscriptionStatus, subscriptionGrants } from "../access/rules";
+import { decidingGrants, effectiveSubscriptionStatus, subscriptionGrants } from "../access/rules";
 import type { Caller } from "../core/auth";
 import { toIso } from "../core/documents";
 import { parseInput } from "../core/validation";
@@ -26,10 +26,8 @@ export async function fallbackVersionsOfPurchases(db: Deps["db"], access: Pick<U
 }
 
 /** The purchases whose fallback is what grants their module (§27): ended, and the module granted no other way. */
-const grantingThroughFallback = (grants: readonly EntitlementGrant[]): ReadonlySet<string | undefined> => {
-  const fullyGranted = new Set(grants.filter((grant) => grant.source !== "fallback").map((grant) => grant.key));
-  return new Set(grants.filter((grant) => grant.source === "fallback" && !fullyGranted.has(grant.key)).map((grant) => grant.purchaseId));
-};
+const grantingThroughFallback = (grants: readonly EntitlementGrant[]): ReadonlySet<string | undefined> =>
+  new Set(grants.filter((grant) => grant.source === "fallback" && decidingGrants(grants, grant.key).includes(grant)).map((grant) => grant.purchaseId));
 
 /**
  * A purchase's fallback (§27) as /users/me shows it: `fallbackUntil` and `fallbackVersion` once it
