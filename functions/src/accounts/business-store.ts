@@ -19,6 +19,12 @@ export const businessStore = oncePerDatabase((db: Firestore) => {
   return withDeadlines("Firestore", {
     ref,
     read,
+    /** Business ids in order, a page at a time (the operators' sweeps over every business). */
+    async idsAfter(after: string | null, limit: number): Promise<string[]> {
+      let query = collection.orderBy(FieldPath.documentId()).select();
+      if (after !== null) query = query.startAfter(after);
+      return (await query.limit(limit).get()).docs.map((doc) => doc.id);
+    },
     /** Several businesses in one read, in the order asked (null for an id that is none). */
     async getMany(businessIds: string[]): Promise<(BusinessRecord | null)[]> {
       return businessIds.length > 0 ? (await db.getAll(...businessIds.map(ref))).map(read) : [];

@@ -1,8 +1,8 @@
 import { FieldPath, FieldValue, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { BUSINESS_ROLES } from "../access/rules";
-import { withDeadlines } from "../core/deadline";
-import { documentAt, oncePerDatabase, readDocument, timestamp } from "../core/documents";
+import { oncePerDatabase, readDocument, timestamp } from "../core/documents";
+import { businessStore } from "./business-store";
 import { MEMBER_SOURCES, scimProfile, scimProfileFrom, type MemberRecord } from "./business-records";
 
 /**
@@ -57,22 +57,14 @@ export function legacyMembersOf(snapshot: DocumentSnapshot): MemberRecord[] | nu
   });
 }
 
-export const legacyBusinessMembers = oncePerDatabase((db: Firestore) => {
-  const collection = db.collection("businesses");
-  return withDeadlines("Firestore", {
-    /** Business ids in order, a page at a time. */
-    async businessIds(after: string | null, limit: number): Promise<string[]> {
-      let query = collection.orderBy(FieldPath.documentId()).select();
-      if (after !== null) query = query.startAfter(after);
-      return (await query.limit(limit).get()).docs.map((doc) => doc.id);
-    },
-    /** Removes the old shape from a business document, SCIM groups' member lists included. */
-    clearIn(tx: Transaction, snapshot: DocumentSnapshot): void {
-      const groups = Object.keys((snapshot.get("scimGroups") as Record<string, unknown> | undefined) ?? {});
-      const fields: (string | FieldPath | FieldValue)[] = ["memberIds", FieldValue.delete(), "roles", FieldValue.delete(), "members", FieldValue.delete()];
-      for (const id of groups) fields.push(new FieldPath("scimGroups", id, "memberIds"), FieldValue.delete());
-      const [first, value, ...rest] = fields;
-      tx.update(documentAt(collection, snapshot.id), first as string, value, ...rest);
-    },
-  });
-});
+/** What the migration does to a business document's old shape (the document's address is the business store's). */
+export const legacyBusinessMembers = oncePerDatabase((db: Firestore) => ({
+  /** Removes the old shape from a business document, SCIM groups' member lists included. */
+  clearIn(tx: Transaction, snapshot: DocumentSnapshot): void {
+    const groups = Object.keys((snapshot.get("scimGroups") as Record<string, unknown> | undefined) ?? {});
+    const fields: (string | FieldPath | FieldValue)[] = ["memberIds", FieldValue.delete(), "roles", FieldValue.delete(), "members", FieldValue.delete()];
+    for (const id of groups) fields.push(new FieldPath("scimGroups", id, "memberIds"), FieldValue.delete());
+    const [first, value, ...rest] = fields;
+    tx.update(businessStore(db).ref(snapshot.id), first as string, value, ...rest);
+  },
+}));

@@ -28,7 +28,7 @@ export async function migrateMembers(deps: OperatorDeps): Promise<MembersMigrati
   const cursor = migrationCursorStore(deps.db);
   const result: MembersMigration = { businessesRead: 0, businessesMigrated: 0, membersWritten: 0 };
   for (let after = await cursor.get("membersMigration"); ; ) {
-    const ids = await legacyBusinessMembers(deps.db).businessIds(after, BUSINESSES_PER_PAGE);
+    const ids = await businessStore(deps.db).idsAfter(after, BUSINESSES_PER_PAGE);
     for (const id of ids) {
       const written = await migrateBusiness(deps, id);
       result.businessesRead += 1;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { DeveloperAccount } from "../core/auth";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabase } from "../core/documents";
+import { businessStore } from "../accounts/business-store";
 
 /**
  * `developers/{uid}`: developer accounts; and `publishers/{publisherId}` (`{ developerId,
@@ -36,7 +37,6 @@ export interface PublisherProfile {
 export const developerStore = oncePerDatabase((db: Firestore) => {
   const developers = db.collection("developers");
   const publishers = db.collection("publishers");
-  const businesses = db.collection("businesses");
   const read = (snapshot: DocumentSnapshot): DeveloperAccount | null => {
     const stored = readDocument(developerDocument, snapshot);
     return stored && { id: snapshot.id, ...stored, createdAt: stored.createdAt.toDate() };
@@ -49,8 +49,9 @@ export const developerStore = oncePerDatabase((db: Firestore) => {
       return (await documentAt(publishers, publisherId).get()).exists;
     },
     /**
-     * The profiles of these publishers, by id (two batched reads: the claims, then their
-     * developers or businesses, whose names they show); a publisher id nobody claims is left out.
+     * The profiles of these publishers, by id (the claims in one batched read, then their
+     * developers' and businesses' documents, whose names they show, in two at once); a publisher
+     * id nobody claims is left out.
      */
     async profiles(publisherIds: Iterable<string>): Promise<Map<string, PublisherProfile>> {
       const ids = [...new Set(publisherIds)];
@@ -59,9 +60,16 @@ export const developerStore = oncePerDatabase((db: Firestore) => {
         .map((snapshot) => ({ id: snapshot.id, claim: readDocument(publisherDocument, snapshot) }))
         .filter((entry): entry is { id: string; claim: PublisherClaim } => entry.claim !== null);
       if (claims.length === 0) return new Map();
-      const owners = await db.getAll(...claims.map(({ claim }) => ("developerId" in claim ? documentAt(developers, claim.developerId) : documentAt(businesses, claim.businessId))));
-      const nameOf = (claim: PublisherClaim, owner: DocumentSnapshot) => ("developerId" in claim ? read(owner)?.displayName : (owner.get("name") as string | undefined));
-      return new Map(claims.map(({ id, claim }, i) => [id, { id, displayName: nameOf(claim, owners[i]) ?? id, verifiedDomain: claim.verifiedDomain }]));
+      // A developer's name is its account's; a business's (§26), the business store's.
+      const developerIds = claims.flatMap(({ claim }) => ("developerId" in claim ? [claim.developerId] : []));
+      const businessIds = claims.flatMap(({ claim }) => ("businessId" in claim ? [claim.businessId] : []));
+      const [accounts, businesses] = await Promise.all([developerIds.length > 0 ? db.getAll(...developerIds.map((uid) => documentAt(developers, uid))) : [], businessStore(db).getMany(businessIds)]);
+      const names = new Map<string, string | undefined>([
+        ...developerIds.map((uid, index) => [`developer:${uid}`, read(accounts[index])?.displayName] as const),
+        ...businessIds.map((businessId, index) => [`business:${businessId}`, businesses[index]?.name] as const),
+      ]);
+      const nameOf = (claim: PublisherClaim) => names.get("developerId" in claim ? `developer:${claim.developerId}` : `business:${claim.businessId}`);
+      return new Map(claims.map(({ id, claim }) => [id, { id, displayName: nameOf(claim) ?? id, verifiedDomain: claim.verifiedDomain }]));
     },
     async claim(publisherId: string): Promise<PublisherClaim | null> {
       return readDocument(publisherDocument, await documentAt(publishers, publisherId).get());
