@@ -2,6 +2,7 @@ import type { Express } from "express";
 import request from "supertest";
 import type { LocalStripe } from "../../tools/local-stack/stripe-server";
 import { utcDay } from "../src/core/time";
+import { downloadStore } from "../src/marketplace/download-store";
 import { admin, json } from "./support/admin";
 import { appsWithLocalStripe } from "./support/local-stripe";
 import { bearer, createDeveloper, createUser, eventually, expectProblem, publishModule, resetEmulators, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
@@ -184,6 +185,18 @@ describe("analytics (§28)", () => {
     }
     expect(await monthDocuments()).toEqual(before);
     expect((await metrics(owner, "acme.charts", { from: today, to: today, metrics: "activeDevices" })).body.totals).toEqual({ activeDevices: 0 });
+  });
+
+  it("counts a batch of downloads once when its write is repeated after it landed", async () => {
+    const owner = await sellingModule("acme", "acme.charts");
+    const deps = await testDeps();
+    const store = downloadStore(deps.db, deps.config.downloadShards);
+    const counts = [{ moduleId: "acme.charts", version: "1.0.0", day: today, downloads: 3 }];
+    await store.add(counts, "batch-landed-unseen", new Date());
+    // The same batch again, as after a lost answer or the client library's own retry: refused as already there, and answered as done.
+    await store.add(counts, "batch-landed-unseen", new Date());
+    expect(await store.total("acme.charts")).toBe(3);
+    expect((await metrics(owner, "acme.charts", { from: today, to: today, metrics: "downloads" })).body.totals).toEqual({ downloads: 3 });
   });
 
   it("counts page views exactly under concurrency: 100 visitors at once count 100, one visitor's 50 views at once count 1", async () => {

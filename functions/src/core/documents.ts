@@ -105,6 +105,10 @@ export function writeReadAsMissing(tx: Transaction, ref: DocumentReference, data
 const ALREADY_EXISTS = 6;
 export const isAlreadyExists = (error: unknown) => (error as { code?: number }).code === ALREADY_EXISTS;
 
+/** Firestore's error code for a write that can never succeed as it is (a document over 1 MiB, too many index entries, a bad field). */
+const INVALID_ARGUMENT = 3;
+export const isInvalidArgument = (error: unknown) => (error as { code?: number }).code === INVALID_ARGUMENT;
+
 /** Firestore's error code for a write whose precondition (lastUpdateTime) no longer holds: changed meanwhile. */
 const FAILED_PRECONDITION = 9;
 export const isFailedPrecondition = (error: unknown) => (error as { code?: number }).code === FAILED_PRECONDITION;

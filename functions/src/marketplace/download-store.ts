@@ -1,7 +1,7 @@
-import { AggregateField, FieldValue, type Firestore } from "firebase-admin/firestore";
+import { AggregateField, FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument } from "../core/documents";
+import { documentAt, isAlreadyExists, readDocument } from "../core/documents";
 import { metricCounts } from "../metrics/metric-store";
 
 /**
@@ -10,7 +10,8 @@ import { metricCounts } from "../metrics/metric-store";
  * a popular module's downloads never contend on one document: downloads are atomic increments of
  * a random shard. Totals are a sum aggregation. Each batch also adds its downloads to the
  * analytics' month documents (§28), once per module and month: the group-commit counter
- * (download-counter.ts) batches a burst into few writes.
+ * (download-counter.ts) batches a burst into few writes, each under an id it records in
+ * `countedBatches/{id}` (kept a week: `expireAt` is its TTL field) so that it counts once.
  */
 
 export interface DownloadCount {
@@ -21,14 +22,23 @@ export interface DownloadCount {
   downloads: number;
 }
 
+/** How long a counted batch's id is kept (`countedBatches`' TTL): far longer than any retry of its write. */
+const COUNTED_BATCH_KEPT_MS = 7 * 24 * 3600 * 1000;
+
 const shardDocument = z.object({ day: z.string(), count: z.number(), versions: z.record(z.string(), z.number()).optional() });
 
 export function downloadStore(db: Firestore, shards: number) {
   const collection = (moduleId: string) => documentAt(db.collection("modules"), moduleId).collection("downloadShards");
   return withDeadlines("Firestore", {
-    /** Adds downloads in one atomic batch: each (module, day, version) to a random shard of its day. */
-    async add(counts: DownloadCount[]): Promise<void> {
+    /**
+     * Adds downloads in one atomic batch: each (module, day, version) to a random shard of its day,
+     * with `countedBatches/{batchId}` created in the same commit, so that the same batch written
+     * again (its first write landed, unseen) is refused whole and answered as done: each batch
+     * counts once.
+     */
+    async add(counts: DownloadCount[], batchId: string, now: Date): Promise<void> {
       const batch = db.batch();
+      batch.create(documentAt(db.collection("countedBatches"), batchId), { expireAt: Timestamp.fromMillis(now.getTime() + COUNTED_BATCH_KEPT_MS) });
       for (const { moduleId, version, day, downloads } of counts) {
         const shard = Math.floor(Math.random() * shards);
         batch.set(
@@ -39,7 +49,12 @@ export function downloadStore(db: Firestore, shards: number) {
       }
       // The analytics' month documents (§28) in the same batch: one merge per module and month, whatever the shards.
       metricCounts(db).addIn(batch, counts.map(({ moduleId, version, day, downloads }) => ({ moduleId, day, metric: "downloads", amount: downloads, version })));
-      await batch.commit();
+      try {
+        await batch.commit();
+      } catch (error) {
+        // Written before: this batch is counted already.
+        if (!isAlreadyExists(error)) throw error;
+      }
     },
     /** Downloads per UTC day from `from` to `to` (YYYY-MM-DD, inclusive), with their versions: one range query over the shards. */
     async daily(moduleId: string, from: string, to: string): Promise<Map<string, { downloads: number; versions: Record<string, number> }>> {

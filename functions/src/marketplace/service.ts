@@ -7,7 +7,7 @@ import { fallbackVersionsOf, type FallbackVersions } from "../access/fallback";
 import { assertAllowedByPolicies, assertMayUseModule, assertWithinFallback } from "../access/policy";
 import { isVisibleIn, moduleNotFound, reachedBusinesses } from "../access/visibility";
 import { fallbackBound, isModuleUsable, type EntitlementGrant, type ModuleTerms } from "../access/rules";
-import { toIso } from "../core/documents";
+import { isInvalidArgument, toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
 import { catalogCache, moduleTopic } from "../core/catalog-changes";
 import { utcDay } from "../core/time";
@@ -141,8 +141,9 @@ export function downloadReads(deps: Deps): { lookup: ModuleLookup; downloads: Do
   return {
     lookup: rememberingLookup(deps.db, deps.config.memoryCacheMs),
     downloads: groupCommitCounter(
-      (counts) => store.add(counts),
+      (counts, batchId) => store.add(counts, batchId, deps.clock()),
       (error, pending) => deps.logger.warn("download counts not written yet; retrying", { pending, error: (error as Error).message }),
+      isInvalidArgument,
     ),
   };
 }
