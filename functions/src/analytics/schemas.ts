@@ -45,7 +45,7 @@ export const metricsSchema = z
     series: z.array(
       z.object({
         metric: z.enum(METRICS),
-        split: z.string().optional().meta({ description: "The version or platform this series counts, when split." }),
+        split: z.string().optional().meta({ description: "The version or platform this series counts, when split; `other` sums the values past the 19 largest (at most 20 series a metric)." }),
         points: z.array(z.object({ date: z.string().meta({ description: "The bucket's first day." }), value })),
       }),
     ),

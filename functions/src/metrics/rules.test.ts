@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { activityCounts, removalCounts } from "./counting";
-import { bucketOf, csvOf, daysFrom, monthsBetween, newlyActiveDays, seriesOf, type DayCell, type Metric } from "./rules";
+import { bucketOf, csvOf, daysFrom, MAX_SERIES, monthsBetween, newlyActiveDays, OTHER, seriesOf, type DayCell, type Metric } from "./rules";
 
 describe("days, buckets and months (§28)", () => {
   it("starts weeks on Monday and months on their first day", () => {
@@ -63,6 +63,31 @@ describe("series, totals and CSV (§28)", () => {
         const column = (name: string) => rows.reduce((sum, row) => sum + Number(row[header.indexOf(name)]), 0);
         expect([column("downloads"), column("revenue_usd"), column("revenue_eur")]).toEqual([downloads, (result.totals.revenue as Record<string, number>).usd, (result.totals.revenue as Record<string, number>).eur]);
         expect(new Set(rows.map((row) => row[0])).size).toBe(result.series[0].points.length);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("answers at most 20 series per metric: the 19 largest by total, then the rest summed as other, whose sums stay whole", () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(40), { minLength: 1, maxLength: 60 }), fc.constantFrom<Metric>("downloads", "activeDevices"), (perVersion, metric) => {
+        const versions = perVersion.map((_, index) => `1.${index}.0`);
+        const cellOf = (_day: string, asked: Metric): DayCell | undefined =>
+          asked === metric ? { total: perVersion.reduce((sum, n) => sum + n, 0), version: Object.fromEntries(versions.map((version, index) => [version, perVersion[index]])) } : undefined;
+        const query = { from: "2026-03-01", to: "2026-03-03", interval: "day" as const, metrics: [metric], split: "version" as const };
+        const { series, totals } = seriesOf(cellOf, query);
+        const named = versions.filter((_, index) => perVersion[index] !== 0);
+        expect(series.length).toBe(Math.min(Math.max(named.length, 1), MAX_SERIES));
+        // Every day's values still add up to that day's total, other included.
+        for (const index of [0, 1, 2]) expect(series.reduce((sum, entry) => sum + (entry.points[index].value as number), 0)).toBe(perVersion.reduce((sum, n) => sum + n, 0));
+        if (named.length > MAX_SERIES) {
+          expect(series.at(-1)!.split).toBe(OTHER);
+          const kept = series.slice(0, -1).map((entry) => perVersion[versions.indexOf(entry.split!)]);
+          const dropped = named.filter((version) => !series.some((entry) => entry.split === version)).map((version) => perVersion[versions.indexOf(version)]);
+          expect(Math.min(...kept)).toBeGreaterThanOrEqual(Math.max(...dropped));
+        }
+        const csvRows = csvOf({ series }, query, []).trimEnd().split("\r\n").slice(1);
+        expect(csvRows.reduce((sum, row) => sum + Number(row.split(",")[2]), 0)).toBe(metric === "activeDevices" ? 3 * (totals.activeDevices as number) : (totals.downloads as number));
       }),
       { numRuns: 200 },
     );

@@ -113,10 +113,35 @@ function splitValue(cell: DayCell | undefined, split: Split | undefined, key: st
   return cell.total - Object.entries(parts).reduce((sum, [name, n]) => (name === UNKNOWN ? sum : sum + n), 0);
 }
 
+/** At most this many series per metric in an answer (§28): the largest by total, the rest summed as OTHER. */
+export const MAX_SERIES = 20;
+/** The series that sums the split values past the MAX_SERIES − 1 largest (no version or platform is called so). */
+export const OTHER = "other";
+
+/** What ranks a series: its total as the metric totals it (`activeDevices`: its last point), money summed over currencies. */
+function seriesWeight(metric: Metric, points: Point[]): number {
+  const magnitude = (value: Value) => (typeof value === "number" ? value : Object.values(value).reduce((sum, n) => sum + n, 0));
+  if (metric === "activeDevices") return points.length > 0 ? magnitude(points.at(-1)!.value) : 0;
+  return points.reduce((sum, point) => sum + magnitude(point.value), 0);
+}
+
+/**
+ * A metric's split series, at most MAX_SERIES: the largest by total, in their order, then OTHER,
+ * the sum of the rest point by point (which keeps every bucket's and the CSV's sums whole).
+ */
+function capped(metric: Metric, series: Series[]): Series[] {
+  if (series.length <= MAX_SERIES) return series;
+  const ranked = series.map((entry) => ({ entry, weight: seriesWeight(metric, entry.points) })).sort((a, b) => b.weight - a.weight);
+  const kept = new Set(ranked.slice(0, MAX_SERIES - 1).map(({ entry }) => entry));
+  const rest = series.filter((entry) => !kept.has(entry));
+  const other: Series = { metric, split: OTHER, points: rest[0].points.map((point, index) => ({ date: point.date, value: rest.reduce<Value>((sum, entry) => add(sum, entry.points[index].value), zeroOf(metric)) })) };
+  return [...series.filter((entry) => kept.has(entry)), other];
+}
+
 /**
  * Series and totals of metrics over days `from`..`to` (inclusive) from each day's cells: one
- * series per metric (and split value), one point per bucket; a bucket sums its days, but
- * `activeDevices` of a bucket is its last day's value, and its total the last bucket's.
+ * series per metric (and split value, at most MAX_SERIES), one point per bucket; a bucket sums
+ * its days, but `activeDevices` of a bucket is its last day's value, and its total the last bucket's.
  */
 export function seriesOf(
   cells: (day: string, metric: Metric) => DayCell | undefined,
@@ -128,6 +153,7 @@ export function seriesOf(
   const totals: Record<string, Value> = {};
   for (const metric of query.metrics) {
     const keys = query.split ? splitKeys(days, (day) => cells(day, metric), query.split, metric) : [undefined];
+    const ofMetric: Series[] = [];
     for (const key of keys) {
       const byBucket = new Map<string, Value>(buckets.map((bucket) => [bucket, zeroOf(metric)]));
       for (const day of days) {
@@ -136,8 +162,9 @@ export function seriesOf(
         byBucket.set(bucket, metric === "activeDevices" ? value : add(byBucket.get(bucket), value));
       }
       const points = buckets.map((date) => ({ date, value: byBucket.get(date)! }));
-      series.push({ metric, ...(key !== undefined ? { split: key } : {}), points });
+      ofMetric.push({ metric, ...(key !== undefined ? { split: key } : {}), points });
     }
+    series.push(...capped(metric, ofMetric));
     const whole = days.map((day) => cells(day, metric)?.total ?? zeroOf(metric));
     totals[metric] = metric === "activeDevices" ? (whole.at(-1) ?? 0) : whole.reduce<Value>((sum, value) => add(sum, value), zeroOf(metric));
   }

@@ -2900,7 +2900,7 @@ export interface components {
             series: {
                 /** @enum {string} */
                 metric: "downloads" | "installs" | "uninstalls" | "activeDevices" | "pageViews" | "purchases" | "trials" | "trialConversions" | "revenue" | "refunds" | "net";
-                /** @description The version or platform this series counts, when split. */
+                /** @description The version or platform this series counts, when split; `other` sums the values past the 19 largest (at most 20 series a metric). */
                 split?: string;
                 points: {
                     /** @description The bucket's first day. */
