@@ -66,6 +66,21 @@ describe("group commit of download counts", () => {
     expect(written.flat().map((count) => count.moduleId).sort()).toEqual(["acme.charts", "acme.maps"]);
   });
 
+  it("keeps writing other modules' counts while one module's batch keeps failing", async () => {
+    const written: string[] = [];
+    const counter = groupCommitCounter(async (counts) => {
+      if (counts.some((count) => count.moduleId === "acme.huge")) throw Object.assign(new Error("document too large"), { code: 3 });
+      written.push(...counts.map((count) => count.moduleId));
+    });
+    counter.count({ ...entry, moduleId: "acme.huge" });
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const moduleId of ["acme.charts", "acme.maps"]) {
+      counter.count({ ...entry, moduleId });
+      await counter.drain();
+    }
+    expect(written).toEqual(["acme.charts", "acme.maps"]);
+  });
+
   it("counts every download exactly once whatever fails, over random sequences of faults (a write that lands unseen included)", () => {
     return fc.assert(
       fc.asyncProperty(fc.array(fc.record({ downloads: fc.integer({ min: 1, max: 5 }), fault: fc.constantFrom("none", "none", "lost", "landed-unseen") }), { minLength: 1, maxLength: 20 }), async (steps) => {

@@ -59,13 +59,19 @@ export function groupCommitCounter(
   };
   const pendingCount = () => failed.reduce((sum, batch) => sum + batch.counts.length, 0) + gathering.size;
 
-  /** The next batch to write: the oldest that failed, else what was gathered (under a new id). */
+  /** Taking turns: after a failed batch's retry, what was gathered goes next, so that a batch that keeps failing delays nothing else for long. */
+  let retriedLast = false;
+  /** The next batch to write: a failed one again (the oldest) or what was gathered (under a new id), taking turns. */
   const nextBatch = (): Batch | null => {
-    if (failed.length > 0) return failed.shift()!;
-    if (gathering.size === 0) return null;
-    const batch = { id: randomUUID(), counts: [...gathering.values()] };
-    gathering = new Map();
-    return batch;
+    const gathered = () => {
+      const batch = { id: randomUUID(), counts: [...gathering.values()] };
+      gathering = new Map();
+      return batch;
+    };
+    const retried = failed.length > 0 && (gathering.size === 0 || !retriedLast);
+    retriedLast = retried;
+    if (retried) return failed.shift()!;
+    return gathering.size > 0 ? gathered() : null;
   };
 
   const flush = (): Promise<void> => {
