@@ -2,7 +2,7 @@ import request from "supertest";
 import type { Express } from "express";
 import { startLocalStripe, type LocalStripe } from "../../tools/local-stack/stripe-server";
 import { daysFromNow, countDocuments, putSubscription } from "./support/fixtures";
-import { bearer, createUser, expectProblem, otherInstanceApp, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
+import { bearer, createUser, expectProblem, otherInstanceApp, resetEmulators, sendRetryingUnavailable, testApp, testDeps, type TestUser } from "./support/harness";
 import { signed, subscriptionEvent } from "./support/stripe-events";
 
 /** Contract §17: businesses that manage their own members, seats, invitations and billing. */
@@ -296,17 +296,8 @@ describe("businesses, members and seats (§17)", () => {
     for (const invitee of invitees) tokens.push(tokenOf((await invite(app, owner, id, { email: invitee.email })).body.acceptUrl));
     // The owner holds one seat of six.
     await putSubscription(id, { status: "active", seats: 6, currentPeriodEnd: daysFromNow(30), entitlements: ["pro"] });
-    const accept = (index: number) => request(index % 2 ? other : app).post(`${api}/invitations/accept`).set(bearer(invitees[index])).send({ token: tokens[index] });
-    const accepts = await Promise.all(invitees.map((_, index) => accept(index)));
-    // Under the emulator's locks, two instances' transactions on the seat counts can hold each other
-    // until one passes its deadline: that request answers 503 "retry later" having written nothing,
-    // and a client retries it, as these do (at most 5 more rounds, all at once again).
-    for (let round = 0; round < 5 && accepts.some((response) => response.status === 503); round += 1) {
-      const retried = accepts.flatMap((response, index) => (response.status === 503 ? [index] : []));
-      expect(retried.map((index) => accepts[index].body.code)).toEqual(retried.map(() => "unavailable"));
-      const again = await Promise.all(retried.map(accept));
-      retried.forEach((index, at) => (accepts[index] = again[at]));
-    }
+    // Two instances' transactions on the seat counts may answer 503 "retry later" under the emulator's locks: retried as a client would.
+    const accepts = await sendRetryingUnavailable(invitees.length, (index) => request(index % 2 ? other : app).post(`${api}/invitations/accept`).set(bearer(invitees[index])).send({ token: tokens[index] }));
     expect(accepts.filter((response) => response.status === 200)).toHaveLength(5);
     expect(accepts.filter((response) => response.status === 409).map((response) => response.body.code)).toEqual(Array(15).fill("no_seat_available"));
     expect((await request(app).get(`${api}/businesses/${id}`).set(bearer(owner))).body.subscription.seatsUsed).toBe(6);

@@ -201,6 +201,24 @@ export async function storedObjects(prefix: string): Promise<string[]> {
   return files.map((file) => file.name).sort();
 }
 
+/**
+ * Sends concurrent requests as a client would: all at once, then those answered 503 "retry later"
+ * again, all at once, at most 5 more rounds. Under the emulator's locks, two instances'
+ * transactions on the same documents can hold each other until one passes its deadline: that
+ * request answers 503 having written nothing, which is a contract answer, not a count gone wrong.
+ * Each 503 is checked to be `unavailable`; answers in the order of `count`'s indexes.
+ */
+export async function sendRetryingUnavailable(count: number, send: (index: number) => Promise<Response>): Promise<Response[]> {
+  const answers = await Promise.all(Array.from({ length: count }, (_, index) => send(index)));
+  for (let round = 0; round < 5 && answers.some((answer) => answer.status === 503); round += 1) {
+    const retried = answers.flatMap((answer, index) => (answer.status === 503 ? [index] : []));
+    expect(retried.map((index) => answers[index].body.code)).toEqual(retried.map(() => "unavailable"));
+    const again = await Promise.all(retried.map(send));
+    retried.forEach((index, at) => (answers[index] = again[at]));
+  }
+  return answers;
+}
+
 /** Asks until `check` passes, for at most `timeoutMs` (§13's 2 s by default); fails with its last error otherwise. */
 export async function eventually(check: () => Promise<void>, timeoutMs = 2_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
