@@ -458,6 +458,15 @@ describe("whose accounts SCIM makes and touches (§22)", () => {
     expect(await disabled(ann.id)).toBe(false);
   });
 
+  it("disables an account it made when an owner removes the member in the product (§17), and leaves a linked account alone", async () => {
+    const { app, owner, businessId, auth } = await setup();
+    const ann = await provision(app, auth, "ann@acme.test");
+    const linked = await createUser({ email: "lee@acme.test" });
+    expect((await provision(app, auth, "lee@acme.test")).id).toBe(linked.uid);
+    for (const uid of [ann.id, linked.uid]) expect((await request(app).delete(`${api}/businesses/${businessId}/members/${uid}`).set(bearer(owner))).status).toBe(204);
+    expect([await disabled(ann.id), await disabled(linked.uid)]).toEqual([true, false]);
+  });
+
   it("still manages the account it made when the create is retried after the account was made", async () => {
     const { app, auth, owner } = await setup();
     // The first attempt made the account and was lost before the membership was written.

@@ -21,3 +21,13 @@ export async function findUser(auth: Auth, reference: string): Promise<UserIdent
     throw error;
   }
 }
+
+/**
+ * After a change of a membership (§22): an account the business made (a managed user) is
+ * disabled while its membership is suspended or removed, and enabled while it is active; any
+ * other account is never touched.
+ */
+export async function applyManagedAccountState(auth: Auth, member: { uid: string; managed: boolean; suspended: boolean }, removed = false): Promise<void> {
+  if (!member.managed) return;
+  await withinDeadline("Auth", auth.updateUser(member.uid, { disabled: removed || member.suspended }));
+}

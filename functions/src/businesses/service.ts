@@ -5,6 +5,7 @@ import type { MemberRecord } from "../accounts/business-records";
 import { businessStore } from "../accounts/business-store";
 import { memberStore } from "../accounts/member-store";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
+import { applyManagedAccountState } from "../accounts/identity";
 import { auditLog, type Actor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
@@ -165,7 +166,7 @@ export async function removeMemberOf(deps: Deps, caller: MemberCaller, actor: Ac
   const { db, clock } = deps;
   const members = memberStore(db);
   const now = clock();
-  await inBusinessTransaction(
+  const removed = await inBusinessTransaction(
     deps,
     businessId,
     async (tx, state) => {
@@ -189,7 +190,10 @@ export async function removeMemberOf(deps: Deps, caller: MemberCaller, actor: Ac
         },
         now,
       );
+      return target;
     },
     { uid: caller.uid, queueKey: memberQueueKey(businessId, uid) },
   );
+  // An account this business's SCIM made is disabled with its membership (§22), not deleted.
+  await applyManagedAccountState(deps.auth, removed, true);
 }

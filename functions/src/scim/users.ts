@@ -10,6 +10,7 @@ import { documentIdProblem } from "../core/documents";
 import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
 import { emailInDomains, verifiedDomainsOf } from "../domains/service";
+import { applyManagedAccountState } from "../accounts/identity";
 import { invalidValue, isScimMember, listPage, listResponse, listWindow, mutability, notFound, resourceFilter, uniqueness, userResource, type ScimMember, type ScimResource } from "./resources";
 import { scimListCursorStore } from "./list-cursor-store";
 import { groupNamesOf, managesAccount, managedUserId, seatForNewcomer } from "./rules";
@@ -94,11 +95,6 @@ async function authUserFor(deps: Deps, business: BusinessRecord, input: ScimUser
   }
 }
 
-/** After the change: a managed user is disabled while suspended or removed, enabled while active. */
-async function applyAuthState(deps: Deps, member: MemberRecord, removed = false): Promise<void> {
-  if (!member.managed) return;
-  await withinDeadline("Auth", deps.auth.updateUser(member.uid, { disabled: removed || member.suspended }));
-}
 
 /** Members read at a time when a filter no index answers is evaluated over the directory. */
 const SCAN_PAGE = 500;
@@ -200,7 +196,7 @@ export async function createUser(deps: Deps, caller: ScimCaller, body: unknown, 
     },
     { uid: user.uid, queueKey: memberQueueKey(businessId, user.uid, countsSeats(subscription)) },
   );
-  await applyAuthState(deps, member);
+  await applyManagedAccountState(deps.auth, member);
   return answer(userResource(member as ScimMember, business, scimBaseUrl(deps)), query);
 }
 
@@ -236,7 +232,7 @@ async function changeUser(deps: Deps, caller: ScimCaller, id: string, ifMatch: s
     },
     { uid: userId(id), queueKey: memberQueueKey(businessId, id, countsSeats(subscription)) },
   );
-  await applyAuthState(deps, member);
+  await applyManagedAccountState(deps.auth, member);
   return answer(userResource(member as ScimMember, business, base), query);
 }
 
@@ -269,7 +265,7 @@ export async function deleteUser(deps: Deps, caller: ScimCaller, id: string, ifM
     },
     { uid: userId(id), queueKey: memberQueueKey(businessId, id) },
   );
-  await applyAuthState(deps, removed, true);
+  await applyManagedAccountState(deps.auth, removed, true);
 }
 
 // Groups
