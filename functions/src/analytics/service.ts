@@ -1,7 +1,7 @@
-import { moduleNotFound } from "../access/visibility";
 import { randomBytes } from "node:crypto";
 import { isbot } from "isbot";
 import type { z } from "zod";
+import { moduleNotFound } from "../access/visibility";
 import { assertInCredentialScope, assertOwnsModule } from "../access/policy";
 import { assertVisible, type Viewer } from "../access/visibility";
 import { withinDeadline } from "../core/deadline";

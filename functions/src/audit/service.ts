@@ -1,5 +1,5 @@
-import { moduleNotFound } from "../access/visibility";
 import { z } from "zod";
+import { moduleNotFound } from "../access/visibility";
 import { assertInCredentialScope, assertOwnsModule, type PublisherCredential } from "../access/policy";
 import { auditLog, type AuditRecord } from "../core/audit-log";
 import { toIso } from "../core/documents";

@@ -1,5 +1,5 @@
-import { moduleNotFound } from "../access/visibility";
 import type { z } from "zod";
+import { moduleNotFound } from "../access/visibility";
 import { purchaseGrants } from "../access/rules";
 import { memberStore } from "../accounts/member-store";
 import { purchaseStore, type PurchaseOwner } from "../accounts/purchase-store";

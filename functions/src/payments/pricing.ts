@@ -1,5 +1,5 @@
-import { moduleNotFound } from "../access/visibility";
 import type { z } from "zod";
+import { moduleNotFound } from "../access/visibility";
 import { purchaseGrants } from "../access/rules";
 import { assertOwnsModule } from "../access/policy";
 import { purchaseStore } from "../accounts/purchase-store";

@@ -1,5 +1,5 @@
-import { moduleNotFound } from "../access/visibility";
 import type { z } from "zod";
+import { moduleNotFound } from "../access/visibility";
 import { decide, policySubject, type Policy } from "../access/install-policy";
 import { businessStore } from "../accounts/business-store";
 import { policyStore } from "../accounts/policy-store";

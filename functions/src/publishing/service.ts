@@ -1,6 +1,6 @@
-import { moduleNotFound } from "../access/visibility";
 import { isDeepStrictEqual } from "node:util";
 import { createHash } from "node:crypto";
+import { moduleNotFound } from "../access/visibility";
 import { OPERATORS } from "../core/event-outbox";
 import { outboundEvent } from "../core/event-types";
 import type { WriteBatch } from "firebase-admin/firestore";

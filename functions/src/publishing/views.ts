@@ -1,5 +1,5 @@
-import { moduleNotFound } from "../access/visibility";
 import semver from "semver";
+import { moduleNotFound } from "../access/visibility";
 import { publicPrice } from "../marketplace/price";
 import type { z } from "zod";
 import { assertInCredentialScope, assertOwnsModule } from "../access/policy";

@@ -54,11 +54,8 @@ async function assertUnique(deps: Pick<Deps, "db">, tx: Transaction | null, busi
 function assertInDomains(business: BusinessRecord, email: string): void {
   const domains = verifiedDomainsOf(business);
   if (emailInDomains(email, domains)) return;
-  throw invalidValue(
-    domains.length === 0
-      ? `userName ${email} is in no verified domain of this business: verify the domain first (POST /businesses/${business.id}/domains).`
-      : `userName ${email} is not in a verified domain of this business (${domains.join(", ")}): verify the domain first (POST /businesses/${business.id}/domains).`,
-  );
+  const held = domains.length > 0 ? ` (${domains.join(", ")})` : "";
+  throw invalidValue(`userName ${email} is not in a verified domain of this business${held}: verify the domain first (POST /businesses/${business.id}/domains).`);
 }
 
 /** The member after `active` is set: suspension frees the seat; restoring gives one when free (`free`: read when restoring). */
@@ -94,7 +91,6 @@ async function authUserFor(deps: Deps, business: BusinessRecord, input: ScimUser
     throw error;
   }
 }
-
 
 /** Members read at a time when a filter no index answers is evaluated over the directory. */
 const SCAN_PAGE = 500;
