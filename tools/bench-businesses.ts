@@ -69,6 +69,8 @@ async function business(deps: Deps, apiBase: string, id: string, members: number
               joinedAt: at,
               seat: true,
               seatAssignedAt: at,
+              seatShard: null,
+              waitingSince: null,
               source: "scim",
               suspended: false,
               managed: false,

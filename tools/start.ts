@@ -15,6 +15,7 @@ import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer } from "../functions/src/local";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../functions/src/webhooks/dispatch";
 import { startTufFollower, type TufFollower } from "../functions/src/tuf/follower";
+import { startSeatBalancer, type SeatBalancer } from "../functions/src/seats/balance";
 import { initializeRepository } from "../functions/src/tuf/initialize";
 import { readTufKeyFolder } from "./tuf-keys";
 import { localSite } from "../functions/src/local-site";
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
   let localDns: LocalDns | undefined;
   let webhooks: WebhookDispatcher | undefined;
   let tuf: TufFollower | undefined;
+  let seats: SeatBalancer | undefined;
   let ready = false;
   let stopping = false;
 
@@ -128,6 +130,7 @@ async function main(): Promise<void> {
     await within(10_000, "the download counters", drainDownloadCounters());
     await within(10_000, "the webhook dispatcher", webhooks?.stop());
     await within(10_000, "the TUF follower", tuf?.stop());
+    await within(10_000, "the seat balancer", seats?.stop());
     await within(10_000, "the Functions emulator", stopFunctions?.());
     await within(5_000, "the local Stripe", localStripe?.stop());
     await within(5_000, "the local DNS", localDns?.stop());
@@ -216,6 +219,8 @@ async function main(): Promise<void> {
     }
     // The repository follows publishes and revocations from this process, as a deployment's trigger and sweep do.
     tuf = startTufFollower(deps, { sweepMs: 60_000 });
+    // Seats follow a changed quantity from this process, as a deployment's trigger and sweep do (§25).
+    seats = startSeatBalancer(deps, { sweepMs: 60_000 });
     let apiBase = `http://${HOST}:${ports.api}${API_PREFIX}`;
     if (withApi && options.functions) {
       const localFiles = ensureFunctionsLocalFiles(secrets.moduleSigningKeys, LOCAL_BUCKET);

@@ -1,7 +1,7 @@
 import { initializeApp, type App } from "firebase-admin/app";
 import { onRequest } from "firebase-functions/v2/https";
 import { onSchedule } from "firebase-functions/v2/scheduler";
-import { onDocumentCreated } from "firebase-functions/v2/firestore";
+import { onDocumentCreated, onDocumentWritten } from "firebase-functions/v2/firestore";
 import type { ServerResponse } from "node:http";
 import type { Express } from "express";
 import { assertServable, configurationWarnings, loadConfig, params } from "./config";
@@ -168,6 +168,24 @@ export const tufEvents = onDocumentCreated(
     await applyEvents(deps, [event.params.eventId]);
   },
 );
+
+/**
+ * Seats follow a business's paid quantity (§25): each subscription write that leaves its seats
+ * pending runs the seat balancer, a bounded batch per transaction (seats/balance.ts).
+ */
+export const seatBalance = onDocumentWritten({ document: "subscriptions/{businessId}", region: REGION, timeoutSeconds: 300 }, async (event) => {
+  if (event.data?.after.get("seatsPending") !== true) return;
+  const [{ balanceSeats }, deps] = await Promise.all([import("./seats/balance"), dispatchDeps()]);
+  const moved = await balanceSeats(deps, event.params.businessId);
+  if (moved.seated + moved.unseated > 0) cloudLogger.info("seats balanced", { businessId: event.params.businessId, ...moved });
+});
+
+/** Every minute: seats a trigger missed or left half-way (an instance stopped). */
+export const seatSweep = onSchedule({ schedule: "every 1 minutes", region: REGION, timeoutSeconds: 300 }, async () => {
+  const [{ sweepSeats }, deps] = await Promise.all([import("./seats/balance"), dispatchDeps()]);
+  const swept = await sweepSeats(deps);
+  if (swept > 0) cloudLogger.info("seats swept", { businesses: swept });
+});
 
 /** Hourly: the verified domains whose daily check is due (§22); a TXT record missing 7 days in a row releases its domain. */
 export const domainChecks = onSchedule({ schedule: "every 60 minutes", region: REGION, timeoutSeconds: 540, secrets: [params.moduleSigningKeys] }, async () => {

@@ -119,10 +119,6 @@ export interface SeatStanding {
   holdersBefore: number;
 }
 
-/** Seats a paid quantity still has, after seat holders and pending seat invitations; null when it counts none. */
-export function freeSeatCount(seatsUsed: number, pendingInvitations: number, paidSeats: number | null): number | null {
-  return paidSeats === null ? null : paidSeats - seatsUsed - pendingInvitations;
-}
 
 /** How many seat holders before a member need counting to decide whether a quantity of `paidSeats` reaches them (0: none). */
 export const holdersToCount = (seat: boolean, seatsUsed: number, paidSeats: number | null) => (paidSeats === null || !seat ? 0 : Math.max(0, seatsUsed - paidSeats));

@@ -42,6 +42,10 @@ export interface MemberRecord {
   seat: boolean;
   /** Since when the member holds a seat; null without a seat, and for a seat held since before seats were recorded. */
   seatAssignedAt: Date | null;
+  /** The seat shard the seat is counted in (access/seat-shards.ts); null without a seat. */
+  seatShard: number | null;
+  /** Since when the member waits for a seat (§25: a freed seat goes to the longest waiting); null: not waiting. */
+  waitingSince: Date | null;
   source: MemberSource;
   /** Suspended by SCIM: no seat, nothing of the business reaches them, and they see nothing of it. */
   suspended: boolean;

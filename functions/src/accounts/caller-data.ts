@@ -88,7 +88,7 @@ export async function loadUserAccess(db: Firestore, subject: AccessSubject, now:
     active.map(async ({ businessId, member }, index) => {
       const quantities = [subscriptions[index]?.seats ?? null, ...businessPurchases.filter((purchase) => purchase.owner.id === businessId).map((purchase) => purchase.quantity)];
       if (!member.seat || quantities.every((quantity) => quantity === null)) return { seat: member.seat, seatsUsed: 0, holdersBefore: 0 };
-      return members.standing(businessId, member, await members.seatsUsed(null, businessId), quantities);
+      return members.standing(businessId, member, await members.seatsUsed(businessId), quantities);
     }),
   );
   const result: Membership[] = [];

@@ -1,3 +1,4 @@
+import { homeSeatShard } from "../access/seat-shards";
 import { FieldPath, FieldValue, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { BUSINESS_ROLES } from "../access/rules";
@@ -48,6 +49,8 @@ export function legacyMembersOf(snapshot: DocumentSnapshot): MemberRecord[] | nu
       // A member id without an entry was added by a writer that predates seats: such a member holds a seat.
       seat: entry ? seatAssignedAt !== null : true,
       seatAssignedAt: seatAssignedAt && seatAssignedAt.getTime() === 0 ? null : seatAssignedAt,
+      seatShard: (entry ? seatAssignedAt !== null : true) ? homeSeatShard(uid) : null,
+      waitingSince: null,
       source: entry?.source ?? (role === "owner" ? "owner" : "invitation"),
       suspended: entry?.suspended === true,
       managed: entry?.managed === true,

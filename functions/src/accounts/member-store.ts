@@ -1,16 +1,18 @@
 import { createHash, randomInt } from "node:crypto";
 import { FieldPath, FieldValue, Timestamp, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
 import { holdersToCount, type SeatStanding } from "../access/rules";
+import { homeSeatShard } from "../access/seat-shards";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, oncePerDatabase } from "../core/documents";
-import { byJoinOrder, type MemberRecord } from "./business-records";
+import type { MemberRecord } from "./business-records";
 import { joinOrderOf, memberDocumentOf, memberFromSnapshot, seatOrderOf } from "./member-document";
+import { seatShardStore } from "./seat-shard-store";
 
 /**
  * `businesses/{businessId}/members/{uid}`: one document per membership (§25), and what is kept
- * with it in the same writes: `memberCounts/{shard}` (how many members hold a seat and how many
- * are SCIM Users, spread over shards so that members joining at once do not contend on one
- * document; a seat limit reads them all, so it is exact), `scimKeys/{hash}` (which User holds a
+ * with it in the same writes: the seat shards (seat-shard-store.ts), `memberCounts/{shard}` (how
+ * many are SCIM Users, blind increments spread over shards so that members joining at once do not
+ * contend on one document), `scimKeys/{hash}` (which User holds a
  * SCIM userName or externalId, so that a duplicate has one winner under any concurrency) and
  * `users/{uid}/memberships/{businessId}` (the same member document, filed under the user, so that
  * a user's businesses are one small query of their own: a collection-group query would do, but
@@ -27,6 +29,9 @@ const scimKeyId = (kind: ScimKeyKind, value: string) => createHash("sha256").upd
 const scimKeysOf = (member: MemberRecord | null): [ScimKeyKind, string][] =>
   member?.scim ? [["userName", member.scim.userName], ...(member.scim.externalId !== null ? [["externalId", member.scim.externalId] as [ScimKeyKind, string]] : [])] : [];
 
+/** The shard a member's seat is counted in (null without a seat): as the member's document records it. */
+const seatShardOf = (member: MemberRecord | null) => (member?.seat ? (member.seatShard ?? homeSeatShard(member.uid)) : null);
+
 /** Where a page of members starts: after this member in the list's order. */
 export interface MemberPosition {
   at: Timestamp;
@@ -40,10 +45,9 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
   const shard = (businessId: string, index: number) => documentAt(business(businessId).collection("memberCounts"), String(index));
   const memberships = (uid: string) => documentAt(db.collection("users"), uid).collection("memberships");
   const membership = (uid: string, businessId: string) => documentAt(memberships(uid), businessId);
-  const counted = async (tx: Transaction | null, businessId: string, field: "seats" | "scimUsers") => {
+  const counted = async (businessId: string) => {
     const refs = Array.from({ length: MEMBER_COUNT_SHARDS }, (_, index) => shard(businessId, index));
-    const snapshots = tx ? await tx.getAll(...refs) : await db.getAll(...refs);
-    return snapshots.reduce((sum, snapshot) => sum + (Number(snapshot.get(field)) || 0), 0);
+    return (await db.getAll(...refs)).reduce((sum, snapshot) => sum + (Number(snapshot.get("scimUsers")) || 0), 0);
   };
   const scimKey = (businessId: string, kind: ScimKeyKind, value: string) => documentAt(business(businessId).collection("scimKeys"), scimKeyId(kind, value));
   const read = memberFromSnapshot;
@@ -106,26 +110,20 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
     async inGroup(tx: Transaction | null, businessId: string, groupId: string): Promise<MemberRecord[]> {
       return readAll((await get(tx, members(businessId).where("groups", "array-contains", groupId))).docs);
     },
-    /**
-     * Up to `limit` members without a seat in any of these groups (a business's seat groups), in
-     * the order they joined: who waits for a seat. Not suspended; owners always hold theirs.
-     */
-    async waitingForSeat(tx: Transaction, businessId: string, groupIds: string[], limit: number): Promise<MemberRecord[]> {
-      if (limit <= 0 || groupIds.length === 0) return [];
-      // array-contains-any takes 30 values: more seat groups than that are read 30 at a time.
-      const chunks = Array.from({ length: Math.ceil(groupIds.length / 30) }, (_, index) => groupIds.slice(index * 30, index * 30 + 30));
-      const found = await Promise.all(
-        chunks.map(async (ids) =>
-          readAll((await tx.get(members(businessId).where("groups", "array-contains-any", ids).where("seatAssignedAt", "==", null).where("suspended", "==", false).orderBy("joinedAt").orderBy(FieldPath.documentId()).limit(limit))).docs),
-        ),
-      );
-      const unique = new Map(found.flat().map((member) => [member.uid, member]));
-      return [...unique.values()].sort(byJoinOrder).slice(0, limit);
+    /** Up to `limit` members who wait for a seat, longest waiting first (then uid). */
+    async longestWaiting(tx: Transaction, businessId: string, limit: number): Promise<MemberRecord[]> {
+      if (limit <= 0) return [];
+      return readAll((await tx.get(members(businessId).orderBy("waitingSince").orderBy(FieldPath.documentId()).limit(limit))).docs);
     },
-    /** How many members hold a seat: the sum of the shards (read in the transaction that gives a seat, so the limit is exact). */
-    seatsUsed: (tx: Transaction | null, businessId: string) => counted(tx, businessId, "seats"),
+    /** Up to `limit` seat holders, the most recently seated first (then uid): whose seats a lowered quantity takes back (§17). */
+    async latestSeatHolders(tx: Transaction, businessId: string, limit: number): Promise<MemberRecord[]> {
+      if (limit <= 0) return [];
+      return readAll((await tx.get(members(businessId).where("seatAssignedAt", "!=", null).orderBy("seatAssignedAt", "desc").orderBy(FieldPath.documentId()).limit(limit))).docs);
+    },
+    /** How many members hold a seat: the sum of the seat shards (giving a seat reads them through seats/ledger.ts). */
+    seatsUsed: async (businessId: string) => (await seatShardStore(db).all(null, businessId)).reduce((sum, shard) => sum + shard.used, 0),
     /** How many SCIM Users the business has (SCIM's totalResults of an unfiltered list). */
-    scimUserCount: (businessId: string) => counted(null, businessId, "scimUsers"),
+    scimUserCount: (businessId: string) => counted(businessId),
     /** A member's seat standing, counted as far as the largest of these quantities needs (access/rules.ts). */
     async standing(businessId: string, member: MemberRecord, seatsUsed: number, paidQuantities: (number | null)[]): Promise<SeatStanding> {
       const needed = Math.max(0, ...paidQuantities.map((paid) => holdersToCount(member.seat, seatsUsed, paid)));
@@ -146,7 +144,8 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
     },
     /**
      * Writes a member whole (null `after`: removes them), with what is kept beside it: the seat
-     * count moves by the seat given or taken, and the SCIM keys follow the profile.
+     * shards move by the seat given or taken (the change found the shard through seats/ledger.ts),
+     * and the SCIM keys follow the profile.
      */
     put(tx: Transaction, businessId: string, before: MemberRecord | null, after: MemberRecord | null): void {
       const uid = (after ?? before)!.uid;
@@ -158,11 +157,14 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
         tx.delete(ref(businessId, uid));
         tx.delete(membership(uid, businessId));
       }
-      const seats = Number(after?.seat === true) - Number(before?.seat === true);
-      const scimUsers = Number(Boolean(after?.scim)) - Number(Boolean(before?.scim));
-      if (seats !== 0 || scimUsers !== 0) {
-        tx.set(shard(businessId, randomInt(MEMBER_COUNT_SHARDS)), { ...(seats ? { seats: FieldValue.increment(seats) } : {}), ...(scimUsers ? { scimUsers: FieldValue.increment(scimUsers) } : {}) }, { merge: true });
+      const seatFrom = seatShardOf(before);
+      const seatTo = seatShardOf(after);
+      if (seatFrom !== seatTo) {
+        if (seatFrom !== null) seatShardStore(db).move(tx, businessId, seatFrom, -1);
+        if (seatTo !== null) seatShardStore(db).move(tx, businessId, seatTo, 1);
       }
+      const scimUsers = Number(Boolean(after?.scim)) - Number(Boolean(before?.scim));
+      if (scimUsers !== 0) tx.set(shard(businessId, randomInt(MEMBER_COUNT_SHARDS)), { scimUsers: FieldValue.increment(scimUsers) }, { merge: true });
       const kept = new Set(scimKeysOf(after).map(([kind, value]) => scimKeyId(kind, value)));
       for (const [kind, value] of scimKeysOf(before)) if (!kept.has(scimKeyId(kind, value))) tx.delete(scimKey(businessId, kind, value));
       for (const [kind, value] of scimKeysOf(after)) tx.set(scimKey(businessId, kind, value), { uid, kind });

@@ -1,11 +1,14 @@
-import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "../access/rules";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
 
-/** `subscriptions/{businessId}`: written by billing (and the operator CLI), read by the service. */
-
+/**
+ * `subscriptions/{businessId}`: written by billing (and the operator CLI), read by the service.
+ * A write with a seat quantity marks it `seatsPending` until the seat balancer (seats/balance.ts)
+ * has worked the seats out for it: waiters seated, or the newest seats taken back (§25).
+ */
 
 const subscriptionDocument = z.object({
   status: z.enum(SUBSCRIPTION_STATUSES),
@@ -16,6 +19,7 @@ const subscriptionDocument = z.object({
   entitlements: z.array(z.string()),
   stripeSubscriptionId: z.string().optional(),
   stripeEventCreated: timestamp.optional(),
+  seatsPending: z.boolean().optional(),
 });
 
 export interface SubscriptionRecord {
@@ -58,10 +62,17 @@ export const subscriptionStore = oncePerDatabase((db: Firestore) => {
     ...(subscription.stripe
       ? { stripeSubscriptionId: subscription.stripe.subscriptionId, stripeEventCreated: Timestamp.fromDate(subscription.stripe.eventCreated) }
       : {}),
+    ...(subscription.seats !== null ? { seatsPending: true } : {}),
   });
+  const ref = (businessId: string) => documentAt(collection, businessId);
+  const pending = collection.where("seatsPending", "==", true);
   return withDeadlines("Firestore", {
-    ref: (businessId: string) => documentAt(collection, businessId),
+    ref,
     read,
+    /** Read in the transaction that works seats out for its quantity. */
+    async get(tx: Transaction, businessId: string): Promise<SubscriptionRecord | null> {
+      return read(await tx.get(ref(businessId)));
+    },
     /** One batched read of several businesses' subscriptions, in their order. */
     async getMany(businessIds: string[]): Promise<(SubscriptionRecord | null)[]> {
       if (businessIds.length === 0) return [];
@@ -69,6 +80,21 @@ export const subscriptionStore = oncePerDatabase((db: Firestore) => {
     },
     setIn(writer: Transaction | WriteBatch, businessId: string, subscription: SubscriptionRecord): void {
       (writer as WriteBatch).set(documentAt(collection, businessId), toDocument(subscription));
+    },
+    /** The seats are worked out for the quantity this transaction read. */
+    seatsBalancedIn(tx: Transaction, businessId: string): void {
+      tx.update(ref(businessId), { seatsPending: FieldValue.delete() });
+    },
+    /** Businesses whose seats wait for the balancer, a page at a time (the sweep). */
+    async pendingSeatBalances(limit: number): Promise<string[]> {
+      return (await pending.select().limit(limit).get()).docs.map((doc) => doc.id);
+    },
+    /** Calls `onPending` with the businesses whose seats wait for the balancer, now and as more come; answers a stop. */
+    followPendingSeatBalances(onPending: (businessIds: string[]) => void, onError: (error: Error) => void): () => void {
+      return pending.onSnapshot((snapshot) => {
+        const ids = snapshot.docChanges().filter((change) => change.type !== "removed").map((change) => change.doc.id);
+        if (ids.length > 0) onPending(ids);
+      }, onError);
     },
   });
 });

@@ -37,7 +37,7 @@ async function priceOf(stripe: Stripe, logger: Logger, plans: ReadonlyMap<string
 /** POST /businesses/:id/billing/checkout: a Checkout Session for `seats` of `plan`, for owners. */
 export async function startCheckout(deps: Deps, caller: MemberCaller & { email: string | null }, businessId: string, input: { plan: string; seats: number }) {
   const { config, logger, clock } = deps;
-  const [state, seatsUsed] = await Promise.all([readBusiness(deps, null, businessId, caller.uid), memberStore(deps.db).seatsUsed(null, businessId)]);
+  const [state, seatsUsed] = await Promise.all([readBusiness(deps, null, businessId, caller.uid), memberStore(deps.db).seatsUsed(businessId)]);
   const { subscription } = state;
   const business = requireOwner(state, caller, businessId, "buy seats");
   if (subscription && grantsEntitlements(effectiveSubscriptionStatus(subscription, clock()))) {

@@ -14,7 +14,7 @@ import type { Deps } from "../deps";
 import { invitationTokenStore } from "./invitation-token-store";
 import { escapeHtml, mailStore } from "./mail-store";
 import { INVITATION_TOKEN, type newInvitationSchema } from "./schemas";
-import { assertSeatAvailable, inBusinessTransaction, readBusiness, requireAdmin, type MemberCaller } from "./membership";
+import { assertSeatForInvitation, inBusinessTransaction, readBusiness, requireAdmin, takeSeat, type MemberCaller } from "./membership";
 
 /**
  * Invitations by email (§17): a single-use token (`inv_` + 43 base62 characters, 256 bits) that
@@ -71,7 +71,7 @@ export async function invite(deps: Deps, caller: MemberCaller & { name: string |
     // A pending invitation of the same email is replaced; expired ones are cleared on the way.
     const replaced = business.invitations.filter((other) => other.email === input.email || other.expiresAt <= now);
     const stillPending = pending(business, now).filter((other) => other.email !== input.email);
-    if (input.seat) await assertSeatAvailable(deps, tx, businessId, state.subscription, stillPending.filter((other) => other.seat).length);
+    if (input.seat) await assertSeatForInvitation(deps, tx, businessId, state.subscription, stillPending.filter((other) => other.seat).length);
     // Who invites, as the invitee will recognise them: their name, else their address.
     const record = { ...invitation, invitedByName: caller.name ?? caller.email };
     const businesses = businessStore(db);
@@ -193,13 +193,15 @@ export async function acceptInvitation(deps: Deps, uid: string, actor: Actor, to
       if (!user.emailVerified) throw new ApiError("email_not_verified", `Verify ${user.email} first: an invitation is accepted only by a verified email address.`);
       if (member?.suspended) throw new ApiError("already_member", "You are a member suspended by the business's identity provider; ask its IT administrators.");
       if (member) throw new ApiError("already_member", "You are already a member of this business.");
-      if (invitation.seat) await assertSeatAvailable(deps, tx, record.businessId, subscription);
+      const seatShard = invitation.seat ? await takeSeat(deps, tx, record.businessId, subscription, uid) : null;
       memberStore(db).put(tx, record.businessId, null, {
         uid,
         role: invitation.role,
         joinedAt: now,
         seat: invitation.seat,
         seatAssignedAt: invitation.seat ? now : null,
+        seatShard,
+        waitingSince: null,
         source: "invitation",
         suspended: false,
         managed: false,

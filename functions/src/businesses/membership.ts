@@ -1,5 +1,5 @@
 import type { Transaction } from "firebase-admin/firestore";
-import { drawsOnSubscription, freeSeatCount, ssoBlocks, subscriptionGrants, type BusinessRole } from "../access/rules";
+import { drawsOnSubscription, ssoBlocks, subscriptionGrants, type BusinessRole } from "../access/rules";
 import type { BusinessRecord, MemberRecord } from "../accounts/business-records";
 import { businessStore } from "../accounts/business-store";
 import { memberStore } from "../accounts/member-store";
@@ -9,13 +9,14 @@ import { instanceQueue } from "../core/concurrency";
 import { withinDeadline } from "../core/deadline";
 import { ApiError } from "../core/errors";
 import type { Deps } from "../deps";
+import { noSeatAvailable, seatLedger } from "../seats/ledger";
 
 /**
  * What every change to a business shares (§17, §25): reading a business with its subscription and
  * the asking member, who may do what, seats and entitlement, the last owner, and the transaction
  * (with its queue key) every change runs in. Members are documents of their own: a change to one
  * is a transaction on that member and the business's document (read, so that settings hold), plus
- * the seat counts when a seat is given under a paid quantity, which keeps the limit exact.
+ * a seat shard when a seat is given under a paid quantity (seats/ledger.ts keeps the limit exact).
  */
 
 export const noBusiness = (businessId: string) => new ApiError("business_not_found", `No business '${businessId}' of which you are a member.`);
@@ -63,17 +64,24 @@ export function requireOwner(state: Pick<BusinessState, "business" | "member">, 
 }
 
 /**
- * Refuses a seat when the paid ones are taken. Reads the seat counts in the transaction only when
- * the subscription counts seats: members joining a business without a seat limit never contend.
+ * A seat for this member, in the change's transaction: the shard it is counted in, or 409
+ * `no_seat_available` when the paid ones are taken (seats/ledger.ts: one shard read while the
+ * member's own has room, all of them otherwise).
  */
-export async function assertSeatAvailable(deps: Pick<Deps, "db">, tx: Transaction, businessId: string, subscription: SubscriptionRecord | null, pendingSeatInvitations = 0): Promise<void> {
-  if (subscription?.seats === null || subscription?.seats === undefined) return;
-  const seatsUsed = await memberStore(deps.db).seatsUsed(tx, businessId);
-  const free = freeSeatCount(seatsUsed, pendingSeatInvitations, subscription.seats);
-  if (free !== null && free <= 0) {
-    const pending = pendingSeatInvitations > 0 ? ` and ${pendingSeatInvitations} pending seat invitation${pendingSeatInvitations === 1 ? "" : "s"}` : "";
-    throw new ApiError("no_seat_available", `All ${subscription.seats} paid seats are taken (${seatsUsed} in use${pending}): free one, or buy more seats.`);
-  }
+export async function takeSeat(deps: Pick<Deps, "db">, tx: Transaction, businessId: string, subscription: SubscriptionRecord | null, uid: string): Promise<number> {
+  const quantity = subscription?.seats ?? null;
+  const ledger = seatLedger(deps.db, tx, businessId, quantity);
+  const shard = await ledger.take(uid);
+  if (shard === null) throw await noSeatAvailable(ledger, quantity!);
+  return shard;
+}
+
+/** Refuses a new seat invitation when the seats in use and the pending seat invitations take every paid seat (§17). */
+export async function assertSeatForInvitation(deps: Pick<Deps, "db">, tx: Transaction, businessId: string, subscription: SubscriptionRecord | null, pendingSeatInvitations: number): Promise<void> {
+  const quantity = subscription?.seats ?? null;
+  if (quantity === null) return;
+  const ledger = seatLedger(deps.db, tx, businessId, quantity);
+  if ((await ledger.inUse()) + pendingSeatInvitations >= quantity) throw await noSeatAvailable(ledger, quantity, pendingSeatInvitations);
 }
 
 /** Whether a member draws on the business's subscription now (a count of seat holders only while the quantity is below the seats in use). */
@@ -127,14 +135,9 @@ export function inBusinessTransaction<T>(
 
 /**
  * The queue key of a change to one member: by member, so that a business's members change in
- * parallel (§25); by business when the change may give a seat under a paid quantity, as every such
- * change reads all the seat counts in its transaction, and on one instance they would only
- * contend (the emulator answers such a crowd only after its deadlines).
+ * parallel (§25); a seat given reads one seat shard, not a business-wide count (seats/ledger.ts).
  */
-export const memberQueueKey = (businessId: string, uid: string, readsSeatCounts = false) => (readsSeatCounts ? businessId : `${businessId}/${uid}`);
-
-/** Whether a subscription counts seats (Stripe's quantity): giving one then reads the seat counts. */
-export const countsSeats = (subscription: Pick<SubscriptionRecord, "seats"> | null) => subscription !== null && subscription.seats !== null;
+export const memberQueueKey = (businessId: string, uid: string) => `${businessId}/${uid}`;
 
 /**
  * Refuses to take the business's last owner: reads (in the transaction) up to two owners, so that

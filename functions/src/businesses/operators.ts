@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { effectiveSubscriptionStatus } from "../access/rules";
+import type { MemberRecord } from "../accounts/business-records";
 import { businessStore } from "../accounts/business-store";
 import { findUser } from "../accounts/identity";
 import { memberStore } from "../accounts/member-store";
@@ -10,7 +11,9 @@ import { ApiError } from "../core/errors";
 import { outboundEvent } from "../core/event-types";
 import { parseInput } from "../core/validation";
 import type { OperatorDeps } from "../deps";
-import { assertNotLastOwner, assertSeatAvailable, entitledMembers, inBusinessTransaction, memberQueueKey, readBusiness } from "./membership";
+import { assertNotLastOwner, entitledMembers, inBusinessTransaction, memberQueueKey, readBusiness, takeSeat } from "./membership";
+import { passSeatOn, seated, unseated } from "../seats/ledger";
+import { memberEvents } from "../seats/member-events";
 import { createBusinessInput, describeBusinessInput, memberInput, removeMemberInput } from "./schemas";
 
 /** Operators (the CLI, the seed, the bench): the documents and rules of the API's changes, by business id and user reference. */
@@ -43,24 +46,23 @@ export async function addMember(deps: OperatorDeps, input: z.input<typeof member
     if (!business) throw new ApiError("business_not_found", `No business '${id}'.`);
     if (existing && existing.role === role && existing.seat === seat && !existing.suspended) return { seat, changed: false };
     if (existing && existing.role === "owner" && role !== "owner") await assertNotLastOwner(deps, tx, id);
-    if (seat && !existing?.seat) await assertSeatAvailable(deps, tx, id, subscription);
-    const seatAt = seat ? (existing?.seat ? existing.seatAssignedAt : now) : null;
-    // An operator's add restores a suspended member too, keeping what SCIM knows of them.
-    members.put(
-      tx,
-      id,
-      existing,
-      existing
-        ? { ...existing, role, seat, seatAssignedAt: seatAt, suspended: false }
-        : { uid: user.uid, role, joinedAt: now, seat, seatAssignedAt: seatAt, source: role === "owner" ? "owner" : "invitation", suspended: false, managed: false, scim: null, groups: [] },
-    );
+    const base: MemberRecord = existing
+      ? { ...existing, role, suspended: false }
+      : { uid: user.uid, role, joinedAt: now, seat: false, seatAssignedAt: null, seatShard: null, waitingSince: null, source: role === "owner" ? "owner" : "invitation", suspended: false, managed: false, scim: null, groups: [] };
+    // An operator's add restores a suspended member too, keeping what SCIM knows of them; a seat
+    // taken from them goes to whoever waits longest.
+    const kept = seat && existing?.seat ? base : null;
+    const after = kept ?? (seat ? seated(base, await takeSeat(deps, tx, id, subscription, user.uid), now) : unseated(base));
+    const seatedWaiters = existing && !seat ? await passSeatOn(db, tx, id, subscription?.seats ?? null, existing, now) : [];
+    members.put(tx, id, existing, after);
+    for (const waiter of seatedWaiters) members.put(tx, id, waiter.before, waiter.after);
     const event = existing
       ? outboundEvent("business.member.updated", [{ kind: "business", id }], { businessId: id, uid: user.uid, role, seat, path: `/businesses/${id}/members/${user.uid}` })
       : outboundEvent("business.member.joined", [{ kind: "business", id }], { businessId: id, uid: user.uid, role, seat, path: `/businesses/${id}/members/${user.uid}` });
-    auditLog(db).record(tx, operatorOf(deps), { action: "business.member.add", target: id, details: { uid: user.uid, role, seat }, emits: [event] }, now);
+    auditLog(db).record(tx, operatorOf(deps), { action: "business.member.add", target: id, details: { uid: user.uid, role, seat }, emits: [event, ...memberEvents(id, seatedWaiters)] }, now);
     return { seat, changed: true };
     },
-    { uid: user.uid, queueKey: memberQueueKey(id, user.uid, seat) },
+    { uid: user.uid, queueKey: memberQueueKey(id, user.uid) },
   );
   return { businessId: id, uid: user.uid, email: user.email, role, seat: held.seat };
 }
@@ -72,13 +74,16 @@ export async function removeMember(deps: OperatorDeps, input: z.input<typeof rem
   await inBusinessTransaction(
     deps,
     id,
-    async (tx, { business, member: target }) => {
+    async (tx, { business, subscription, member: target }) => {
     if (!business) throw new ApiError("business_not_found", `No business '${id}'.`);
     if (!target) throw new ApiError("membership_not_found", `${user.email ?? user.uid} is not a member of '${id}'.`);
     if (target.role === "owner") await assertNotLastOwner(deps, tx, id);
+    const now = clock();
+    const seatedWaiters = await passSeatOn(db, tx, id, subscription?.seats ?? null, target, now);
     memberStore(db).put(tx, id, target, null);
+    for (const waiter of seatedWaiters) memberStore(db).put(tx, id, waiter.before, waiter.after);
     const left = outboundEvent("business.member.left", [{ kind: "business", id }], { businessId: id, uid: user.uid, role: target.role, seat: target.seat, path: `/businesses/${id}/members` });
-    auditLog(db).record(tx, operatorOf(deps), { action: "business.member.remove", target: id, details: { uid: user.uid }, emits: [left] }, clock());
+    auditLog(db).record(tx, operatorOf(deps), { action: "business.member.remove", target: id, details: { uid: user.uid }, emits: [left, ...memberEvents(id, seatedWaiters)] }, now);
     },
     { uid: user.uid, queueKey: memberQueueKey(id, user.uid) },
   );
@@ -97,7 +102,7 @@ export async function describeBusiness(deps: OperatorDeps, input: z.input<typeof
   if (after && !afterMember) throw new ApiError("membership_not_found", `No member '${after}' in '${id}' to continue after.`);
   const [{ business, subscription }, seatsUsed, found] = await Promise.all([
     readBusiness(deps, null, id),
-    members.seatsUsed(null, id),
+    members.seatsUsed(id),
     members.page(id, afterMember ? members.positionOf(afterMember) : null, limit),
   ]);
   if (!business) throw new ApiError("business_not_found", `No business '${id}'.`);

@@ -13,10 +13,12 @@ import { ApiError } from "../core/errors";
 import { outboundEvent } from "../core/event-types";
 import { randomBase62 } from "../core/secret-tokens";
 import type { Deps } from "../deps";
+import { homeSeatShard } from "../access/seat-shards";
+import { memberEvents } from "../seats/member-events";
+import { passSeatOn, seated, unseated, type MemberChange } from "../seats/ledger";
 import { subscriptionView } from "../subscriptions/service";
 import {
   assertNotLastOwner,
-  assertSeatAvailable,
   entitledMembers,
   inBusinessTransaction,
   memberQueueKey,
@@ -24,6 +26,7 @@ import {
   readBusiness,
   requireAdmin,
   requireMember,
+  takeSeat,
   type MemberCaller,
   type MemberView,
 } from "./membership";
@@ -51,7 +54,7 @@ export async function createOwnedBusiness(deps: Deps, uid: string, actor: Actor,
         throw new ApiError("business_limit_reached", `You own ${MAX_OWNED_BUSINESSES} businesses, the most one person may; hand one over or leave one first.`);
       }
       businessStore(db).createFreshIn(tx, id, name);
-      members.put(tx, id, null, { uid, role: "owner", joinedAt: now, seat: true, seatAssignedAt: now, source: "owner", suspended: false, managed: false, scim: null, groups: [] });
+      members.put(tx, id, null, { uid, role: "owner", joinedAt: now, seat: true, seatAssignedAt: now, seatShard: homeSeatShard(uid), waitingSince: null, source: "owner", suspended: false, managed: false, scim: null, groups: [] });
       auditLog(db).record(tx, actor, { action: "business.create", target: id, details: { name, owner: uid } }, now);
     }),
   );
@@ -60,7 +63,7 @@ export async function createOwnedBusiness(deps: Deps, uid: string, actor: Actor,
 
 /** GET /businesses/:id: the business as the calling member sees it. */
 export async function getBusiness(deps: Deps, caller: MemberCaller, businessId: string) {
-  const [state, seatsUsed] = await Promise.all([readBusiness(deps, null, businessId, caller.uid), memberStore(deps.db).seatsUsed(null, businessId)]);
+  const [state, seatsUsed] = await Promise.all([readBusiness(deps, null, businessId, caller.uid), memberStore(deps.db).seatsUsed(businessId)]);
   const business = requireMember(state, caller, businessId);
   return {
     id: business.id,
@@ -76,7 +79,7 @@ export async function getBusiness(deps: Deps, caller: MemberCaller, businessId: 
 async function memberViews(deps: Pick<Deps, "auth" | "clock" | "db">, businessId: string, subscription: SubscriptionRecord | null, members: MemberRecord[]) {
   const [users, seatsUsed] = await Promise.all([
     members.length > 0 ? withinDeadline("Auth", deps.auth.getUsers(members.map(({ uid }) => ({ uid })))).then((found) => found.users) : [],
-    memberStore(deps.db).seatsUsed(null, businessId),
+    memberStore(deps.db).seatsUsed(businessId),
   ]);
   const byUid = new Map(users.map((user) => [user.uid, user]));
   const now = deps.clock();
@@ -136,11 +139,17 @@ export async function changeMember(deps: Deps, caller: MemberCaller, actor: Acto
       const role = change.role ?? target.role;
       await assertRoleChange(deps, tx, business, target, role);
       const seat = change.seat ?? target.seat;
-      if (seat && !target.seat) await assertSeatAvailable(deps, tx, businessId, state.subscription);
-      const seatAssignedAt = seat === target.seat ? target.seatAssignedAt : seat ? now : null;
-      const updated: MemberRecord = { ...target, role, seat, seatAssignedAt };
-      if (role !== target.role || seat !== target.seat) {
+      let updated: MemberRecord = { ...target, role };
+      // A seat taken goes to whoever waits longest; one given is counted in a shard with room.
+      let seatedWaiters: MemberChange[] = [];
+      if (seat && !target.seat) updated = seated(updated, await takeSeat(deps, tx, businessId, state.subscription, uid), now);
+      if (!seat && (target.seat || target.waitingSince !== null)) {
+        updated = unseated(updated);
+        seatedWaiters = await passSeatOn(db, tx, businessId, state.subscription?.seats ?? null, target, now);
+      }
+      if (role !== target.role || seat !== target.seat || updated.waitingSince !== target.waitingSince) {
         members.put(tx, businessId, target, updated);
+        for (const waiter of seatedWaiters) members.put(tx, businessId, waiter.before, waiter.after);
         const previousRole = role !== target.role ? { previousRole: target.role } : {};
         auditLog(db).record(
           tx,
@@ -149,14 +158,17 @@ export async function changeMember(deps: Deps, caller: MemberCaller, actor: Acto
             action: "business.member.change",
             target: businessId,
             details: { uid, role, seat, ...previousRole },
-            emits: [outboundEvent("business.member.updated", [{ kind: "business", id: businessId }], { businessId, uid, role, seat, ...previousRole, path: `/businesses/${businessId}/members/${uid}` })],
+            emits: [
+              outboundEvent("business.member.updated", [{ kind: "business", id: businessId }], { businessId, uid, role, seat, ...previousRole, path: `/businesses/${businessId}/members/${uid}` }),
+              ...memberEvents(businessId, seatedWaiters),
+            ],
           },
           now,
         );
       }
       return { subscription: state.subscription, member: updated };
     },
-    { uid: caller.uid, queueKey: memberQueueKey(businessId, uid, change.seat === true) },
+    { uid: caller.uid, queueKey: memberQueueKey(businessId, uid) },
   );
   return (await memberViews(deps, businessId, subscription, [member]))[0];
 }
@@ -178,7 +190,10 @@ export async function removeMemberOf(deps: Deps, caller: MemberCaller, actor: Ac
         if (!leaving && business.callerRole !== "owner") throw notOwner("remove an owner");
         await assertNotLastOwner(deps, tx, businessId);
       }
+      // The seat goes to whoever waits longest, in this change.
+      const seatedWaiters = await passSeatOn(db, tx, businessId, state.subscription?.seats ?? null, target, now);
       members.put(tx, businessId, target, null);
+      for (const waiter of seatedWaiters) members.put(tx, businessId, waiter.before, waiter.after);
       auditLog(db).record(
         tx,
         actor,
@@ -186,7 +201,7 @@ export async function removeMemberOf(deps: Deps, caller: MemberCaller, actor: Ac
           action: leaving ? "business.member.leave" : "business.member.remove",
           target: businessId,
           details: { uid, role: target.role, seat: target.seat },
-          emits: [outboundEvent("business.member.left", [{ kind: "business", id: businessId }], { businessId, uid, role: target.role, seat: target.seat, path: `/businesses/${businessId}/members` })],
+          emits: [outboundEvent("business.member.left", [{ kind: "business", id: businessId }], { businessId, uid, role: target.role, seat: target.seat, path: `/businesses/${businessId}/members` }), ...memberEvents(businessId, seatedWaiters)],
         },
         now,
       );

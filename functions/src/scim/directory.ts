@@ -2,19 +2,20 @@ import type { Transaction } from "firebase-admin/firestore";
 import type { BusinessRecord, MemberRecord } from "../accounts/business-records";
 import { memberStore, type MemberPosition } from "../accounts/member-store";
 import { inBusinessTransaction } from "../businesses/membership";
-import { auditLog, type Actor, type AuditEvent } from "../core/audit-log";
+import { auditLog, type Actor } from "../core/audit-log";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
-import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
+import { giveSeats, seatLedger, type MemberChange } from "../seats/ledger";
+import { memberEvents } from "../seats/member-events";
 import { project, ScimError, type ScimResource } from "./resources";
-import { freeSeatCount } from "../access/rules";
-import { pendingSeatInvitations, reconcileDirectory } from "./rules";
+import { reconcileDirectory } from "./rules";
+
 
 /**
  * SCIM Users and Groups of a business (§22, §25): what users.ts and groups.ts share. Every change
  * is one transaction on the members it touches (one document each), the business's document
- * (read: its settings and groups; written only when a group changes), the seat counts (read
- * when a seat may be given under a paid quantity) and the SCIM keys (read: a duplicate userName
+ * (read: its settings and groups; written only when a group changes), the seat shards (a seat
+ * given reads its member's own; seats/ledger.ts) and the SCIM keys (read: a duplicate userName
  * has one winner under any concurrency); the audit entry of the change carries its
  * `business.member.*` events. Auth users are found or made before it, and disabled or enabled
  * after it (again on a retry, so a crash in between is mended by the provider's next sync).
@@ -42,49 +43,13 @@ export function assertVersion(resource: ScimResource, ifMatch: string | undefine
   if (!wanted.includes(String(resource.meta.version))) throw new ScimError(412, null, `The resource has changed: its version is ${String(resource.meta.version)}.`);
 }
 
-/** A member before and after a change (null before: they join). */
-export interface MemberChange {
-  before: MemberRecord | null;
-  after: MemberRecord;
-}
-
-const memberPath = (businessId: string, uid: string) => `/businesses/${businessId}/members/${uid}`;
-
-/** The events of members changed by a SCIM request. */
-export function memberEvents(businessId: string, changes: MemberChange[]): AuditEvent["emits"] {
-  const owners = [{ kind: "business" as const, id: businessId }];
-  return changes.flatMap(({ before: previous, after: member }) => {
-    const data = { businessId, uid: member.uid, role: member.role, seat: member.seat, source: member.source, path: memberPath(businessId, member.uid) };
-    if (!previous) return [outboundEvent("business.member.joined", owners, { ...data, ...(member.suspended ? { suspended: true } : {}) })];
-    const changed = previous.role !== member.role || previous.seat !== member.seat || previous.suspended !== member.suspended;
-    if (!changed) return [];
-    return [
-      outboundEvent("business.member.updated", owners, {
-        ...data,
-        ...(previous.suspended !== member.suspended ? { suspended: member.suspended } : {}),
-        ...(previous.role !== member.role ? { previousRole: previous.role } : {}),
-      }),
-    ];
-  });
-}
-
-/**
- * The seats free now, read in the transaction (so the limit is exact) only when the quantity
- * counts seats; null when it counts none.
- */
-export async function freeSeatsIn(deps: Pick<Deps, "db">, tx: Transaction, business: BusinessRecord, subscription: SubscriptionRecord | null, now: Date): Promise<number | null> {
-  const paid = subscription?.seats ?? null;
-  if (paid === null) return null;
-  return freeSeatCount(await memberStore(deps.db).seatsUsed(tx, business.id), pendingSeatInvitations(business, now), paid);
-}
-
 /** Members a settings change settles per transaction. */
 const SETTLE_PAGE = 200;
 
 /**
  * After a settings change, every member's role and seat follow the groups: the members in the
  * order they joined, a page per transaction (each reading the settings anew, so that a later
- * change wins), seats given in join order while any is free. Returns how many changed.
+ * change wins); seats go to those who wait for one while any is free. Returns how many changed.
  */
 export async function settleDirectory(deps: Deps, actor: Actor, businessId: string): Promise<number> {
   const members = memberStore(deps.db);
@@ -96,11 +61,10 @@ export async function settleDirectory(deps: Deps, actor: Actor, businessId: stri
       const business = present(state.business);
       const current = (await members.getMany(tx, businessId, uids)).filter((member): member is MemberRecord => member !== null);
       const now = deps.clock();
-      const free = await freeSeatsIn(deps, tx, business, state.subscription, now);
-      const reconciled = reconcileDirectory({ settings: business.scimSettings, groups: business.scimGroups }, current, free, now);
+      const reconciled = reconcileDirectory({ settings: business.scimSettings, groups: business.scimGroups }, current, now);
       if (reconciled.length === 0) return 0;
       const before = new Map(current.map((member) => [member.uid, member]));
-      const changes = await settle(tx, deps, business, reconciled.map((member) => ({ before: before.get(member.uid)!, after: member })), free, now);
+      const changes = await settle(tx, deps, business, state.subscription, reconciled.map((member) => ({ before: before.get(member.uid)!, after: member })), now);
       auditLog(deps.db).record(tx, actor, { action: "scim.settings.apply", target: businessId, details: { membersChanged: changes.length }, emits: memberEvents(businessId, changes) }, now);
       return changes.length;
     });
@@ -110,31 +74,15 @@ export async function settleDirectory(deps: Deps, actor: Actor, businessId: stri
 }
 
 /**
- * Writes members after a change, with the roles and seats the groups and settings call for
- * (`free`: the seats free before it, null when the quantity counts none). With seat groups, a
- * seat the change frees goes to whoever waits for one in a seat group, in the order they joined:
- * those are read here, before any write of the transaction. Returns every change.
+ * Writes members after a change, with the roles and seats the groups and settings call for: the
+ * seats given up go to those waiting longest, and the change's members who wait for one take a
+ * free one (seats/ledger.ts reads what it needs before any write). Returns every change.
  */
-export async function settle(tx: Transaction, deps: Deps, business: BusinessRecord, changes: MemberChange[], free: number | null, now: Date): Promise<MemberChange[]> {
+export async function settle(tx: Transaction, deps: Deps, business: BusinessRecord, subscription: SubscriptionRecord | null, changes: MemberChange[], now: Date): Promise<MemberChange[]> {
   const members = memberStore(deps.db);
-  const seatGroupIds = seatGroupIdsOf(business);
-  const changed = new Set(changes.map(({ after }) => after.uid));
-  const waiting =
-    seatGroupIds.length > 0 && free !== null
-      ? (await members.waitingForSeat(tx, business.id, seatGroupIds, Math.max(0, free) + changes.length)).filter((member) => !changed.has(member.uid)).map((member) => ({ before: member, after: member }))
-      : [];
-  const all = [...changes, ...waiting];
-  const reconciled = new Map(reconcileDirectory({ settings: business.scimSettings, groups: business.scimGroups }, all.map(({ after }) => after), free, now).map((member) => [member.uid, member]));
-  const settled = all.flatMap(({ before, after }) => {
-    const final = reconciled.get(after.uid) ?? after;
-    return changed.has(after.uid) || final !== after ? [{ before, after: final }] : [];
-  });
+  const reconciled = new Map(reconcileDirectory({ settings: business.scimSettings, groups: business.scimGroups }, changes.map(({ after }) => after), now).map((member) => [member.uid, member]));
+  const ledger = seatLedger(deps.db, tx, business.id, subscription?.seats ?? null);
+  const settled = await giveSeats(deps.db, ledger, tx, business.id, changes.map(({ before, after }) => ({ before, after: reconciled.get(after.uid) ?? after })), now);
   for (const { before, after } of settled) members.put(tx, business.id, before, after);
   return settled;
 }
-
-/** The ids of the business's groups that `seatGroups` names. */
-const seatGroupIdsOf = (business: BusinessRecord) => {
-  const names = new Set((business.scimSettings?.seatGroups ?? []).map((name) => name.toLowerCase()));
-  return business.scimGroups.filter((group) => names.has(group.displayName.toLowerCase())).map((group) => group.id);
-};

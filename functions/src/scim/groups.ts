@@ -10,7 +10,10 @@ import type { Deps } from "../deps";
 import { groupResource, invalidValue, isScimMember, listResponse, notFound, resourceFilter, uniqueness, type ScimResource } from "./resources";
 import { scimGroupInput, type ScimGroupInput } from "./schemas";
 import { scimBaseUrl, type ScimCaller } from "./tokens";
-import { answer, assertVersion, freeSeatsIn, MAX_GROUPS, MAX_MEMBERS_MOVED, memberEvents, present, settle, type MemberChange, type Projected, type Query } from "./directory";
+import type { SubscriptionRecord } from "../accounts/subscription-store";
+import type { MemberChange } from "../seats/ledger";
+import { answer, assertVersion, MAX_GROUPS, MAX_MEMBERS_MOVED, present, settle, type Projected, type Query } from "./directory";
+import { memberEvents } from "../seats/member-events";
 import { applyPatch, parseScim, patchOperations } from "./patch";
 
 /**
@@ -74,10 +77,10 @@ export async function getGroup(deps: Deps, caller: ScimCaller, id: string, query
 }
 
 /** A group's change and the roles and seats it moves, in one transaction (`settle` reads what it needs before the writes). */
-async function commitGroup(tx: Transaction, deps: Deps, caller: ScimCaller, business: BusinessRecord, group: ScimGroupRecord | null, removedId: string | null, moved: MemberChange[], free: number | null, action: string, now: Date) {
+async function commitGroup(tx: Transaction, deps: Deps, caller: ScimCaller, business: BusinessRecord, subscription: SubscriptionRecord | null, group: ScimGroupRecord | null, removedId: string | null, moved: MemberChange[], action: string, now: Date) {
   const { businessId } = caller;
   const after = { ...business, scimGroups: [...business.scimGroups.filter((candidate) => candidate.id !== (group?.id ?? removedId)), ...(group ? [group] : [])] };
-  const changes = await settle(tx, deps, after, moved, free, now);
+  const changes = await settle(tx, deps, after, subscription, moved, now);
   const store = businessStore(deps.db);
   if (group) store.putScimGroup(tx, businessId, group);
   else if (removedId) store.deleteScimGroup(tx, businessId, removedId);
@@ -100,8 +103,7 @@ export async function createGroup(deps: Deps, caller: ScimCaller, body: unknown,
     const business = present(state.business);
     const group = groupOf(business, input, null, now);
     const moved = await movedMembers(deps, tx, business.id, group.id, [], memberIdsOf(input));
-    const free = await freeSeatsIn(deps, tx, business, state.subscription, now);
-    const changes = await commitGroup(tx, deps, caller, business, group, null, moved, free, "scim.group.create", now);
+    const changes = await commitGroup(tx, deps, caller, business, state.subscription, group, null, moved, "scim.group.create", now);
     return { group, members: membersAfter([], changes, group.id) };
   });
   return answer(groupResource(group, members, scimBaseUrl(deps)), query);
@@ -121,8 +123,7 @@ async function changeGroup(deps: Deps, caller: ScimCaller, id: string, ifMatch: 
     const group = groupOf(business, input, current, now);
     const moved = await movedMembers(deps, tx, business.id, id, currentMembers, memberIdsOf(input));
     if (moved.length === 0 && group.displayName === current.displayName && group.externalId === current.externalId) return { group: current, members: currentMembers };
-    const free = await freeSeatsIn(deps, tx, business, state.subscription, now);
-    const changes = await commitGroup(tx, deps, caller, business, group, null, moved, free, "scim.group.update", now);
+    const changes = await commitGroup(tx, deps, caller, business, state.subscription, group, null, moved, "scim.group.update", now);
     return { group, members: membersAfter(currentMembers, changes, id) };
   });
   return answer(groupResource(group, members, base), query);
@@ -145,7 +146,6 @@ export async function deleteGroup(deps: Deps, caller: ScimCaller, id: string, if
     const currentMembers = await memberStore(deps.db).inGroup(tx, business.id, id);
     assertVersion(groupResource(group, currentMembers, scimBaseUrl(deps)), ifMatch);
     const moved = await movedMembers(deps, tx, business.id, id, currentMembers, []);
-    const free = await freeSeatsIn(deps, tx, business, state.subscription, now);
-    await commitGroup(tx, deps, caller, business, null, id, moved, free, "scim.group.delete", now);
+    await commitGroup(tx, deps, caller, business, state.subscription, null, id, moved, "scim.group.delete", now);
   });
 }

@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import type { MemberRecord, ScimGroupRecord } from "../accounts/business-records";
 import { ssoBlocks } from "../access/rules";
-import { freeSeatCount } from "../access/rules";
-import { managedUserId, managesAccount, pendingSeatInvitations, reconcileDirectory, seatForNewcomer } from "./rules";
+import { managedUserId, managesAccount, reconcileDirectory, wantsSeat } from "./rules";
 
 const now = new Date("2026-06-15T12:00:00.000Z");
 const at = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
@@ -13,6 +12,8 @@ const member = (uid: string, joined: number, extra: Partial<MemberRecord> = {}):
   joinedAt: at(joined),
   seat: false,
   seatAssignedAt: null,
+  seatShard: null,
+  waitingSince: null,
   source: "scim",
   suspended: false,
   managed: true,
@@ -26,21 +27,14 @@ const group = (displayName: string): ScimGroupRecord => ({ id: `g-${displayName}
 const inGroups = (members: MemberRecord[], groups: Record<string, string[]>) =>
   members.map((candidate) => ({ ...candidate, groups: Object.entries(groups).flatMap(([name, uids]) => (uids.includes(candidate.uid) ? [`g-${name}`] : [])) }));
 
-const owner = member("owner", 100, { role: "owner", source: "owner", scim: null, seat: true, seatAssignedAt: at(100) });
+const owner = member("owner", 100, { role: "owner", source: "owner", scim: null, seat: true, seatAssignedAt: at(100), seatShard: 0 });
 
-describe("seatForNewcomer", () => {
-  it("gives a seat while one is free, counting pending seat invitations", () => {
-    const invitation = { id: "i", email: "x@acme.test", role: "member" as const, seat: true, invitedBy: "owner", invitedByName: null, createdAt: at(5), expiresAt: at(-60), tokenHash: "h" };
-    expect(pendingSeatInvitations({ invitations: [invitation, { ...invitation, expiresAt: at(1) }, { ...invitation, seat: false }] }, now)).toBe(1);
-    expect(seatForNewcomer(null, freeSeatCount(1, 0, 2), [])).toBe(true);
-    expect(seatForNewcomer(null, freeSeatCount(1, 1, 2), [])).toBe(false);
-    expect(seatForNewcomer(null, freeSeatCount(1, 0, null), [])).toBe(true);
-  });
-
-  it("with seat groups, only to someone in one of them (any case)", () => {
+describe("wantsSeat", () => {
+  it("is every newcomer without seat groups; with them, only someone in one of them (any case)", () => {
+    expect(wantsSeat(null, [])).toBe(true);
     const settings = { roleGroups: {}, seatGroups: ["Licensed"] };
-    expect(seatForNewcomer(settings, 4, [])).toBe(false);
-    expect(seatForNewcomer(settings, 4, ["licensed"])).toBe(true);
+    expect(wantsSeat(settings, [])).toBe(false);
+    expect(wantsSeat(settings, ["licensed"])).toBe(true);
   });
 });
 
@@ -50,48 +44,44 @@ describe("reconcileDirectory", () => {
     const ann = member("ann", 40, { role: "admin" });
     const bob = member("bob", 30);
     const directory = { settings: { roleGroups: { admin: ["Admins"] }, seatGroups: null }, groups: [group("admins")] };
-    const changed = reconcileDirectory(directory, inGroups([owner, invited, ann, bob], { admins: ["bob", "owner"] }), 8, now);
+    const changed = reconcileDirectory(directory, inGroups([owner, invited, ann, bob], { admins: ["bob", "owner"] }), now);
     expect(changed.map((record) => [record.uid, record.role]).sort()).toEqual([
       ["ann", "member"],
       ["bob", "admin"],
     ]);
   });
 
-  it("frees seats outside the seat groups first, then gives free seats in join order", () => {
-    const ann = member("ann", 40, { seat: true, seatAssignedAt: at(40) });
+  it("takes seats outside the seat groups (and their waits), and has members inside them without one wait from now", () => {
+    const ann = member("ann", 40, { seat: true, seatAssignedAt: at(40), seatShard: 3 });
     const bob = member("bob", 30);
-    const cat = member("cat", 20);
+    const cat = member("cat", 20, { waitingSince: at(20) });
+    const dan = member("dan", 10, { waitingSince: at(10) });
     const directory = { settings: { roleGroups: {}, seatGroups: ["Licensed"] }, groups: [group("Licensed")] };
-    // Two seats paid, owner and Ann hold them: none free until Ann's goes back.
-    const changed = new Map(reconcileDirectory(directory, inGroups([owner, ann, bob, cat], { Licensed: ["bob", "cat"] }), 0, now).map((record) => [record.uid, record.seat]));
-    // Ann's seat goes back; of the one free seat, Bob (who joined first) gets it.
-    expect(Object.fromEntries(changed)).toEqual({ ann: false, bob: true });
+    const changed = new Map(reconcileDirectory(directory, inGroups([owner, ann, bob, cat, dan], { Licensed: ["bob", "cat"] }), now).map((record) => [record.uid, record]));
+    expect([...changed.keys()].sort()).toEqual(["ann", "bob", "dan"]);
+    expect(changed.get("ann")).toMatchObject({ seat: false, seatAssignedAt: null, seatShard: null, waitingSince: null });
+    // Bob waits from now; Cat keeps her place in the queue (unchanged); Dan, outside, stops waiting.
+    expect(changed.get("bob")).toMatchObject({ seat: false, waitingSince: now });
+    expect(changed.get("dan")).toMatchObject({ waitingSince: null });
   });
 
-  it("never gives more seats than the paid quantity, whatever the groups (property)", () => {
+  it("never gives a seat, and leaves suspended members and owners alone, whatever the groups (property)", () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.record({ seat: fc.boolean(), suspended: fc.boolean(), inGroup: fc.boolean(), admin: fc.boolean() }), { maxLength: 12 }),
-        fc.integer({ min: 1, max: 8 }),
-        (people, seats) => {
-          const members = inGroups([owner, ...people.map((person, index) => member(`u${index}`, 50 - index, { seat: person.seat && !person.suspended, seatAssignedAt: person.seat ? at(60) : null, suspended: person.suspended }))], {
-            L: people.flatMap((person, index) => (person.inGroup ? [`u${index}`] : [])),
-            A: people.flatMap((person, index) => (person.admin ? [`u${index}`] : [])),
-          });
-          const before = members.filter((record) => record.seat).length;
-          const directory = { settings: { roleGroups: { admin: ["A"] }, seatGroups: ["L"] }, groups: [group("L"), group("A")] };
-          const changed = new Map(reconcileDirectory(directory, members, freeSeatCount(before, 0, seats), now).map((record) => [record.uid, record]));
-          const after = members.map((record) => changed.get(record.uid) ?? record);
-          const held = after.filter((record) => record.seat).length;
-          // Seats never grow past the paid quantity (they may stay above it when they already were).
-          expect(held).toBeLessThanOrEqual(Math.max(seats, before));
-          for (const record of after) {
-            if (record.suspended) expect(changed.has(record.uid)).toBe(false);
-            if (record.seat && record.uid !== "owner") expect(record.groups).toContain("g-L");
-          }
-          expect(changed.get("owner")).toBeUndefined();
-        },
-      ),
+      fc.property(fc.array(fc.record({ seat: fc.boolean(), suspended: fc.boolean(), inGroup: fc.boolean(), admin: fc.boolean() }), { maxLength: 12 }), (people) => {
+        const members = inGroups([owner, ...people.map((person, index) => member(`u${index}`, 50 - index, { seat: person.seat && !person.suspended, seatAssignedAt: person.seat ? at(60) : null, seatShard: person.seat ? 0 : null, suspended: person.suspended }))], {
+          L: people.flatMap((person, index) => (person.inGroup ? [`u${index}`] : [])),
+          A: people.flatMap((person, index) => (person.admin ? [`u${index}`] : [])),
+        });
+        const directory = { settings: { roleGroups: { admin: ["A"] }, seatGroups: ["L"] }, groups: [group("L"), group("A")] };
+        const changed = new Map(reconcileDirectory(directory, members, now).map((record) => [record.uid, record]));
+        for (const record of members) {
+          const after = changed.get(record.uid) ?? record;
+          if (record.suspended || record.uid === "owner") expect(changed.has(record.uid)).toBe(false);
+          if (!record.seat) expect(after.seat).toBe(false);
+          if (after.seat && record.uid !== "owner") expect(after.groups).toContain("g-L");
+          if (after.waitingSince !== null) expect(after.groups).toContain("g-L");
+        }
+      }),
     );
   });
 });

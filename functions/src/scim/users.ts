@@ -3,7 +3,7 @@ import type { Transaction } from "firebase-admin/firestore";
 import { businessStore } from "../accounts/business-store";
 import type { BusinessRecord, MemberRecord, ScimProfile } from "../accounts/business-records";
 import { memberStore, type MemberPosition } from "../accounts/member-store";
-import { countsSeats, inBusinessTransaction, memberQueueKey, readBusiness } from "../businesses/membership";
+import { inBusinessTransaction, memberQueueKey, readBusiness } from "../businesses/membership";
 import { auditLog } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
 import { documentIdProblem } from "../core/documents";
@@ -13,10 +13,12 @@ import { emailInDomains, verifiedDomainsOf } from "../domains/service";
 import { applyManagedAccountState } from "../accounts/identity";
 import { invalidValue, isScimMember, listPage, listResponse, listWindow, mutability, notFound, resourceFilter, uniqueness, userResource, type ScimMember, type ScimResource } from "./resources";
 import { scimListCursorStore } from "./list-cursor-store";
-import { groupNamesOf, managesAccount, managedUserId, seatForNewcomer } from "./rules";
+import { passSeatOn, unseated } from "../seats/ledger";
+import { groupNamesOf, managesAccount, managedUserId, wantsSeat } from "./rules";
 import { scimUserInput, type ScimUserInput } from "./schemas";
 import { scimBaseUrl, type ScimCaller } from "./tokens";
-import { answer, assertVersion, freeSeatsIn, memberEvents, present, settle, type Projected, type Query } from "./directory";
+import { answer, assertVersion, present, settle, type Projected, type Query } from "./directory";
+import { memberEvents } from "../seats/member-events";
 import { applyPatch, parseScim, patchOperations } from "./patch";
 
 /** SCIM Users of a business (§22, §25): each change one transaction on the User's member document (directory.ts). */
@@ -58,13 +60,16 @@ function assertInDomains(business: BusinessRecord, email: string): void {
   throw invalidValue(`userName ${email} is not in a verified domain of this business${held}: verify the domain first (POST /businesses/${business.id}/domains).`);
 }
 
-/** The member after `active` is set: suspension frees the seat; restoring gives one when free (`free`: read when restoring). */
-function withActive(business: BusinessRecord, free: number | null, member: MemberRecord, active: boolean, now: Date): MemberRecord {
+/**
+ * The member after `active` is set: suspension frees the seat (for whoever waits longest) and
+ * stops any wait; a restored member waits for a seat when they are to hold one (settle gives it
+ * while one is free).
+ */
+function withActive(business: BusinessRecord, member: MemberRecord, active: boolean, now: Date): MemberRecord {
   if (active === !member.suspended) return member;
   if (member.role === "owner" && !active) throw mutability("Owners are managed in the product, not by SCIM: make them an admin or member there first.");
-  if (!active) return { ...member, suspended: true, seat: false, seatAssignedAt: null };
-  const seat = seatForNewcomer(business.scimSettings, free, [...groupNamesOf(business.scimGroups, member)]);
-  return { ...member, suspended: false, seat, seatAssignedAt: seat ? now : null };
+  if (!active) return { ...unseated(member), suspended: true };
+  return { ...member, suspended: false, waitingSince: wantsSeat(business.scimSettings, [...groupNamesOf(business.scimGroups, member)]) ? now : null };
 }
 
 /**
@@ -160,7 +165,7 @@ export async function getUser(deps: Deps, caller: ScimCaller, id: string, query:
 export async function createUser(deps: Deps, caller: ScimCaller, body: unknown, query: Query): Promise<Projected> {
   const input = parseScim(scimUserInput, body);
   const { businessId } = caller;
-  const { business: before, subscription } = await readBusiness(deps, null, businessId);
+  const { business: before } = await readBusiness(deps, null, businessId);
   assertInDomains(present(before), input.userName);
   // A duplicate is refused before an account is made for it (and again in the transaction).
   await assertUnique(deps, null, businessId, "", input);
@@ -176,21 +181,20 @@ export async function createUser(deps: Deps, caller: ScimCaller, body: unknown, 
       const existing = state.member;
       if (existing?.scim) throw uniqueness(`A User with userName '${input.userName}' exists (id ${user.uid}).`);
       const active = input.active ?? true;
-      const free = active ? await freeSeatsIn(deps, tx, business, state.subscription, now) : null;
       const profile = profileOf(input, now, now);
       let member: MemberRecord;
       if (existing) {
-        member = { ...withActive(business, free, existing, active, now), scim: profile };
+        member = { ...withActive(business, existing, active, now), scim: profile };
       } else {
-        const seat = active && seatForNewcomer(business.scimSettings, free, []);
         const managed = managesAccount(businessId, user.uid, input.userName);
-        member = { uid: user.uid, role: "member", joinedAt: now, seat, seatAssignedAt: seat ? now : null, source: "scim", suspended: !active, managed, scim: profile, groups: [] };
+        const waitingSince = active && wantsSeat(business.scimSettings, []) ? now : null;
+        member = { uid: user.uid, role: "member", joinedAt: now, seat: false, seatAssignedAt: null, seatShard: null, waitingSince, source: "scim", suspended: !active, managed, scim: profile, groups: [] };
       }
-      const changes = await settle(tx, deps, business, [{ before: existing, after: member }], free, now);
+      const changes = await settle(tx, deps, business, state.subscription, [{ before: existing, after: member }], now);
       auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.create", target: businessId, details: { uid: user.uid, userName: input.userName, linked: Boolean(existing), active }, emits: memberEvents(businessId, changes) }, now);
       return { business, member: changes[0].after };
     },
-    { uid: user.uid, queueKey: memberQueueKey(businessId, user.uid, countsSeats(subscription)) },
+    { uid: user.uid, queueKey: memberQueueKey(businessId, user.uid) },
   );
   await applyManagedAccountState(deps.auth, member);
   return answer(userResource(member as ScimMember, business, scimBaseUrl(deps)), query);
@@ -201,8 +205,6 @@ async function changeUser(deps: Deps, caller: ScimCaller, id: string, ifMatch: s
   const { businessId } = caller;
   const now = deps.clock();
   const base = scimBaseUrl(deps);
-  // Under a paid quantity a change may give a seat (a restore, the seat groups): those take turns by business.
-  const { subscription } = await readBusiness(deps, null, businessId);
   const { business, member } = await inBusinessTransaction(
     deps,
     businessId,
@@ -216,17 +218,14 @@ async function changeUser(deps: Deps, caller: ScimCaller, id: string, ifMatch: s
       if (input.userName !== current.scim.userName) throw mutability(`userName is the member's sign-in email (${current.scim.userName}) and cannot change; deprovision this User and provision the new email.`);
       await assertUnique(deps, tx, businessId, id, input);
       const active = input.active ?? !current.suspended;
-      // Seat counts are read only when this change may give a seat, or free one for whoever waits in a seat group.
-      const mayMoveSeat = Boolean(business.scimSettings?.seatGroups) || (active && current.suspended);
-      const free = mayMoveSeat ? await freeSeatsIn(deps, tx, business, state.subscription, now) : null;
       const profile = profileOf(input, current.scim.created, now);
-      const activated = withActive(business, free, current, active, now);
+      const activated = withActive(business, current, active, now);
       if (activated === current && sameProfile(profile, current.scim)) return { business, member: current as MemberRecord };
-      const changes = await settle(tx, deps, business, [{ before: current, after: { ...activated, scim: profile } }], free, now);
+      const changes = await settle(tx, deps, business, state.subscription, [{ before: current, after: { ...activated, scim: profile } }], now);
       auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.update", target: businessId, details: { uid: id, active }, emits: memberEvents(businessId, changes) }, now);
       return { business, member: changes[0].after };
     },
-    { uid: userId(id), queueKey: memberQueueKey(businessId, id, countsSeats(subscription)) },
+    { uid: userId(id), queueKey: memberQueueKey(businessId, id) },
   );
   await applyManagedAccountState(deps.auth, member);
   return answer(userResource(member as ScimMember, business, base), query);
@@ -246,17 +245,20 @@ export async function deleteUser(deps: Deps, caller: ScimCaller, id: string, ifM
   const removed = await inBusinessTransaction(
     deps,
     businessId,
-    (tx, state) => {
+    async (tx, state) => {
       const business = present(state.business);
       const member = state.member;
       if (!isScimMember(member)) throw notFound("User", id);
       assertVersion(userResource(member, business, scimBaseUrl(deps)), ifMatch);
       if (member.role === "owner") throw mutability("Owners are managed in the product, not by SCIM: make them an admin or member there first.");
+      // The seat goes to whoever waits longest, in this change.
+      const seatedWaiters = await passSeatOn(deps.db, tx, businessId, state.subscription?.seats ?? null, member, now);
       memberStore(deps.db).put(tx, businessId, member, null);
+      for (const { before, after } of seatedWaiters) memberStore(deps.db).put(tx, businessId, before, after);
       // The groups the User was in list one member fewer.
       for (const group of business.scimGroups.filter((candidate) => member.groups.includes(candidate.id))) businessStore(deps.db).putScimGroup(tx, businessId, { ...group, lastModified: now });
       const left = outboundEvent("business.member.left", [{ kind: "business", id: businessId }], { businessId, uid: id, role: member.role, seat: member.seat, source: member.source, path: `/businesses/${businessId}/members` });
-      auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.delete", target: businessId, details: { uid: id, userName: member.scim.userName }, emits: [left] }, now);
+      auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.delete", target: businessId, details: { uid: id, userName: member.scim.userName }, emits: [left, ...memberEvents(businessId, seatedWaiters)] }, now);
       return member;
     },
     { uid: userId(id), queueKey: memberQueueKey(businessId, id) },

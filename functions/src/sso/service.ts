@@ -3,7 +3,7 @@ import type { Transaction } from "firebase-admin/firestore";
 import type { BusinessRecord, MemberRecord, SsoSettings } from "../accounts/business-records";
 import { memberStore } from "../accounts/member-store";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
-import { countsSeats, inBusinessTransaction, memberQueueKey, readBusiness, requireOwner, type BusinessState, type MemberCaller } from "../businesses/membership";
+import { inBusinessTransaction, memberQueueKey, readBusiness, requireOwner, type BusinessState, type MemberCaller } from "../businesses/membership";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
@@ -15,8 +15,8 @@ import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
 import { domainOfEmail } from "../domains/service";
 import { verifiedDomainStore } from "../domains/verified-domain-store";
-import { freeSeatsIn } from "../scim/directory";
-import { seatForNewcomer } from "../scim/rules";
+import { seatLedger, seated } from "../seats/ledger";
+import { wantsSeat } from "../scim/rules";
 import { SSO_PROVIDER_ID, ssoSettingsSchema } from "./schemas";
 
 /**
@@ -91,13 +91,16 @@ export async function joinThroughSso(deps: Deps, caller: Caller): Promise<void> 
     });
     auditLog(deps.db).record(tx, actor, { action: "business.member.join", target: holder.businessId, details: { uid: caller.uid, source: "sso", provider: caller.signInProvider, seat: member.seat }, emits: [joined] }, now);
     },
-    { uid: caller.uid, queueKey: memberQueueKey(holder.businessId, caller.uid, countsSeats(before.subscription)) },
+    { uid: caller.uid, queueKey: memberQueueKey(holder.businessId, caller.uid) },
   );
 }
 
+/** Someone joining through SSO: with a seat when they are to hold one and one is free; else waiting for one (§25). */
 async function newcomer(deps: Pick<Deps, "db">, tx: Transaction, business: BusinessRecord, subscription: SubscriptionRecord | null, uid: string, now: Date): Promise<MemberRecord> {
-  const seat = seatForNewcomer(business.scimSettings, await freeSeatsIn(deps, tx, business, subscription, now), []);
-  return { uid, role: "member", joinedAt: now, seat, seatAssignedAt: seat ? now : null, source: "sso", suspended: false, managed: false, scim: null, groups: [] };
+  const joining: MemberRecord = { uid, role: "member", joinedAt: now, seat: false, seatAssignedAt: null, seatShard: null, waitingSince: null, source: "sso", suspended: false, managed: false, scim: null, groups: [] };
+  if (!wantsSeat(business.scimSettings, [])) return joining;
+  const shard = await seatLedger(deps.db, tx, business.id, subscription?.seats ?? null).take(uid);
+  return shard === null ? { ...joining, waitingSince: now } : seated(joining, shard, now);
 }
 
 /** Operators (the CLI, the seed): a business's single sign-on, as its owners would set it. */

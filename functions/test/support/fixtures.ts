@@ -2,6 +2,7 @@
  * Documents of the data model written the way billing, support and other tools write them (raw,
  * by collection name: these are the writers outside the service), and counts of what is stored.
  */
+import { homeSeatShard } from "../../src/access/seat-shards";
 import { memberStore } from "../../src/accounts/member-store";
 import { createHash } from "node:crypto";
 import { Timestamp } from "firebase-admin/firestore";
@@ -40,7 +41,7 @@ export async function putBusiness(
       const before = current.find((member) => member?.uid === uid) ?? null;
       const seatSince = data.seatSince?.[uid];
       const seat = seatSince !== null;
-      members.put(tx, id, before, { uid, role, joinedAt: seatSince ?? null, seat, seatAssignedAt: seatSince ?? null, source: role === "owner" ? "owner" : "invitation", suspended: false, managed: false, scim: null, groups: [] });
+      members.put(tx, id, before, { uid, role, joinedAt: seatSince ?? null, seat, seatAssignedAt: seatSince ?? null, seatShard: seat ? homeSeatShard(uid) : null, waitingSince: null, source: role === "owner" ? "owner" : "invitation", suspended: false, managed: false, scim: null, groups: [] });
     }
   });
 }
