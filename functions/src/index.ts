@@ -173,7 +173,7 @@ export const tufEvents = onDocumentCreated(
  * Seats follow a business's paid quantity (§25): each subscription write that leaves its seats
  * pending runs the seat balancer, a bounded batch per transaction (seats/balance.ts).
  */
-export const seatBalance = onDocumentWritten({ document: "subscriptions/{businessId}", region: REGION, timeoutSeconds: 300 }, async (event) => {
+export const seatBalance = onDocumentWritten({ document: "subscriptions/{businessId}", region: REGION, timeoutSeconds: 300, secrets: [params.moduleSigningKeys] }, async (event) => {
   if (event.data?.after.get("seatsPending") !== true) return;
   const [{ balanceSeats }, deps] = await Promise.all([import("./seats/balance"), dispatchDeps()]);
   const moved = await balanceSeats(deps, event.params.businessId);
@@ -181,7 +181,7 @@ export const seatBalance = onDocumentWritten({ document: "subscriptions/{busines
 });
 
 /** Every minute: seats a trigger missed or left half-way (an instance stopped). */
-export const seatSweep = onSchedule({ schedule: "every 1 minutes", region: REGION, timeoutSeconds: 300 }, async () => {
+export const seatSweep = onSchedule({ schedule: "every 1 minutes", region: REGION, timeoutSeconds: 300, secrets: [params.moduleSigningKeys] }, async () => {
   const [{ sweepSeats }, deps] = await Promise.all([import("./seats/balance"), dispatchDeps()]);
   const swept = await sweepSeats(deps);
   if (swept > 0) cloudLogger.info("seats swept", { businesses: swept });

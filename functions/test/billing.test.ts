@@ -44,6 +44,8 @@ describe("POST /billing/stripe/webhook (§11)", () => {
       entitlements: ["pro", "maps"],
       stripeSubscriptionId: "sub_1",
       stripeEventCreated: expect.anything(),
+      // The seats follow the quantity in the background (§25): the seat balancer clears the mark.
+      seatsPending: true,
       updateTime: expect.any(Number),
     });
     expect((stored!.currentPeriodEnd as { toDate(): Date }).toDate()).toEqual(asDate(event.data.object.items.data[0].current_period_end!));
