@@ -16,6 +16,7 @@ import { localDeps, localServer } from "../functions/src/local";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../functions/src/webhooks/dispatch";
 import { startTufFollower, type TufFollower } from "../functions/src/tuf/follower";
 import { startSeatBalancer, type SeatBalancer } from "../functions/src/seats/balance";
+import { startCountFolder, type CountFolder } from "../functions/src/analytics/count-folder";
 import { initializeRepository } from "../functions/src/tuf/initialize";
 import { readTufKeyFolder } from "./tuf-keys";
 import { localSite } from "../functions/src/local-site";
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
   let webhooks: WebhookDispatcher | undefined;
   let tuf: TufFollower | undefined;
   let seats: SeatBalancer | undefined;
+  let counts: CountFolder | undefined;
   let ready = false;
   let stopping = false;
 
@@ -131,6 +133,7 @@ async function main(): Promise<void> {
     await within(10_000, "the webhook dispatcher", webhooks?.stop());
     await within(10_000, "the TUF follower", tuf?.stop());
     await within(10_000, "the seat balancer", seats?.stop());
+    await within(10_000, "the count folder", counts?.stop());
     await within(10_000, "the Functions emulator", stopFunctions?.());
     await within(5_000, "the local Stripe", localStripe?.stop());
     await within(5_000, "the local DNS", localDns?.stop());
@@ -221,6 +224,8 @@ async function main(): Promise<void> {
     tuf = startTufFollower(deps, { sweepMs: 60_000 });
     // Seats follow a changed quantity from this process, as a deployment's trigger and sweep do (§25).
     seats = startSeatBalancer(deps, { sweepMs: 60_000 });
+    // Analytics' counts are folded from this process, as a deployment's metricFold does every minute (§28); here every 2 s.
+    counts = startCountFolder(deps.db, deps.logger, { everyMs: 2_000 });
     let apiBase = `http://${HOST}:${ports.api}${API_PREFIX}`;
     if (withApi && options.functions) {
       const localFiles = ensureFunctionsLocalFiles(secrets.moduleSigningKeys, LOCAL_BUCKET);

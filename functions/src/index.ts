@@ -187,6 +187,17 @@ export const seatSweep = onSchedule({ schedule: "every 1 minutes", region: REGIO
   if (swept > 0) cloudLogger.info("seats swept", { businesses: swept });
 });
 
+/**
+ * Every minute: what the changes of the last minute counted (§28), folded into the month documents
+ * of each module, publisher and the marketplace (analytics/count-folder.ts); figures are at most
+ * about two minutes behind.
+ */
+export const metricFold = onSchedule({ schedule: "every 1 minutes", region: REGION, timeoutSeconds: 120 }, async () => {
+  const [{ foldCounts }, { getFirestore }] = await Promise.all([import("./analytics/count-folder"), import("firebase-admin/firestore")]);
+  const folded = await foldCounts(getFirestore(adminApp()), { budgetMs: 50_000 });
+  if (folded.records + folded.devices > 0) cloudLogger.info("counts folded", { ...folded });
+});
+
 /** Hourly: the verified domains whose daily check is due (§22); a TXT record missing 7 days in a row releases its domain. */
 export const domainChecks = onSchedule({ schedule: "every 60 minutes", region: REGION, timeoutSeconds: 540, secrets: [params.moduleSigningKeys] }, async () => {
   const [{ recheckDomains }, deps] = await Promise.all([import("./domains/recheck"), dispatchDeps()]);

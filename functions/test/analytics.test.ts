@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Express } from "express";
 import request from "supertest";
 import type { LocalStripe } from "../../tools/local-stack/stripe-server";
@@ -5,7 +6,8 @@ import { utcDay } from "../src/core/time";
 import { downloadStore } from "../src/marketplace/download-store";
 import { admin, json } from "./support/admin";
 import { appsWithLocalStripe } from "./support/local-stripe";
-import { bearer, createDeveloper, createUser, eventually, expectProblem, publishModule, resetEmulators, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
+import { cloudLogger } from "../src/core/logger";
+import { bearer, createDeveloper, createUser, eventually, expectProblem, foldCounts, otherInstanceApp, publishModule, resetEmulators, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
 const api = "/api/v1";
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36";
@@ -27,6 +29,9 @@ describe("analytics (§28)", () => {
   beforeAll(async () => {
     ({ stripe, app, other } = local);
   });
+  /** What a test started and must stop, whether it passed or not. */
+  const afterThis: (() => void)[] = [];
+  afterEach(() => afterThis.splice(0).forEach((stop) => stop()));
   beforeEach(async () => {
     await resetEmulators();
     stripe.events.length = 0;
@@ -106,12 +111,16 @@ describe("analytics (§28)", () => {
 
     // Refunded as from Stripe's Dashboard, without the application fee: net is §20's earnings' net to the cent.
     const expected = { downloads: 3, installs: 4, uninstalls: 1, activeDevices: 3, pageViews: 2, purchases: 1, trials: 1, trialConversions: 1, revenue: { usd: 500 }, refunds: { usd: 200 }, net: { usd: 500 - 75 - 200 } };
-    await eventually(async () => expect((await metrics(developer, "acme.charts", { from: today, to: today }, other)).body.totals).toEqual(expected), 10_000);
+    await eventually(async () => {
+      await foldCounts();
+      expect((await metrics(developer, "acme.charts", { from: today, to: today }, other)).body.totals).toEqual(expected);
+    }, 10_000);
     const earnings = await request(app).get(`${api}/developers/earnings`).query({ from: today, to: today }).set(bearer(developer));
     expect(earnings.body.totals).toEqual([expect.objectContaining({ currency: "usd", net: expected.net.usd })]);
     // Stripe gives the fee's share back later (its Dashboard's "refund application fee"): both move together.
     await fetch(`${stripe.url}/v1/refunds`, { method: "POST", headers: { Authorization: "Bearer sk_test_local", "Content-Type": "application/x-www-form-urlencoded" }, body: `payment_intent=${invoice.payment_intent}&amount=100&refund_application_fee=true` });
     await eventually(async () => {
+      await foldCounts();
       const [figures, paid] = [(await metrics(developer, "acme.charts", { from: today, to: today })).body.totals, (await request(app).get(`${api}/developers/earnings`).query({ from: today, to: today }).set(bearer(developer))).body.totals[0]];
       expect(figures.refunds).toEqual({ usd: 300 });
       expect(figures.net).toEqual({ usd: paid.net });
@@ -149,6 +158,8 @@ describe("analytics (§28)", () => {
     expect(table.stdout).toMatch(/platform/);
     expect((await admin("metrics", "--from", "yesterday")).code).toBe(2);
     expect((await admin("metrics", "--interval", "year")).code).toBe(2);
+    // Versions are a module's own: the marketplace's figures are split by platform only.
+    expect((await admin("metrics", "--split", "version")).code).toBe(2);
   });
 
   it("refuses bad queries with 400 and changes nothing, and shows a module's figures to its owner only", async () => {
@@ -170,7 +181,11 @@ describe("analytics (§28)", () => {
     const owner = await sellingModule("acme", "acme.charts");
     const forger = await createUser();
     const { db } = await testDeps();
-    const monthDocuments = async () => (await db.collection("metricMonths").get()).docs.map((doc) => [doc.id, JSON.stringify(doc.data()).length]);
+    // Nothing a forger sends reaches a figure, nor waits to: no month, no pending record, no device activity.
+    const monthDocuments = async () =>
+      (await Promise.all(["metricMonths", "publisherMetricMonths", "pendingCounts", "deviceActivity"].map((name) => db.collection(name).get()))).flatMap((snapshot) =>
+        snapshot.docs.map((doc) => [doc.ref.path, JSON.stringify(doc.data()).length]),
+      );
     const before = await monthDocuments();
     for (let round = 0; round < 10; round += 1) {
       const answers = await Promise.all(
@@ -184,6 +199,7 @@ describe("analytics (§28)", () => {
       expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
     }
     expect(await monthDocuments()).toEqual(before);
+    await foldCounts();
     expect((await metrics(owner, "acme.charts", { from: today, to: today, metrics: "activeDevices" })).body.totals).toEqual({ activeDevices: 0 });
   });
 
@@ -196,6 +212,7 @@ describe("analytics (§28)", () => {
     // The same batch again, as after a lost answer or the client library's own retry: refused as already there, and answered as done.
     await store.add(counts, "batch-landed-unseen", new Date());
     expect(await store.total("acme.charts")).toBe(3);
+    await foldCounts();
     expect((await metrics(owner, "acme.charts", { from: today, to: today, metrics: "downloads" })).body.totals).toEqual({ downloads: 3 });
   });
 
@@ -206,6 +223,60 @@ describe("analytics (§28)", () => {
     const cookie = "0123456789abcdef0123456789abcdef";
     const repeated = await Promise.all(Array.from({ length: 50 }, () => view("acme.charts", { "User-Agent": BROWSER, Cookie: `__session=${cookie}` })));
     expect(repeated.every((answer) => answer.status === 204)).toBe(true);
+    await foldCounts();
     expect((await metrics(owner, "acme.charts", { from: today, to: today, metrics: "pageViews" })).body.totals).toEqual({ pageViews: 101 });
+  });
+
+  it("counts at production rates: 200 concurrent confirms over two instances never write a month document, and an update check writes one document per device and day", async () => {
+    const owner = await sellingModule("acme", "acme.charts");
+    await publishModule(owner, { id: "acme.maps", name: "Maps", version: "2.0.0", summary: "Maps." });
+    const { db } = await testDeps();
+    const month = db.doc(`metricMonths/acme.charts_${today.slice(0, 7)}`);
+    const writes: number[] = [];
+    const stopWatching = month.onSnapshot((snapshot) => snapshot.exists && writes.push(Date.now()));
+    afterThis.push(stopWatching);
+    const users = await Promise.all(Array.from({ length: 200 }, () => createUser()));
+    const instances = [app, await otherInstanceApp()];
+    const answers = await Promise.all(users.map((user, index) => request(instances[index % 2]).post(`${api}/modules/confirm`).set(bearer(user)).send({ moduleId: "acme.charts", version: "1.0.0", deviceId: `pc-${index}`, platform: "win32" })));
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    // Counting wrote each device's own document, and nothing every confirm shares.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(writes).toEqual([]);
+    expect((await db.collection("deviceActivity").where("countsPending", "==", true).get()).size).toBe(200);
+
+    // An update check naming two modules from a device that holds both: one document written, once a day.
+    const [first] = users;
+    expect((await request(app).post(`${api}/modules/confirm`).set(bearer(first)).send({ moduleId: "acme.maps", version: "2.0.0", deviceId: "pc-0", platform: "win32" })).status).toBe(200);
+    await foldCounts();
+    const device = db.doc(`deviceActivity/${createHash("sha256").update(`${first.uid}\npc-0`).digest("hex")}`);
+    const updated = async () => (await device.get()).updateTime!.toMillis();
+    const pendingBefore = (await db.collection("pendingCounts").get()).size;
+    const before = await updated();
+    const check = { appVersion: "1.0.0", installed: [{ moduleId: "acme.charts", version: "1.1.0" }, { moduleId: "acme.maps", version: "2.0.0" }], deviceId: "pc-0", platform: "win32" };
+    expect((await request(app).post(`${api}/modules/updates`).set(bearer(first)).send(check)).status).toBe(200);
+    const afterFirst = await updated();
+    expect(afterFirst).toBeGreaterThan(before);
+    for (let repeat = 0; repeat < 3; repeat += 1) expect((await request(app).post(`${api}/modules/updates`).set(bearer(first)).send(check)).status).toBe(200);
+    expect(await updated()).toBe(afterFirst);
+    expect((await db.collection("pendingCounts").get()).size).toBe(pendingBefore);
+
+    // The deployed folder (the exported scheduled function) takes it all: exact figures, nothing left waiting.
+    const { metricFold } = await import("../src/index");
+    const logged = jest.spyOn(cloudLogger, "info").mockImplementation(() => undefined);
+    try {
+      await metricFold.run({ scheduleTime: new Date().toISOString(), jobName: "metricFold" } as Parameters<typeof metricFold.run>[0]);
+      expect(logged.mock.calls).toEqual([["counts folded", expect.objectContaining({ devices: 1 })]]);
+    } finally {
+      logged.mockRestore();
+    }
+    stopWatching();
+    expect((await db.collection("deviceActivity").where("countsPending", "==", true).get()).size).toBe(0);
+    expect((await db.collection("pendingCounts").get()).size).toBe(0);
+    const totals = (await metrics(owner, "acme.charts", { from: today, to: today, metrics: "installs,activeDevices" })).body.totals;
+    expect(totals).toEqual({ installs: 200, activeDevices: 200 });
+    const byVersion = (await metrics(owner, "acme.charts", { from: today, to: today, split: "version", metrics: "activeDevices" })).body.series;
+    expect(byVersion.map((entry: { split: string; points: { value: number }[] }) => [entry.split, entry.points[0].value])).toEqual([["1.0.0", 199], ["1.1.0", 1]]);
+    // Over the publisher's modules: one document a month, the same figures.
+    expect((await metrics(owner, null, { from: today, to: today, metrics: "installs,activeDevices" })).body.totals).toEqual({ installs: 201, activeDevices: 201 });
   });
 });

@@ -105,7 +105,12 @@ describe("npm start", () => {
     expect(createHash("sha256").update(readFileSync(fetched!.path)).digest("hex")).toBe(described.sha256);
     const auditEntries = await auditLogSize();
     expect(auditEntries).toBeGreaterThan(0);
-    const documentsBefore = await dumpFirestore(`${HOST}:${ports[1]}`, "demo-marketplace");
+    // The downloads just made counted and folded into the analytics' months (every 2 s here), so that what is kept is settled.
+    const documentsBefore = await until("the downloads to be counted and folded", async () => {
+      const documents = await dumpFirestore(`${HOST}:${ports[1]}`, "demo-marketplace");
+      const collections = collectionsOf(documents);
+      return collections.includes("metricMonths") && !collections.includes("pendingCounts") ? documents : null;
+    }, 20_000);
     const objectsBefore = await listStorage(`http://${HOST}:${ports[3]}`, "demo-marketplace.appspot.com");
     // The round trip below covers every collection this data has, subcollections included.
     expect(collectionsOf(documentsBefore).length).toBeGreaterThanOrEqual(15);

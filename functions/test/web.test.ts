@@ -18,7 +18,7 @@ import { daysFromNow, putBusiness, putSubscription } from "./support/fixtures";
 import { startReceiver } from "./support/webhook-receiver";
 import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../src/webhooks/dispatch";
-import { createDeveloper, createUser, eventually, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
+import { createDeveloper, createUser, eventually, foldCounts, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
 
 /**
  * The pages of contract §16, end to end in Debian's Chromium (playwright-core) against the site
@@ -906,6 +906,8 @@ describe("web pages (§16)", () => {
     }
     expect((await visitorContext.cookies()).map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([["__session", true, "Lax"]]);
     await visitorContext.close();
+    // What was counted, folded as the deployment's metricFold does every minute.
+    await foldCounts();
 
     for (const width of [375, 1280]) {
       const { page, watch } = await openPage(width);

@@ -9,9 +9,10 @@ import { utcDay } from "../core/time";
 import type { Deps, OperatorDeps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
 import { metricCounts, type MetricMonth } from "../metrics/metric-store";
+import { pendingCountStore } from "../metrics/pending-count-store";
 import { statsRange } from "../publishing/stats";
 import { addCells, csvOf, METRICS, monthsBetween, seriesOf, type DayCell, type Metric } from "../metrics/rules";
-import { actingOwner, modulesActedOn, type Publisher } from "../publishing/publisher";
+import { actingOwner, modulesActedOn, ownersActedFor, type Publisher } from "../publishing/publisher";
 import { pageViewStore } from "./page-view-store";
 import type { metricsQuerySchema, metricsSchema } from "./schemas";
 
@@ -60,7 +61,7 @@ export async function recordPageView({ db, clock }: Deps, moduleId: string, visi
       const [seen] = await views.seenIn(tx, moduleId, day, keys);
       if (seen && visitor.cookie) return;
       views.markIn(tx, moduleId, day, keys, now);
-      if (!seen) metricCounts(db).addIn(tx, [{ moduleId, day, metric: "pageViews", amount: 1 }]);
+      if (!seen) pendingCountStore(db).addIn(tx, [{ moduleId, day, metric: "pageViews", amount: 1 }]);
     }),
   );
   return visitor.cookie ? null : cookie;
@@ -110,18 +111,26 @@ export async function moduleMetrics({ db, clock, config }: Deps, publisher: Publ
   return answer(months, range, query, config.payments.currencies, moduleId);
 }
 
-/** GET /developers/metrics: the same over every module the caller publishes (those a publish token may act on). */
+/**
+ * GET /developers/metrics: the same over every module the caller publishes: the months of each
+ * owner it acts for (itself, the businesses it administers), one document a month each whatever
+ * the number of modules; a publish token limited to some modules reads those modules' months.
+ */
 export async function publisherMetrics({ db, clock, config }: Deps, publisher: Publisher, query: MetricsQuery): Promise<MetricsReply> {
   const range = rangeOf(query, clock());
-  const ids = (await modulesActedOn(db, publisher)).map((module) => module.id);
-  const months = await metricCounts(db).months(ids, monthsBetween(range.from, range.to));
-  return answer(months, range, query, config.payments.currencies);
+  const months = monthsBetween(range.from, range.to);
+  const { credential } = publisher;
+  const read =
+    credential.kind === "oidc"
+      ? await metricCounts(db).months((await modulesActedOn(db, publisher)).map((module) => module.id), months)
+      : (await Promise.all((await ownersActedFor(db, publisher.id)).map((owner) => metricCounts(db).publisherMonths(owner, months)))).flat();
+  return answer(read, range, query, config.payments.currencies);
 }
 
 /** Operators (`npm run admin -- metrics`): one module's figures, or the whole marketplace's. */
 export async function marketplaceMetrics({ db, clock }: OperatorDeps, query: MetricsQuery & { module?: string }, currencies: readonly string[]): Promise<MetricsReply> {
   const range = rangeOf(query, clock());
   const months = monthsBetween(range.from, range.to);
-  const read = query.module ? await metricCounts(db).months([query.module], months) : await metricCounts(db).allMonths(months[0], months.at(-1)!);
+  const read = query.module ? await metricCounts(db).months([query.module], months) : await metricCounts(db).marketplaceMonths(months);
   return answer(read, range, query, currencies, query.module);
 }

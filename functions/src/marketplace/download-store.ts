@@ -2,14 +2,14 @@ import { AggregateField, FieldValue, Timestamp, type Firestore } from "firebase-
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, isAlreadyExists, readDocument } from "../core/documents";
-import { metricCounts } from "../metrics/metric-store";
+import { pendingCountStore } from "../metrics/pending-count-store";
 
 /**
  * `modules/{moduleId}/downloadShards/{day}-{shard}`: download counts of a module, per UTC day and
  * per version, spread over `shards` documents a day (Firebase's distributed-counter pattern), so
  * a popular module's downloads never contend on one document: downloads are atomic increments of
- * a random shard. Totals are a sum aggregation. Each batch also adds its downloads to the
- * analytics' month documents (§28), once per module and month: the group-commit counter
+ * a random shard. Totals are a sum aggregation. Each batch also records its downloads for the
+ * analytics (§28, metrics/pending-count-store.ts): the group-commit counter
  * (download-counter.ts) batches a burst into few writes, each under an id it records in
  * `countedBatches/{id}` (kept a week: `expireAt` is its TTL field) so that it counts once.
  */
@@ -47,8 +47,8 @@ export function downloadStore(db: Firestore, shards: number) {
           { merge: true },
         );
       }
-      // The analytics' month documents (§28) in the same batch: one merge per module and month, whatever the shards.
-      metricCounts(db).addIn(batch, counts.map(({ moduleId, version, day, downloads }) => ({ moduleId, day, metric: "downloads", amount: downloads, version })));
+      // What the analytics count (§28), in the same batch: one record, whatever the shards.
+      pendingCountStore(db).addIn(batch, counts.map(({ moduleId, version, day, downloads }) => ({ moduleId, day, metric: "downloads", amount: downloads, version })));
       try {
         await batch.commit();
       } catch (error) {

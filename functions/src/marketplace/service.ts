@@ -244,7 +244,7 @@ const moduleRevoked = (what: string, reason: string | undefined) =>
  * module documents (their version summaries decide); unknown modules are left out.
  */
 export async function checkModuleUpdates(
-  { db, clock }: Deps,
+  { db, clock, logger }: Deps,
   access: InstallAccess,
   input: { appVersion: string; installed: { moduleId: string; version: string }[]; deviceId?: string; platform?: string },
   uid: string,
@@ -282,7 +282,11 @@ export async function checkModuleUpdates(
     });
     const activations = await activationStore(db).getMany(uid, published.map(({ moduleId }) => moduleId));
     const held = published.filter((_, index) => activations[index]?.devices.some((device) => device.deviceId === deviceId));
-    await updateCheckSeen(db, { uid, deviceId, platform: input.platform }, held, utcDay(clock()));
+    // Counting never fails the check (§28): a device whose activity could not be written now is
+    // counted by its next check, which finds the same days uncounted.
+    await updateCheckSeen(db, { uid, deviceId, platform: input.platform }, held, utcDay(clock())).catch((error: Error) =>
+      logger.warn("update check not counted; the device's next check counts it", { error: error.message }),
+    );
   }
   return { items };
 }

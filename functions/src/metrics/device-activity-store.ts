@@ -1,40 +1,82 @@
 import { createHash } from "node:crypto";
-import type { Firestore, Transaction } from "firebase-admin/firestore";
+import { FieldValue, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, oncePerDatabase, readDocument } from "../core/documents";
+import type { MetricCount } from "./metric-store";
+import { metricCountList, storedCounts } from "./pending-count-store";
 
 /**
- * `deviceActivity/{sha256 of module, user and device}`: the last UTC day a device confirmed or
- * checked a module for updates (§28), with the version and platform it reported, so that each
- * device counts once a day among a module's active devices, whatever the number of checks. A
- * removed device keeps its document with `lastDay: null`. Never names the user or device in clear.
+ * `deviceActivity/{sha256 of user and device}`: per module, the last UTC day a device confirmed
+ * it or checked it for updates (§28), with the version and platform it reported, so that each
+ * device counts once a day among a module's active devices, whatever the number of checks; a
+ * removed device keeps its module with `lastDay: null`. One document per device, so that an update
+ * check naming any number of modules writes one document, and that document also carries what
+ * the device's changes counted until the count folder takes it (`counts`, with `countsPending`):
+ * the device's own pending counts, committed with its activity. Never names the user or device in clear.
  */
 
-const activityDocument = z.object({ moduleId: z.string(), lastDay: z.string().nullable(), version: z.string(), platform: z.string() });
-export type DeviceActivity = z.output<typeof activityDocument>;
+const moduleActivity = z.object({ lastDay: z.string().nullable(), version: z.string(), platform: z.string() });
+const deviceDocument = z.object({ modules: z.record(z.string(), moduleActivity), counts: metricCountList.optional(), countsPending: z.literal(true).optional() });
+
+export interface DeviceActivity {
+  moduleId: string;
+  lastDay: string | null;
+  version: string;
+  platform: string;
+}
+
+export interface DeviceKey {
+  uid: string;
+  deviceId: string;
+}
+
+/** A device's activity per module, with the counts not yet folded. */
+export interface DeviceRecord {
+  modules: Map<string, DeviceActivity>;
+  counts: MetricCount[];
+}
+
+export interface PendingDevice {
+  ref: FirebaseFirestore.DocumentReference;
+  counts: MetricCount[];
+}
 
 export const deviceActivityStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("deviceActivity");
-  const ref = (moduleId: string, uid: string, deviceId: string) => documentAt(collection, createHash("sha256").update(`${moduleId}\n${uid}\n${deviceId}`).digest("hex"));
+  const ref = ({ uid, deviceId }: DeviceKey) => documentAt(collection, createHash("sha256").update(`${uid}\n${deviceId}`).digest("hex"));
+  const read = (snapshot: FirebaseFirestore.DocumentSnapshot): DeviceRecord => {
+    const stored = readDocument(deviceDocument, snapshot);
+    return {
+      modules: new Map(Object.entries(stored?.modules ?? {}).map(([moduleId, activity]) => [moduleId, { moduleId, ...activity }])),
+      counts: stored?.counts ?? [],
+    };
+  };
   return {
-    ref,
-    async getIn(tx: Transaction, moduleId: string, uid: string, deviceId: string): Promise<DeviceActivity | null> {
-      return readDocument(activityDocument, await tx.get(ref(moduleId, uid, deviceId)));
+    /** The device's record, read (and held) in the caller's transaction; an unseen device has none. */
+    async getIn(tx: Transaction, key: DeviceKey): Promise<DeviceRecord> {
+      return read(await tx.get(ref(key)));
     },
     ...withDeadlines("Firestore", {
-      /** The activities of these devices, outside a transaction (to see whether anything would change). */
-      async getAll(keys: { moduleId: string; uid: string; deviceId: string }[]): Promise<(DeviceActivity | null)[]> {
-        if (keys.length === 0) return [];
-        return (await db.getAll(...keys.map((key) => ref(key.moduleId, key.uid, key.deviceId)))).map((snapshot) => readDocument(activityDocument, snapshot));
+      /** The device's record outside a transaction (to see whether a check would change anything). */
+      async get(key: DeviceKey): Promise<DeviceRecord> {
+        return read(await ref(key).get());
       },
     }),
-    async getAllIn(tx: Transaction, keys: { moduleId: string; uid: string; deviceId: string }[]): Promise<(DeviceActivity | null)[]> {
-      if (keys.length === 0) return [];
-      return (await tx.getAll(...keys.map((key) => ref(key.moduleId, key.uid, key.deviceId)))).map((snapshot) => readDocument(activityDocument, snapshot));
+    /** Writes the device's whole record: its activity, and its counts not yet folded with `added` after them. */
+    setIn(tx: Transaction, key: DeviceKey, record: DeviceRecord, added: readonly MetricCount[]): void {
+      const counts = [...record.counts, ...storedCounts(added)];
+      const modules = Object.fromEntries([...record.modules].map(([moduleId, { lastDay, version, platform }]) => [moduleId, { lastDay, version, platform }]));
+      tx.set(ref(key), { modules, ...(counts.length > 0 ? { counts, countsPending: true } : {}) });
     },
-    setIn(tx: Transaction, key: { moduleId: string; uid: string; deviceId: string }, activity: DeviceActivity): void {
-      tx.set(ref(key.moduleId, key.uid, key.deviceId), activity);
+    /** Devices whose counts wait for the folder, read (and held) by its transaction. */
+    async pendingIn(tx: Transaction, limit: number): Promise<PendingDevice[]> {
+      const snapshot = await tx.get(collection.where("countsPending", "==", true).limit(limit));
+      return snapshot.docs.map((doc) => ({ ref: doc.ref, counts: readDocument(deviceDocument, doc)!.counts ?? [] }));
+    },
+    /** The folder took these devices' counts. */
+    clearIn(tx: Transaction, devices: readonly PendingDevice[]): void {
+      for (const device of devices) tx.update(device.ref, { counts: FieldValue.delete(), countsPending: FieldValue.delete() });
     },
   };
 });

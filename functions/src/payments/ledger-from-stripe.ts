@@ -1,7 +1,7 @@
 import type { DisputeState } from "../accounts/purchase-store";
 import type { Applied, Context } from "./fulfilment-context";
 import { ledgerStore, type DisputeLine, type RefundLine, type SaleLine, type SaleWithLines } from "./ledger-store";
-import { metricCounts } from "../metrics/metric-store";
+import { pendingCountStore } from "../metrics/pending-count-store";
 import { announceRefund, readPurchase, writeFacts } from "./purchase-state";
 import { lostDisputeCounts, purchaseCount, saleCounts } from "./sale-metrics";
 
@@ -40,7 +40,7 @@ export async function invoiceSale(context: Context, moduleId: string, subscripti
   ledgerStore(db).createSaleIn(tx, sale);
   // Counted with its line (§28): the sale's money, and a trial's first paid invoice as its conversion.
   const converts = purchase !== null && purchase.trial && !purchase.trialConverted;
-  metricCounts(db).addIn(tx, [...saleCounts(sale), ...(converts ? [purchaseCount(moduleId, "trialConversions", now)] : [])]);
+  pendingCountStore(db).addIn(tx, [...saleCounts(sale), ...(converts ? [purchaseCount(moduleId, "trialConversions", now)] : [])]);
   if (purchase) writeFacts(tx, deps, purchase, [...lines, { sale, refund: own.refund, dispute: own.dispute }], now, actor, converts ? { trialConverted: true } : {});
   announceRefund(tx, deps, sale, own.refund, now, actor);
   return { outcome: "applied", subject };
@@ -59,7 +59,7 @@ async function changeLine(context: Context, paymentIntentId: string, change: (st
   if (written.refund && !(own.sale && announceRefund(tx, deps, own.sale, written.refund, now, actor))) ledger.setRefundIn(tx, written.refund, now);
   if (written.dispute) ledger.setDisputeIn(tx, written.dispute, now);
   // A lost dispute takes its amount back (§28), counted once, when its sale is known.
-  if (written.dispute?.state === "lost" && own.dispute?.state !== "lost" && own.sale) metricCounts(deps.db).addIn(tx, lostDisputeCounts(own.sale, written.dispute.amount, now));
+  if (written.dispute?.state === "lost" && own.dispute?.state !== "lost" && own.sale) pendingCountStore(deps.db).addIn(tx, lostDisputeCounts(own.sale, written.dispute.amount, now));
   if (own.sale && purchaseRead?.purchase) {
     const lines: SaleWithLines[] = purchaseRead.lines.map((line) => (line.sale.paymentIntentId === paymentIntentId ? { sale: line.sale, refund: written.refund ?? line.refund, dispute: written.dispute ?? line.dispute } : line));
     writeFacts(tx, deps, purchaseRead.purchase, lines, now, actor);

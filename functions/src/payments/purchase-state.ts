@@ -6,7 +6,7 @@ import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
 import { ledgerStore, type SaleLine, type SaleWithLines } from "./ledger-store";
-import { metricCounts } from "../metrics/metric-store";
+import { pendingCountStore } from "../metrics/pending-count-store";
 import { earnedFallback, feeGivenBack, purchaseFacts, unannouncedRefund } from "./rules";
 import { refundCounts } from "./sale-metrics";
 
@@ -68,7 +68,7 @@ export function announceRefund(tx: Transaction, deps: Deps, sale: SaleLine, line
   if (amount === 0 && feeBack === feeCounted) return false;
   ledgerStore(deps.db).setRefundIn(tx, { ...line, announced: line.refunded, feeCounted: feeBack }, now);
   // Counted once, as announced (§28).
-  metricCounts(deps.db).addIn(tx, refundCounts(sale, amount, feeBack - feeCounted, now));
+  pendingCountStore(deps.db).addIn(tx, refundCounts(sale, amount, feeBack - feeCounted, now));
   // Only the fee's share moved (Stripe reported it later): nothing more was refunded to announce.
   if (amount === 0) return true;
   const refunded = outboundEvent("module.purchase.refunded", [{ kind: "publisher", id: sale.publisherId }], { moduleId: sale.moduleId, purchaseId: sale.purchaseId, amount, currency: sale.currency });

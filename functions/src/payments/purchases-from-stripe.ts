@@ -9,7 +9,7 @@ import { outboundEvent } from "../core/event-types";
 import type { Deps } from "../deps";
 import type { Applied, Context } from "./fulfilment-context";
 import { ledgerStore, type SaleLine } from "./ledger-store";
-import { metricCounts } from "../metrics/metric-store";
+import { pendingCountStore } from "../metrics/pending-count-store";
 import { announceRefund, auditFallback, readPurchase } from "./purchase-state";
 import { purchaseCount, saleCounts } from "./sale-metrics";
 import { completesNow, earnedFallback, feeOf, purchaseFacts } from "./rules";
@@ -47,7 +47,7 @@ export async function oneTimePurchase({ deps, tx, now, actor }: Context, buyer: 
   const sale: SaleLine = own.sale ?? { ...paid, publisherId: module.publisherId, moduleId: module.id, purchaseId, fee };
   if (!own.sale) {
     ledgerStore(db).createSaleIn(tx, sale);
-    metricCounts(db).addIn(tx, saleCounts(sale));
+    pendingCountStore(db).addIn(tx, saleCounts(sale));
   }
   const facts = purchaseFacts([...lines.filter((line) => line.sale.paymentIntentId !== payment.paymentIntentId), { sale, refund: own.refund, dispute: own.dispute }]);
   const completes = completesNow(purchase?.completedAt ?? null, "one_time", "active");
@@ -76,7 +76,7 @@ export async function oneTimePurchase({ deps, tx, now, actor }: Context, buyer: 
   purchaseStore(db).setIn(tx, record);
   rememberCustomer(tx, deps, buyer.owner, customerId, business?.stripeCustomerId ?? null);
   if (completes) {
-    metricCounts(db).addIn(tx, [purchaseCount(module.id, "purchases", now)]);
+    pendingCountStore(db).addIn(tx, [purchaseCount(module.id, "purchases", now)]);
     const completed = outboundEvent("module.purchase.completed", [{ kind: "publisher", id: module.publisherId }], { moduleId: module.id, purchaseId, amount: payment.amount, currency: payment.currency });
     auditLog(db).record(tx, actor, { action: "module.purchase.completed", target: purchaseId, details: { moduleId: module.id, owner: buyer.owner, model: "one_time", amount: payment.amount, currency: payment.currency, fee }, emits: [completed] }, now);
   }
@@ -147,7 +147,7 @@ export async function subscriptionPurchase(context: Context, subscriptionId: str
   const startsTrial = record.trial && !(purchase?.trial ?? false);
   const converts = record.trial && !record.trialConverted && lines.length > 0;
   if (converts) record.trialConverted = true;
-  metricCounts(db).addIn(tx, [...(completes ? [purchaseCount(module.id, "purchases", now)] : []), ...(startsTrial ? [purchaseCount(module.id, "trials", now)] : []), ...(converts ? [purchaseCount(module.id, "trialConversions", now)] : [])]);
+  pendingCountStore(db).addIn(tx, [...(completes ? [purchaseCount(module.id, "purchases", now)] : []), ...(startsTrial ? [purchaseCount(module.id, "trials", now)] : []), ...(converts ? [purchaseCount(module.id, "trialConversions", now)] : [])]);
   purchaseStore(db).setIn(tx, record);
   if (fallbackUntil !== null && fallbackUntil.getTime() !== purchase?.fallbackUntil?.getTime()) auditFallback(tx, deps, { id: purchaseId, moduleId: module.id, owner: buyer.owner, fallbackUntil: purchase?.fallbackUntil ?? null }, fallbackUntil, now, actor);
   rememberCustomer(tx, deps, buyer.owner, record.stripe.customerId, business?.stripeCustomerId ?? null);

@@ -219,6 +219,15 @@ export async function sendRetryingUnavailable(count: number, send: (index: numbe
   return answers;
 }
 
+/**
+ * Folds what the changes so far counted into the analytics' month documents (§28), as the
+ * deployment's `metricFold` does every minute (analytics.test runs that exported function itself).
+ */
+export async function foldCounts(): Promise<void> {
+  const { foldCounts: fold } = await import("../../src/analytics/count-folder");
+  await fold((await testDeps()).db);
+}
+
 /** Asks until `check` passes, for at most `timeoutMs` (§13's 2 s by default); fails with its last error otherwise. */
 export async function eventually(check: () => Promise<void>, timeoutMs = 2_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

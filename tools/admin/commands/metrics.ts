@@ -16,13 +16,14 @@ export function registerMetricsCommands(program: Command, { action, io, jsonOutp
     .option("--from <YYYY-MM-DD>")
     .option("--to <YYYY-MM-DD>")
     .option("--interval <day|week|month>", "buckets", "day")
-    .option("--split <version|platform>")
+    .option("--split <version|platform>", "version: with --module only (versions are a module's own)")
     .option("--csv", "RFC 4180 CSV, one row per day (and split value), whose columns sum to the totals")
     .action(
       action(async (ctx, options: { module?: string; from?: string; to?: string; interval: string; split?: string; csv?: boolean }, command: Command) => {
         for (const field of ["from", "to"] as const) if (options[field] !== undefined && !DAY.test(options[field]!)) throw new UsageError(`--${field} must be a day, YYYY-MM-DD, got '${options[field]}'.`);
         if (!["day", "week", "month"].includes(options.interval)) throw new UsageError(`--interval must be day, week or month, got '${options.interval}'.`);
         if (options.split !== undefined && !["version", "platform"].includes(options.split)) throw new UsageError(`--split must be version or platform, got '${options.split}'.`);
+        if (options.split === "version" && options.module === undefined) throw new UsageError("--split version needs --module: versions are a module's own, and the marketplace's figures are split by platform only.");
         const query = {
           module: options.module,
           from: options.from,
