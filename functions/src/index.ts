@@ -198,6 +198,26 @@ export const metricFold = onSchedule({ schedule: "every 1 minutes", region: REGI
   if (folded.records + folded.devices > 0) cloudLogger.info("counts folded", { ...folded });
 });
 
+/**
+ * A SCIM group deleted (§25): its members leave it, with the roles and seats it gave, a bounded
+ * batch per transaction (scim/group-removal.ts); the sweep below finishes what an instance left.
+ */
+export const scimGroupRemoval = onDocumentCreated({ document: "scimGroupRemovals/{removalId}", region: REGION, timeoutSeconds: 540, secrets: [params.moduleSigningKeys] }, async (event) => {
+  const businessId = event.data?.get("businessId");
+  const groupId = event.data?.get("groupId");
+  if (typeof businessId !== "string" || typeof groupId !== "string") return;
+  const [{ removeDeletedGroup }, deps] = await Promise.all([import("./scim/group-removal"), dispatchDeps()]);
+  const removed = await removeDeletedGroup(deps, { businessId, groupId });
+  cloudLogger.info("scim group removed from its members", { businessId, groupId, members: removed });
+});
+
+/** Every minute: SCIM group removals a trigger missed or left half-way. */
+export const scimGroupSweep = onSchedule({ schedule: "every 1 minutes", region: REGION, timeoutSeconds: 540, secrets: [params.moduleSigningKeys] }, async () => {
+  const [{ sweepGroupRemovals }, deps] = await Promise.all([import("./scim/group-removal"), dispatchDeps()]);
+  const swept = await sweepGroupRemovals(deps);
+  if (swept > 0) cloudLogger.info("scim group removals swept", { removals: swept });
+});
+
 /** Hourly: the verified domains whose daily check is due (§22); a TXT record missing 7 days in a row releases its domain. */
 export const domainChecks = onSchedule({ schedule: "every 60 minutes", region: REGION, timeoutSeconds: 540, secrets: [params.moduleSigningKeys] }, async () => {
   const [{ recheckDomains }, deps] = await Promise.all([import("./domains/recheck"), dispatchDeps()]);

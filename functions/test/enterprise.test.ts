@@ -4,7 +4,7 @@ import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server
 import { recheckDomains } from "../src/domains/recheck";
 import { managedUserId } from "../src/scim/rules";
 import { daysFromNow, putSubscription } from "./support/fixtures";
-import { bearer, createUser, expectProblem, resetEmulators, signInThroughProvider, testApp, testDeps, type TestUser } from "./support/harness";
+import { bearer, createUser, expectProblem, resetEmulators, signInThroughProvider, sweepGroupRemovals, testApp, testDeps, type TestUser } from "./support/harness";
 
 /** Contract §22: SCIM provisioning, verified domains and single sign-on, on the emulators. */
 
@@ -29,8 +29,9 @@ async function verifyDomain(app: Express, owner: TestUser, businessId: string, d
 }
 
 /** A business with a subscription, a SCIM token and (unless `domain: null`) acme.test verified, where SCIM may make accounts. */
-async function setup(options: { seats?: number; domain?: string | null } = {}) {
-  const app = await testApp({ config: { dnsResolvers: [dns.address] } });
+async function setup(options: { seats?: number; domain?: string | null; requestsPerMinute?: number } = {}) {
+  const rateLimit = options.requestsPerMinute ? { rateLimit: { perIpPerMinute: options.requestsPerMinute, perUserPerMinute: options.requestsPerMinute } } : {};
+  const app = await testApp({ config: { dnsResolvers: [dns.address], ...rateLimit } });
   const owner = await createUser({ displayName: "Olivia Owner", email: "olivia@acme.test" });
   const created = await request(app).post(`${api}/businesses`).set(bearer(owner)).send({ name: "Acme" });
   expect(created.status).toBe(201);
@@ -505,10 +506,16 @@ describe("SCIM Groups (§22)", () => {
 
     // Entra: add a member, then remove one by a filtered path.
     const added = await request(app).patch(`${scim}/Groups/${itAdmins.body.id}`).set(auth).send({ schemas: [PATCH], Operations: [{ op: "Add", path: "members", value: [{ value: cat.id }] }] });
-    expect(added.status).toBe(200);
+    // A Group's PATCH answers 204 with its new ETag (RFC 7644 §3.5.2), so that it reads no more than the members it moves.
+    expect(added.status).toBe(204);
+    expect(added.headers.etag).toMatch(/^W\/"/);
+    expect(added.headers.etag).not.toBe(itAdmins.headers.etag);
     expect((await memberList(app, owner, businessId)).find((member) => member.uid === cat.id)?.role).toBe("admin");
-    const removed = await request(app).patch(`${scim}/Groups/${licensed.body.id}`).set(auth).send({ schemas: [PATCH], Operations: [{ op: "Remove", path: `members[value eq "${ann.id}"]` }] });
+    // With a projection asked, 200 and the group so projected.
+    const removed = await request(app).patch(`${scim}/Groups/${licensed.body.id}`).query({ excludedAttributes: "members" }).set(auth).send({ schemas: [PATCH], Operations: [{ op: "Remove", path: `members[value eq "${ann.id}"]` }] });
     expect(removed.status).toBe(200);
+    expect(removed.body).toEqual(expect.objectContaining({ id: licensed.body.id, displayName: "Licensed" }));
+    expect(removed.body.members).toBeUndefined();
     members = await memberList(app, owner, businessId);
     // Ann leaves the seat group: her seat goes to Cat, still in it.
     expect(members.find((member) => member.uid === ann.id)?.seat).toBe(false);
@@ -528,9 +535,67 @@ describe("SCIM Groups (§22)", () => {
     expect((await memberList(app, owner, businessId)).filter((member) => member.seat).map((member) => member.uid)).toEqual([owner.uid]);
     expectScimError(await request(app).post(`${scim}/Groups`).set(auth).send({ displayName: "Ghosts", members: [{ value: "nobody" }] }), 400, "invalidValue");
     expect((await request(app).delete(`${scim}/Groups/${itAdmins.body.id}`).set(auth)).status).toBe(204);
-    expect((await memberList(app, owner, businessId)).find((member) => member.uid === cat.id)?.role).toBe("member");
     expectScimError(await request(app).get(`${scim}/Groups/${itAdmins.body.id}`).set(auth), 404);
+    // Its members leave it in the background (the deployed trigger and sweep), with the role it gave.
+    await sweepGroupRemovals();
+    expect((await memberList(app, owner, businessId)).find((member) => member.uid === cat.id)?.role).toBe("member");
   });
+
+  it("of any size: a 1,000-member group is patched one member at a time, listed, paged through /Users, and deleted", async () => {
+    // An identity provider's first sync of a thousand people: more requests a minute than the default limit.
+    const { app, owner, businessId, auth } = await setup({ seats: 2_000, requestsPerMinute: 100_000 });
+    // Membership of "Everyone" makes admins; seats go to another group (seats/ledger.ts is seats.test's).
+    await request(app).put(`${api}/businesses/${businessId}/scim/settings`).set(bearer(owner)).send({ roleGroups: { admin: ["Everyone"] }, seatGroups: ["Licensed"] });
+    const users: string[] = [];
+    // Provisioned as an identity provider does: 10 requests at a time.
+    for (let start = 0; start < 1_001; start += 10) {
+      const batch = await Promise.all(Array.from({ length: Math.min(10, 1_001 - start) }, (_, index) => provision(app, auth, `user${start + index}@acme.test`, { externalId: `ext-${start + index}` })));
+      users.push(...batch.map((user) => user.id));
+    }
+    const [extra, ...everyone] = users;
+    // Identity providers send members a batch at a time: at most 150 a request.
+    const group = await request(app).post(`${scim}/Groups`).set(auth).send({ schemas: [GROUP], displayName: "Everyone", members: everyone.slice(0, 150).map((value) => ({ value })) });
+    expect(group.status).toBe(201);
+    expectScimError(await request(app).patch(`${scim}/Groups/${group.body.id}`).set(auth).send({ schemas: [PATCH], Operations: [{ op: "add", path: "members", value: everyone.slice(150, 301).map((value) => ({ value })) }] }), 400, "invalidValue");
+    for (let start = 150; start < everyone.length; start += 150) {
+      const slice = everyone.slice(start, start + 150);
+      expect((await request(app).patch(`${scim}/Groups/${group.body.id}`).set(auth).send({ schemas: [PATCH], Operations: [{ op: "add", path: "members", value: slice.map((value) => ({ value })) }] })).status).toBe(204);
+    }
+    // One member in and one out, as Okta and Entra send them; If-Match with the group's version.
+    const before = await request(app).get(`${scim}/Groups/${group.body.id}`).query({ excludedAttributes: "members" }).set(auth);
+    expect(before.body.members).toBeUndefined();
+    const patched = await request(app)
+      .patch(`${scim}/Groups/${group.body.id}`)
+      .set(auth)
+      .set("If-Match", before.headers.etag)
+      .send({ schemas: [PATCH], Operations: [{ op: "add", path: "members", value: [{ value: extra }] }, { op: "remove", path: `members[value eq "${everyone[0]}"]` }] });
+    expect(patched.status).toBe(204);
+    expectScimError(await request(app).patch(`${scim}/Groups/${group.body.id}`).set(auth).set("If-Match", before.headers.etag).send({ schemas: [PATCH], Operations: [{ op: "remove", path: `members[value eq "${extra}"]` }] }), 412);
+    const listed = await request(app).get(`${scim}/Groups/${group.body.id}`).set(auth);
+    expect(listed.status).toBe(200);
+    expect(listed.body.members).toHaveLength(1_000);
+    expect(listed.body.members.map((member: { value: string }) => member.value)).toEqual([extra, ...everyone.slice(1)].sort());
+    // Its members page through /Users by cursor.
+    const paged: string[] = [];
+    for (let startIndex = 1; ; startIndex += 200) {
+      const page = await request(app).get(`${scim}/Users`).query({ filter: `groups.value eq "${group.body.id}"`, startIndex, count: 200 }).set(auth);
+      expect(page.body.totalResults).toBe(1_000);
+      paged.push(...page.body.Resources.map((user: { id: string }) => user.id));
+      if (page.body.Resources.length < 200) break;
+    }
+    expect(paged.sort()).toEqual([extra, ...everyone.slice(1)].sort());
+    const { db } = await testDeps();
+    const admins = async () => (await db.collection(`businesses/${businessId}/members`).where("role", "==", "admin").count().get()).data().count;
+    expect(await admins()).toBe(1_000);
+
+    // The big group deletes at once; its members leave it in the background, and with it their admin role.
+    expect((await request(app).delete(`${scim}/Groups/${group.body.id}`).set(auth)).status).toBe(204);
+    expect((await request(app).get(`${scim}/Users`).query({ filter: `groups.value eq "${group.body.id}"` }).set(auth)).body.totalResults).toBe(0);
+    await sweepGroupRemovals();
+    expect((await db.collection(`businesses/${businessId}/members`).where("groups", "array-contains", group.body.id).get()).size).toBe(0);
+    expect(await admins()).toBe(0);
+    expect((await db.collection("scimGroupRemovals").get()).size).toBe(0);
+  }, 120_000);
 });
 
 describe("verified domains (§22)", () => {

@@ -1,7 +1,8 @@
 import type { Express } from "express";
 import request from "supertest";
 import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
-import { startSeatBalancer, type SeatBalancer } from "../src/seats/balance";
+import type { FollowedWork } from "../src/core/followed-work";
+import { startSeatBalancer } from "../src/seats/balance";
 import { setSubscription } from "../src/subscriptions/service";
 import { bearer, createUser, eventually, operatorDeps, otherInstanceApp, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
 
@@ -17,7 +18,7 @@ const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
 let dns: LocalDns;
-let balancer: SeatBalancer | undefined;
+let balancer: FollowedWork | undefined;
 beforeAll(async () => {
   dns = await startLocalDns();
 });

@@ -100,15 +100,21 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
     /** Where a SCIM User sorts in SCIM lists (scimUsers). */
     scimPositionOf: (member: MemberRecord): MemberPosition => ({ at: Timestamp.fromDate(member.scim!.created), uid: member.uid }),
     /** SCIM Users, by when SCIM made them, then id; `where` narrows to one indexed value. */
-    scimUsers(businessId: string, where: { field: "scimUserName" | "scimExternalId" | "id"; value: string } | null): Query {
+    scimUsers(businessId: string, where: { field: "scimUserName" | "scimExternalId" | "id" | "groups"; value: string } | null): Query {
       let query: Query = members(businessId);
-      if (where) query = where.field === "id" ? query.where(FieldPath.documentId(), "==", ref(businessId, where.value)) : query.where(where.field, "==", where.value);
+      if (where?.field === "id") query = query.where(FieldPath.documentId(), "==", ref(businessId, where.value));
+      else if (where?.field === "groups") query = query.where("groups", "array-contains", where.value);
+      else if (where) query = query.where(where.field, "==", where.value);
       return query.orderBy("scimCreated").orderBy(FieldPath.documentId());
     },
     readPage: async (query: Query) => readAll((await query.get()).docs),
-    /** The members of a SCIM group. */
-    async inGroup(tx: Transaction | null, businessId: string, groupId: string): Promise<MemberRecord[]> {
-      return readAll((await get(tx, members(businessId).where("groups", "array-contains", groupId))).docs);
+    /** Up to `limit` members of a SCIM group (by uid), outside a transaction: a group's answer, or a page of a removed group's members. */
+    async inGroup(businessId: string, groupId: string, limit: number): Promise<MemberRecord[]> {
+      return readAll((await members(businessId).where("groups", "array-contains", groupId).orderBy(FieldPath.documentId()).limit(limit).get()).docs);
+    },
+    /** The uids of a SCIM group's members, without their documents' fields: what a group's whole replacement compares with. */
+    async uidsInGroup(businessId: string, groupId: string): Promise<string[]> {
+      return (await members(businessId).where("groups", "array-contains", groupId).select().get()).docs.map((doc) => doc.id);
     },
     /** Up to `limit` members who wait for a seat, longest waiting first (then uid). */
     async longestWaiting(tx: Transaction, businessId: string, limit: number): Promise<MemberRecord[]> {
@@ -165,9 +171,11 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
       }
       const scimUsers = Number(Boolean(after?.scim)) - Number(Boolean(before?.scim));
       if (scimUsers !== 0) tx.set(shard(businessId, randomInt(MEMBER_COUNT_SHARDS)), { scimUsers: FieldValue.increment(scimUsers) }, { merge: true });
+      // Only the keys that change are written: a member moved in a group writes two documents and its events.
       const kept = new Set(scimKeysOf(after).map(([kind, value]) => scimKeyId(kind, value)));
+      const held = new Set(scimKeysOf(before).map(([kind, value]) => scimKeyId(kind, value)));
       for (const [kind, value] of scimKeysOf(before)) if (!kept.has(scimKeyId(kind, value))) tx.delete(scimKey(businessId, kind, value));
-      for (const [kind, value] of scimKeysOf(after)) tx.set(scimKey(businessId, kind, value), { uid, kind });
+      for (const [kind, value] of scimKeysOf(after)) if (!held.has(scimKeyId(kind, value))) tx.set(scimKey(businessId, kind, value), { uid, kind });
     },
   });
 });

@@ -26,8 +26,8 @@ export type Projected = { resource: Record<string, unknown>; version: string; lo
 
 /** The most SCIM groups one business may have (they live in its document). */
 export const MAX_GROUPS = 300;
-/** The most members one request may move into or out of a group (one transaction writes them all). */
-export const MAX_MEMBERS_MOVED = 400;
+/** The most members one request may move into or out of a group: one transaction writes them all (two documents and an event each), within Firestore's 500 writes. */
+export const MAX_MEMBERS_MOVED = 150;
 
 export const answer = (resource: ScimResource, query: Query): Projected => ({ resource: project(resource, query), version: String(resource.meta.version), location: String(resource.meta.location) });
 

@@ -106,7 +106,11 @@ export function scimProtocol(deps: Deps): Router {
   router.post("/Groups", ...route(async (req, caller) => resource(201, await createGroup(deps, caller, req.body, projection(req)), true)));
   router.get("/Groups/:id", ...route(async (req, caller) => resource(200, await getGroup(deps, caller, String(req.params.id), projection(req)))));
   router.put("/Groups/:id", ...route(async (req, caller) => resource(200, await replaceGroup(deps, caller, String(req.params.id), ifMatch(req), req.body, projection(req)))));
-  router.patch("/Groups/:id", ...route(async (req, caller) => resource(200, await patchGroup(deps, caller, String(req.params.id), ifMatch(req), req.body, projection(req)))));
+  // A Group's PATCH answers 204 with its ETag unless the caller asks for a projection (groups.ts).
+  router.patch("/Groups/:id", ...route(async (req, caller) => {
+    const patched = await patchGroup(deps, caller, String(req.params.id), ifMatch(req), req.body, projection(req));
+    return "resource" in patched ? resource(200, patched) : { status: 204, headers: { ETag: patched.version } };
+  }));
   router.delete("/Groups/:id", ...route(async (req, caller) => (await deleteGroup(deps, caller, String(req.params.id), ifMatch(req)), { status: 204 })));
 
   // Searches across resource types are not offered: the root /.search answers like any unknown path.

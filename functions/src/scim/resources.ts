@@ -57,17 +57,23 @@ export function userResource(member: ScimMember, business: Pick<BusinessRecord, 
   });
 }
 
-/** A group with its members (the members whose documents name it), in uid order. */
-export function groupResource(group: ScimGroupRecord, members: readonly MemberRecord[], baseUrl: string): ScimResource {
-  const sorted = [...members].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
-  return withVersion({
+/**
+ * A group, with its members (the members whose documents name it, in uid order) when they are
+ * asked for: null leaves them out. Its version follows the group's revision (each change of its
+ * name, ids or members), not the member list, so that checking `If-Match` reads no member (§25).
+ */
+export function groupResource(group: ScimGroupRecord, state: { revision: number; lastModified: Date | null }, members: readonly MemberRecord[] | null, baseUrl: string): ScimResource {
+  const lastModified = state.lastModified && state.lastModified > group.lastModified ? state.lastModified : group.lastModified;
+  const version = `W/"${createHash("sha256").update(JSON.stringify([group.id, group.displayName, group.externalId, group.created.getTime(), state.revision])).digest("base64url").slice(0, 22)}"`;
+  const sorted = members && [...members].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+  return {
     schemas: [SCIM_GROUP],
     id: group.id,
     ...(group.externalId !== null ? { externalId: group.externalId } : {}),
     displayName: group.displayName,
-    members: sorted.map((member) => ({ value: member.uid, ...(member.scim ? { display: member.scim.userName } : {}), $ref: `${baseUrl}/Users/${member.uid}` })),
-    meta: { resourceType: "Group", created: toIso(group.created), lastModified: toIso(group.lastModified), location: `${baseUrl}/Groups/${group.id}` },
-  });
+    ...(sorted ? { members: sorted.map((member) => ({ value: member.uid, ...(member.scim ? { display: member.scim.userName } : {}), $ref: `${baseUrl}/Users/${member.uid}` })) } : {}),
+    meta: { resourceType: "Group", created: toIso(group.created), lastModified: toIso(lastModified), location: `${baseUrl}/Groups/${group.id}`, version },
+  };
 }
 
 
@@ -134,9 +140,9 @@ function comparable(resource: ScimResource): Record<string, unknown> {
   return copy;
 }
 
-/** A filter an index answers: one attribute equal to one value (what Okta and Entra send). */
+/** A filter an index answers: one attribute equal to one value (what Okta and Entra send, and a group's members paged, §25). */
 export interface IndexedEquality {
-  attribute: "userName" | "externalId" | "id";
+  attribute: "userName" | "externalId" | "id" | "groups.value";
   value: string;
 }
 
@@ -152,7 +158,7 @@ export function resourceFilter(text: string | undefined): { matches: (resource: 
   const canonical = canonicalFilter(parsed);
   const matches = compiledFilter(canonical);
   const indexed =
-    canonical.op === "eq" && typeof canonical.compValue === "string" && (canonical.attrPath === "userName" || canonical.attrPath === "externalId" || canonical.attrPath === "id")
+    canonical.op === "eq" && typeof canonical.compValue === "string" && ["userName", "externalId", "id", "groups.value"].includes(canonical.attrPath)
       ? { attribute: canonical.attrPath as IndexedEquality["attribute"], value: canonical.compValue }
       : null;
   return { matches: (resource) => matches(comparable(resource)), indexed };
@@ -224,7 +230,13 @@ export function listPage(page: ScimResource[], totalResults: number, startIndex:
 
 /** A ListResponse page of resources all in memory, in a stable order (created, then id). */
 export function listResponse(resources: ScimResource[], query: { startIndex?: number; count?: number; attributes?: string | string[]; excludedAttributes?: string | string[] }) {
+  const { page, totalResults, startIndex } = orderedPage(resources, query);
+  return listPage(page, totalResults, startIndex, query);
+}
+
+/** The page a list asks for of resources all in memory, in a stable order (created, then id). */
+export function orderedPage(resources: ScimResource[], query: { startIndex?: number; count?: number }) {
   const ordered = [...resources].sort((a, b) => String(a.meta.created).localeCompare(String(b.meta.created)) || a.id.localeCompare(b.id));
   const { startIndex, count } = listWindow(query);
-  return listPage(ordered.slice(startIndex - 1, startIndex - 1 + count), ordered.length, startIndex, query);
+  return { page: ordered.slice(startIndex - 1, startIndex - 1 + count), totalResults: ordered.length, startIndex };
 }

@@ -44,6 +44,8 @@ export const scimUserInput = z.looseObject({
 export type ScimUserInput = z.output<typeof scimUserInput>;
 
 const memberReference = z.looseObject({ value: text(200).pipe(documentId), display: z.unknown().optional() });
+/** The members a PATCH operation names: a list of references, or one (§22). */
+export const memberReferences = z.union([z.array(memberReference).max(5_000), memberReference.transform((reference) => [reference])]);
 
 export const scimGroupInput = z.looseObject({
   displayName: text(256).trim().min(1, "must not be empty"),

@@ -1,6 +1,5 @@
 import type { UserRecord } from "firebase-admin/auth";
 import type { Transaction } from "firebase-admin/firestore";
-import { businessStore } from "../accounts/business-store";
 import type { BusinessRecord, MemberRecord, ScimProfile } from "../accounts/business-records";
 import { memberStore, type MemberPosition } from "../accounts/member-store";
 import { inBusinessTransaction, memberQueueKey, readBusiness } from "../businesses/membership";
@@ -130,6 +129,8 @@ export async function listUsers(deps: Deps, caller: ScimCaller, query: Query & {
   }
   // An id no document can have matches no User.
   if (indexed?.attribute === "id" && documentIdProblem(indexed.value) !== null) return listPage([], 0, startIndex, query);
+  // A group that is not (or no longer: its members leave it in the background) has no members.
+  if (indexed?.attribute === "groups.value" && !business.scimGroups.some((group) => group.id === indexed.value)) return listPage([], 0, startIndex, query);
   const where = indexed ? { field: INDEXED_FIELDS[indexed.attribute], value: indexed.value } : null;
   const list = where ? `${where.field}=${where.value}` : "all";
   const cursors = scimListCursorStore(deps.db);
@@ -147,7 +148,7 @@ export async function listUsers(deps: Deps, caller: ScimCaller, query: Query & {
   return listPage(page.map(resourceOf), total, startIndex, query);
 }
 
-const INDEXED_FIELDS = { userName: "scimUserName", externalId: "scimExternalId", id: "id" } as const;
+const INDEXED_FIELDS = { userName: "scimUserName", externalId: "scimExternalId", id: "id", "groups.value": "groups" } as const;
 
 /** A User's id from a path: one no document can have names no User. */
 const userId = (id: string) => {
@@ -255,8 +256,6 @@ export async function deleteUser(deps: Deps, caller: ScimCaller, id: string, ifM
       const seatedWaiters = await passSeatOn(deps.db, tx, businessId, state.subscription?.seats ?? null, member, now);
       memberStore(deps.db).put(tx, businessId, member, null);
       for (const { before, after } of seatedWaiters) memberStore(deps.db).put(tx, businessId, before, after);
-      // The groups the User was in list one member fewer.
-      for (const group of business.scimGroups.filter((candidate) => member.groups.includes(candidate.id))) businessStore(deps.db).putScimGroup(tx, businessId, { ...group, lastModified: now });
       const left = outboundEvent("business.member.left", [{ kind: "business", id: businessId }], { businessId, uid: id, role: member.role, seat: member.seat, source: member.source, path: `/businesses/${businessId}/members` });
       auditLog(deps.db).record(tx, caller.actor, { action: "scim.user.delete", target: businessId, details: { uid: id, userName: member.scim.userName }, emits: [left, ...memberEvents(businessId, seatedWaiters)] }, now);
       return member;

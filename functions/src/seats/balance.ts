@@ -5,6 +5,7 @@ import { seatShardStore } from "../accounts/seat-shard-store";
 import { subscriptionStore } from "../accounts/subscription-store";
 import { auditLog, systemActor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
+import { followWork, type FollowedWork } from "../core/followed-work";
 import type { Logger } from "../core/logger";
 import type { Deps } from "../deps";
 import { seated, unseated, type MemberChange } from "./ledger";
@@ -107,47 +108,14 @@ export async function sweepSeats(deps: BalanceDeps & { logger: Logger }): Promis
 }
 
 /** The balancer on this instance (the local stack, tests): follows the subscriptions whose seats wait, one business at a time each. */
-export interface SeatBalancer {
-  /** Resolves when what is running now has finished. */
-  stop(): Promise<void>;
-}
-
-export function startSeatBalancer(deps: BalanceDeps & { logger: Logger }, options: { sweepMs: number }): SeatBalancer {
-  const running = new Map<string, Promise<void>>();
-  const again = new Set<string>();
-  let stopped = false;
-  const run = (businessId: string): void => {
-    if (stopped) return;
-    if (running.has(businessId)) {
-      again.add(businessId);
-      return;
-    }
-    const job = balanceSeats(deps, businessId)
-      .then(() => undefined)
-      .catch((error: Error) => deps.logger.warn("seat balance failed; the sweep tries again", { businessId, error: error.message }))
-      .finally(() => {
-        running.delete(businessId);
-        if (again.delete(businessId)) run(businessId);
-      });
-    running.set(businessId, job);
-  };
-  const stopListening = subscriptionStore(deps.db).followPendingSeatBalances(
-    (ids) => ids.forEach(run),
-    (error) => deps.logger.warn("seat listener stopped; the sweep balances", { error: error.message }),
-  );
-  const sweep = setInterval(() => {
-    void subscriptionStore(deps.db)
-      .pendingSeatBalances(100)
-      .then((ids) => ids.forEach(run))
-      .catch(() => undefined);
-  }, options.sweepMs);
-  sweep.unref();
-  return {
-    async stop() {
-      stopped = true;
-      stopListening();
-      clearInterval(sweep);
-      await Promise.allSettled([...running.values()]);
-    },
-  };
+export function startSeatBalancer(deps: BalanceDeps & { logger: Logger }, options: { sweepMs: number }): FollowedWork {
+  return followWork({
+    what: "seat balance",
+    follow: (onIds, onError) => subscriptionStore(deps.db).followPendingSeatBalances(onIds, onError),
+    pending: () => subscriptionStore(deps.db).pendingSeatBalances(100),
+    run: (businessId: string) => balanceSeats(deps, businessId),
+    keyOf: (businessId) => businessId,
+    sweepMs: options.sweepMs,
+    logger: deps.logger,
+  });
 }

@@ -228,6 +228,21 @@ export async function foldCounts(): Promise<void> {
   await fold((await testDeps()).db);
 }
 
+/**
+ * Runs the exported `scimGroupSweep` as Cloud Scheduler would: deleted SCIM groups leave their
+ * members (§25), as the deployment's trigger and sweep do after a DELETE.
+ */
+export async function sweepGroupRemovals(): Promise<void> {
+  const [{ scimGroupSweep }, { cloudLogger }] = await Promise.all([import("../../src/index"), import("../../src/core/logger")]);
+  // The deployed function logs to Cloud Logging (structured lines on stdout): kept out of the test's output.
+  const logged = jest.spyOn(cloudLogger, "info").mockImplementation(() => undefined);
+  try {
+    await scimGroupSweep.run({ scheduleTime: new Date().toISOString(), jobName: "scimGroupSweep" } as Parameters<typeof scimGroupSweep.run>[0]);
+  } finally {
+    logged.mockRestore();
+  }
+}
+
 /** Asks until `check` passes, for at most `timeoutMs` (§13's 2 s by default); fails with its last error otherwise. */
 export async function eventually(check: () => Promise<void>, timeoutMs = 2_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
