@@ -5,6 +5,7 @@ import { systemActor } from "../functions/src/core/audit-log";
 import type { Deps } from "../functions/src/deps";
 import { verifyDomainForBusiness } from "../functions/src/domains/service";
 import { createScimToken } from "../functions/src/scim/tokens";
+import { reportLimits, startLimits, type BenchServer } from "./bench-harness";
 
 /**
  * §25's rows: a business of 100,000 members against one of 10, on the same API. The large one is
@@ -110,7 +111,8 @@ async function latencies(targets: [Business, Business], samples: number, call: (
   return { small: times[0].sort((a, b) => a - b), large: times[1].sort((a, b) => a - b), failed };
 }
 
-export async function businessesAtScale(deps: Deps, apiBase: string, report: (row: BusinessRow) => void, scale: Scale) {
+export async function businessesAtScale(deps: Deps, servers: BenchServer[], report: (row: BusinessRow) => void, scale: Scale) {
+  const apiBase = `${servers[0].origin}/api/v1`;
   const seededSmall = await business(deps, apiBase, "bench-small", SMALL);
   const seededLarge = await business(deps, apiBase, "bench-large", scale.members);
   console.log(`  seeded ${scale.members.toLocaleString("en")} members in ${(seededLarge.seededMs / 1000).toFixed(1)} s (${SEED_PER_TRANSACTION} a transaction, ${SEED_CONCURRENCY} at once)`);
@@ -127,15 +129,21 @@ export async function businessesAtScale(deps: Deps, apiBase: string, report: (ro
     });
   };
 
+  let since = await startLimits(servers);
   const created = await latencies(pair, scale.samples, (target, index) => scimCall(target, "POST", "/Users", user(`new${index}@${target.domain}`)));
   rowOf("SCIM create, p95 at scale / at 10 members", created, 1.5);
+  await reportLimits("SCIM creates", servers, since);
+  since = await startLimits(servers);
   // PATCHes are quick: more of them, so that the p95 is not one slow answer.
   const patched = await latencies(pair, scale.samples * 3, (target, index) =>
     scimCall(target, "PATCH", `/Users/seeded-${String(index % SMALL).padStart(6, "0")}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", path: "displayName", value: `Renamed ${index}` }] }),
   );
   rowOf("SCIM PATCH, p95 at scale / at 10 members", patched, 1.5);
+  await reportLimits("SCIM PATCHes", servers, since);
+  since = await startLimits(servers);
   const me = await latencies(pair, scale.samples * 3, (target) => fetch(`${apiBase}/users/me`, { headers: { authorization: `Bearer ${target.idToken}` } }));
   rowOf("GET /users/me of a member, p95 at scale / at 10", me, 1.1);
+  await reportLimits("/users/me", servers, since);
 
   // Every SCIM user once, 200 a page, as an identity provider reads them.
   const seen = new Set<string>();
@@ -157,6 +165,7 @@ export async function businessesAtScale(deps: Deps, apiBase: string, report: (ro
   });
 
   // 10 clients, each provisioning its share in turn.
+  since = await startLimits(servers);
   const statuses = new Map<number, number>();
   const provisioning = await timed(() =>
     Promise.all(
@@ -176,6 +185,7 @@ export async function businessesAtScale(deps: Deps, apiBase: string, report: (ro
     ok: statuses.get(201) === scale.provision,
     detail: `${((scale.provision / provisioning.ms) * 1000).toFixed(0)} users/s; answers ${[...statuses].map(([status, count]) => `${count}× ${status}`).join(", ")}`,
   });
+  await reportLimits(`provisioning ${scale.provision.toLocaleString("en")} users`, servers, since);
   const largest = Buffer.byteLength(JSON.stringify((await deps.db.doc(`businesses/${seededLarge.id}`).get()).data()));
   console.log(`  the business's own document: ${largest.toLocaleString("en")} bytes after ${(scale.members + scale.provision).toLocaleString("en")} members`);
 }

@@ -142,10 +142,51 @@ export function letGo({ child }: BenchServer): Promise<unknown> {
   return new Promise((resolve) => (child.once("exit", resolve), child.disconnect()));
 }
 
-export function countsOf({ child }: BenchServer): Promise<Record<string, number>> {
+/** Sends a server a message and resolves with the `key` of its answer (other messages pass by). */
+function ask<T>({ child }: BenchServer, message: string, key: string): Promise<T> {
   return new Promise((resolve) => {
-    child.once("message", (message) => resolve((message as { counts: Record<string, number> }).counts));
-    child.send("counts");
+    const answered = (answer: unknown) => {
+      if (!answer || typeof answer !== "object" || !(key in answer)) return;
+      child.off("message", answered);
+      resolve((answer as Record<string, T>)[key]);
+    };
+    child.on("message", answered);
+    child.send(message);
+  });
+}
+
+export const countsOf = (server: BenchServer): Promise<Record<string, number>> => ask(server, "counts", "counts");
+
+interface WriteLimits {
+  busiest: [string, number][];
+  largest: { writes: number; sample: string[] };
+}
+
+/** Starts a row's count of writes per document in these API processes (bench-limits.cjs); returns when it started. */
+export async function startLimits(servers: BenchServer[]): Promise<number> {
+  await Promise.all(servers.map((server) => ask(server, "limits-reset", "limitsReset")));
+  return performance.now();
+}
+
+/**
+ * Firestore's production limits for a row (§25): the document its API processes wrote most, in
+ * writes per second on average over the row (wanted ≤ 1), and the largest commit (wanted ≤ 500
+ * writes). The emulator enforces neither.
+ */
+export async function reportLimits(row: string, servers: BenchServer[], since: number): Promise<void> {
+  const seconds = (performance.now() - since) / 1000;
+  const measured = await Promise.all(servers.map((server) => ask<WriteLimits>(server, "limits", "limits")));
+  const writes = new Map<string, number>();
+  for (const { busiest } of measured) for (const [docPath, count] of busiest) writes.set(docPath, (writes.get(docPath) ?? 0) + count);
+  const [busiest = ["(none)", 0]] = [...writes].sort((a, b) => b[1] - a[1]);
+  const largest = measured.reduce((most, { largest: one }) => (one.writes > most.writes ? one : most), { writes: 0, sample: [] as string[] });
+  const perSecond = busiest[1] / seconds;
+  report({
+    name: `  limits: ${row}`,
+    ratio: perSecond,
+    wanted: "≤ 1 write/s",
+    ok: perSecond <= 1 && largest.writes <= 500,
+    detail: `busiest ${busiest[0]} (${busiest[1]} writes in ${seconds.toFixed(1)} s); largest commit ${largest.writes} writes (${largest.sample.join(", ") || "none"})`,
   });
 }
 

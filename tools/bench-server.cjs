@@ -11,9 +11,12 @@
 // a stack at every call) in any of the three. It listens on a port of the system's choosing, sends
 // that port over IPC once it listens, and
 // answers the message "counts" with its backend call counts and the CPU time it has used, once its
-// pending download counts are written.
+// pending download counts are written, and "limits" with the writes it made per document and its
+// largest commit since "limits-reset" (bench-limits.cjs).
 const path = require("node:path");
 
+// Before the Firestore client is used: every commit is recorded (bench-limits.cjs).
+const writeLimits = require("./bench-limits.cjs");
 const lib = (name) => require(path.join(__dirname, "..", "functions", "lib", name));
 const express = require(path.join(__dirname, "..", "functions", "node_modules", "express"));
 const { createApp } = lib("app");
@@ -41,6 +44,11 @@ async function main() {
   const server = localServer(handler).listen(0, "127.0.0.1", () => process.send?.({ port: server.address().port }));
   process.on("message", async (message) => {
     // Counts reported after every pending download count is written.
+    if (message === "limits") process.send?.({ limits: writeLimits.limits() });
+    if (message === "limits-reset") {
+      writeLimits.reset();
+      process.send?.({ limitsReset: true });
+    }
     if (message === "counts") {
       const drained = await drainDownloadCounters();
       const cpu = process.cpuUsage();

@@ -29,6 +29,10 @@
  *                daily metrics query (bench-analytics.ts)
  *   businesses   §25 at 100,000 members against 10: SCIM create and PATCH p95, a member's /users/me,
  *                paging every SCIM user, provisioning 10,000 with 10 clients (bench-businesses.ts)
+ *   limits       over two API processes: 10 SCIM clients with seats counted, a seat raise with
+ *                10,000 waiting, 200 concurrent confirms, 100 update checks a second; after each
+ *                row (and each businesses row) the busiest document's writes per second and the
+ *                largest commit, recorded in the API processes (bench-limits.cjs, bench-limits-rows.ts)
  *
  * Rows by group: bench-reads.ts, bench-costs.ts (sign, memory, cold load), bench-search.ts,
  * bench-webhooks.ts, bench-tuf.ts, bench-businesses.ts; what they share is in bench-harness.ts.
@@ -37,7 +41,8 @@
  * from this one. `npm run bench -- --quick` runs 2 rounds of 1 s; `-- --profile` also writes CPU
  * profiles of the API's and the ceiling's processes (node --cpu-prof) and says where; `-- --search`
  * runs only the search rows (bench-search.ts), `-- --webhooks` only the webhooks' row, `-- --tuf` only
- * the TUF rows (no emulators), `-- --businesses` only §25's rows, `-- --analytics` only §28's.
+ * the TUF rows (no emulators), `-- --businesses` only §25's rows (and the limits rows), `-- --limits`
+ * only the limits rows, `-- --analytics` only §28's.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -47,6 +52,7 @@ import { silentLogger } from "../functions/src/core/logger";
 import { localDeps } from "../functions/src/local";
 import { analyticsRows } from "./bench-analytics";
 import { BUSINESS_SCALE, businessesAtScale } from "./bench-businesses";
+import { limitsRows } from "./bench-limits-rows";
 import { coldLoad, signCost, signMemory } from "./bench-costs";
 import { FUNCTIONS_DIR, letGo, PROJECT_ID, profileDir, quick, report, rows, startServer, type BenchServer } from "./bench-harness";
 import { callerReads, publicReads, seedReads } from "./bench-reads";
@@ -66,6 +72,8 @@ const tufOnly = process.argv.includes("--tuf");
 const businessesOnly = process.argv.includes("--businesses");
 /** `-- --analytics`: only §28's rows. */
 const analyticsOnly = process.argv.includes("--analytics");
+/** `-- --limits`: only the rows at Firestore's limits over two instances (bench-limits-rows.ts). */
+const limitsOnly = process.argv.includes("--limits");
 /** `-- --reads`: only the public and the callers' reads (with `--profile`, what to profile them by). */
 const readsOnly = process.argv.includes("--reads");
 
@@ -108,12 +116,16 @@ async function main(): Promise<number> {
       await analyticsRows(deps, api, uncounted, seeded);
       return rows.some((row) => row.ok === false) ? 1 : 0;
     }
-    if (businessesOnly) {
+    if (businessesOnly || limitsOnly) {
       const api = await startServer("--api", serverEnv);
-      servers.push(api);
-      console.log("Businesses of any size (§25):");
-      await businessesAtScale(deps, `${api.origin}/api/v1`, report, quick ? BUSINESS_SCALE.quick : BUSINESS_SCALE.full);
-      return 0;
+      const second = await startServer("--api", serverEnv);
+      servers.push(api, second);
+      if (businessesOnly) {
+        console.log("Businesses of any size (§25):");
+        await businessesAtScale(deps, [api], report, quick ? BUSINESS_SCALE.quick : BUSINESS_SCALE.full);
+      }
+      await limitsRows(deps, [api, second], seeded.moduleId);
+      return rows.some((row) => row.ok === false) ? 1 : 0;
     }
 
     const bare = await startServer("--bare", {});
@@ -136,7 +148,10 @@ async function main(): Promise<number> {
       await searchAtScale(deps, serverEnv, servers);
       tufAtScale(report);
       console.log("\nBusinesses of any size (§25):");
-      await businessesAtScale(deps, base, report, quick ? BUSINESS_SCALE.quick : BUSINESS_SCALE.full);
+      await businessesAtScale(deps, [api], report, quick ? BUSINESS_SCALE.quick : BUSINESS_SCALE.full);
+      const second = await startServer("--api", serverEnv);
+      servers.push(second);
+      await limitsRows(deps, [api, second], seeded.moduleId);
     }
 
     const missed = rows.filter((row) => row.ok === false);
