@@ -64,3 +64,37 @@ describe("migrate members", () => {
     expect(listed.body.items.map((item: { uid: string }) => item.uid)).toEqual([owner.uid, member.uid, "gone-b"]);
   });
 });
+
+/** `migrate seats` (§25): seats given before the seat shards, counted in none of them. */
+describe("migrate seats", () => {
+  beforeEach(resetEmulators);
+
+  it("counts each seat given before the shards in its holder's home shard, once, so that the limit and a freed seat are exact", async () => {
+    const { db } = await testDeps();
+    const app = await testApp();
+    const owner = await createUser();
+    const created = await request(app).post("/api/v1/businesses").set(bearer(owner)).send({ name: "Older" });
+    const businessId = created.body.id as string;
+    await putSubscription(businessId, { status: "active", seats: 4, currentPeriodEnd: daysFromNow(30), entitlements: ["pro"] });
+    // Three seat holders written as the service wrote them before the shards: no seatShard, counted nowhere.
+    const at = Timestamp.fromMillis(Date.now() - 86_400_000);
+    const holders = await Promise.all([createUser(), createUser(), createUser()]);
+    for (const holder of holders) {
+      const document = { uid: holder.uid, role: "member", joinedAt: at, seatAssignedAt: at, source: "invitation", suspended: false, managed: false, groups: [] };
+      await db.doc(`businesses/${businessId}/members/${holder.uid}`).set(document);
+      await db.doc(`users/${holder.uid}/memberships/${businessId}`).set(document);
+    }
+    const seatsUsed = async () => (await json("business", "show", "--id", businessId)).seatsUsed;
+    // Only the owner's seat is counted: the limit would let three more in.
+    expect(await seatsUsed()).toBe(1);
+    expect(await json("migrate", "seats")).toEqual({ businessesRead: 1, seatsCounted: 3 });
+    expect(await seatsUsed()).toBe(4);
+    // The shards are not shared out for the quantity: the seat balancer is asked to.
+    expect((await db.doc(`subscriptions/${businessId}`).get()).get("seatsPending")).toBe(true);
+    expect(await json("migrate", "seats")).toEqual({ businessesRead: 1, seatsCounted: 0 });
+    expect(await seatsUsed()).toBe(4);
+    // A seat freed now leaves the shard that counts it: exact.
+    expect((await request(app).delete(`/api/v1/businesses/${businessId}/members/${holders[0].uid}`).set(bearer(owner))).status).toBe(204);
+    expect(await seatsUsed()).toBe(3);
+  });
+});

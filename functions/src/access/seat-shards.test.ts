@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { homeSeatShard, SEAT_SHARDS, shardWithRoom, sharesOf, stampedFor, type SeatShardState } from "./seat-shards";
+import { activeShards, homeSeatShard, SEAT_SHARDS, shardWithRoom, sharesOf, stampedFor, type SeatShardState } from "./seat-shards";
 
 const shardsOf = (used: number[], caps: number[] | null, q: number | null): SeatShardState[] => used.map((count, index) => ({ index, used: count, cap: caps ? caps[index] : null, q }));
 const zeros = () => Array.from({ length: SEAT_SHARDS }, () => 0);
@@ -9,6 +9,20 @@ describe("seat shards", () => {
     const homes = Array.from({ length: 1_000 }, (_, index) => homeSeatShard(`user-${index}`));
     expect(new Set(homes).size).toBe(SEAT_SHARDS);
     expect(homeSeatShard("user-7")).toBe(homes[7]);
+  });
+
+  it("spread a quantity's free seats over as many shards as it needs, each member's own among them", () => {
+    expect([1, 4, 10, 25, 250, 100_000].map(activeShards)).toEqual([1, 1, 3, 7, 63, SEAT_SHARDS]);
+    expect(activeShards(null)).toBe(SEAT_SHARDS);
+    // A team of 10: three shards of four, three and three, and every member's first shard is one of them.
+    expect(sharesOf(zeros(), 10)!.slice(0, 4)).toEqual([4, 3, 3, 0]);
+    const homes = new Set(Array.from({ length: 200 }, (_, index) => homeSeatShard(`user-${index}`, 10)));
+    expect([...homes].sort()).toEqual([0, 1, 2]);
+    // Seats held beyond the active shards stay where they are counted, with no room beside them.
+    const used = zeros();
+    used[40] = 3;
+    const caps = sharesOf(used, 10)!;
+    expect([caps[0], caps[1], caps[2], caps[40]]).toEqual([3, 2, 2, 3]);
   });
 
   it("share a quantity so that every shard keeps its seats and the shares add up to it", () => {

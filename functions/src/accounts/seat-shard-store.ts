@@ -1,21 +1,49 @@
-import { FieldValue, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { FieldValue, type DocumentSnapshot, type Firestore, type Timestamp, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { SEAT_SHARDS, type SeatShardState } from "../access/seat-shards";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, oncePerDatabase, readDocument } from "../core/documents";
+import { documentAt, isFailedPrecondition, oncePerDatabase, readDocument } from "../core/documents";
 
 /**
  * `businesses/{businessId}/seatShards/{0..15}`: the business's seats in use, spread over shards,
  * each with its share of the paid quantity (access/seat-shards.ts says how they are used). A
  * member's seat is counted in the shard its member document names (`seatShard`); member-store's
  * `put` moves the counts with every seat given or taken, in the change's own transaction.
+ *
+ * A seat given where the member's own shard has room is decided optimistically: the shard is read
+ * without a lock (`peek`) and the change's write of it carries the time of that read as its
+ * precondition (`guard`), so that two changes meeting in one shard never wait on each other's
+ * locks: the one that commits second fails with FAILED_PRECONDITION and runs again
+ * (businesses/membership.ts inBusinessTransaction).
  */
+
+/** Preconditions of the shard writes a transaction will make: the shard as it was read, per shard path. */
+const guards = new WeakMap<Transaction, Map<string, Timestamp>>();
 
 const seatShardDocument = z.object({
   used: z.number().int().optional(),
   cap: z.number().int().nonnegative().optional(),
   q: z.number().int().nonnegative().optional(),
 });
+
+/** How often a change whose seat shard moved under it runs again before its caller hears of it. */
+const GUARDED_ATTEMPTS = 8;
+
+/**
+ * A transaction that may give a seat: run again (with a few milliseconds' jitter) when a guarded
+ * shard changed between its read and the commit, as Firestore runs a transaction again when it
+ * aborts. `change` must be safe to run again, as any transaction's is.
+ */
+export async function seatTransaction<T>(db: Firestore, change: (tx: Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await db.runTransaction(change);
+    } catch (error) {
+      if (!isFailedPrecondition(error) || attempt >= GUARDED_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+    }
+  }
+}
 
 export const seatShardStore = oncePerDatabase((db: Firestore) => {
   const shards = (businessId: string) => documentAt(db.collection("businesses"), businessId).collection("seatShards");
@@ -34,9 +62,27 @@ export const seatShardStore = oncePerDatabase((db: Firestore) => {
       const snapshots = tx ? await tx.getAll(...allRefs(businessId)) : await db.getAll(...allRefs(businessId));
       return snapshots.map((snapshot, index) => read(snapshot, index));
     },
-    /** Moves a shard's count by `delta` seats (a blind increment: the change read it when it gives a seat under a quantity). */
+    /** A shard read without a lock, with when it last changed (null: it does not exist). */
+    async peek(businessId: string, index: number): Promise<{ shard: SeatShardState; updateTime: Timestamp | null }> {
+      const snapshot = await ref(businessId, index).get();
+      return { shard: read(snapshot, index), updateTime: snapshot.updateTime ?? null };
+    },
+    /** The transaction's next write of this shard holds only if the shard has not changed since `updateTime`. */
+    guard(tx: Transaction, businessId: string, index: number, updateTime: Timestamp): void {
+      const held = guards.get(tx) ?? new Map<string, Timestamp>();
+      guards.set(tx, held);
+      held.set(ref(businessId, index).path, updateTime);
+    },
+    /** Moves a shard's count by `delta` seats: an increment, conditional on the shard's guard when the change set one. */
     move(tx: Transaction, businessId: string, index: number, delta: number): void {
-      tx.set(ref(businessId, index), { used: FieldValue.increment(delta) }, { merge: true });
+      const shard = ref(businessId, index);
+      const guard = guards.get(tx)?.get(shard.path);
+      if (guard) {
+        guards.get(tx)!.delete(shard.path);
+        tx.update(shard, { used: FieldValue.increment(delta) }, { lastUpdateTime: guard });
+        return;
+      }
+      tx.set(shard, { used: FieldValue.increment(delta) }, { merge: true });
     },
     /** New shares of `quantity`, one per shard in index order (the transaction read every shard). */
     share(tx: Transaction, businessId: string, caps: readonly number[], quantity: number): void {

@@ -81,6 +81,10 @@ export const subscriptionStore = oncePerDatabase((db: Firestore) => {
     setIn(writer: Transaction | WriteBatch, businessId: string, subscription: SubscriptionRecord): void {
       (writer as WriteBatch).set(documentAt(collection, businessId), toDocument(subscription));
     },
+    /** The seats are to be worked out again for the quantity this transaction read (the shards' layout changed: `migrate seats`). */
+    seatsPendingIn(tx: Transaction, businessId: string): void {
+      tx.update(ref(businessId), { seatsPending: true });
+    },
     /** The seats are worked out for the quantity this transaction read. */
     seatsBalancedIn(tx: Transaction, businessId: string): void {
       tx.update(ref(businessId), { seatsPending: FieldValue.delete() });

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { businessStore } from "../accounts/business-store";
 import type { BusinessRecord, InvitationRecord } from "../accounts/business-records";
 import { memberStore } from "../accounts/member-store";
+import { seatTransaction } from "../accounts/seat-shard-store";
 import { auditLog, type Actor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
@@ -183,7 +184,7 @@ export async function acceptInvitation(deps: Deps, uid: string, actor: Actor, to
   const now = clock();
   return withinDeadline(
     "Firestore",
-    db.runTransaction(async (tx) => {
+    seatTransaction(db, async (tx) => {
       const { hash, record } = await openInvitation(deps, tx, token);
       const { business, subscription, member } = await readBusiness(deps, tx, record.businessId, uid);
       const invitation = findPending(business, record.invitationId, hash, now);

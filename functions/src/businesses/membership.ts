@@ -3,6 +3,7 @@ import { drawsOnSubscription, ssoBlocks, subscriptionGrants, type BusinessRole }
 import type { BusinessRecord, MemberRecord } from "../accounts/business-records";
 import { businessStore } from "../accounts/business-store";
 import { memberStore } from "../accounts/member-store";
+import { seatTransaction } from "../accounts/seat-shard-store";
 import { subscriptionStore, type SubscriptionRecord } from "../accounts/subscription-store";
 import type { Caller } from "../core/auth";
 import { instanceQueue } from "../core/concurrency";
@@ -129,7 +130,7 @@ export function inBusinessTransaction<T>(
   options: { uid?: string; queueKey?: string } = {},
 ): Promise<T> {
   return instanceQueue(deps.db, "businesses")(options.queueKey ?? businessId, () =>
-    withinDeadline("Firestore", deps.db.runTransaction(async (tx) => change(tx, await readBusiness(deps, tx, businessId, options.uid ?? null)))),
+    withinDeadline("Firestore", seatTransaction(deps.db, async (tx) => change(tx, await readBusiness(deps, tx, businessId, options.uid ?? null)))),
   );
 }
 

@@ -18,6 +18,8 @@ export const SCIM_TOKEN_PREFIX = "scim_";
 export const MAX_SCIM_TOKENS = 20;
 /** A token's last use is written at most this often, so a busy sync is not a write per request. */
 const TOUCH_EVERY_MS = 60_000;
+/** When this instance last recorded each token's use (by hash; entries older than a minute are dropped past 10,000). */
+const touchedAt = new Map<string, number>();
 
 export const scimBaseUrl = (deps: Pick<Deps, "config">) => `${deps.config.publicBaseUrl}/scim/v2`;
 
@@ -84,7 +86,12 @@ export async function authenticateScim(deps: Deps, header: string | undefined, r
   const token = await tokens.findByHash(hash);
   if (!token) throw unauthorized("The SCIM token is not valid, or has been revoked.");
   const now = deps.clock();
-  if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
+  // Once a minute at most, and once per instance however many requests arrive together (10 clients
+  // starting a sync all read a token not yet marked used): never a hot document (§25).
+  const lastTouch = Math.max(token.lastUsedAt?.getTime() ?? 0, touchedAt.get(hash) ?? 0);
+  if (now.getTime() - lastTouch > TOUCH_EVERY_MS) {
+    if (touchedAt.size >= 10_000) for (const [key, at] of touchedAt) if (now.getTime() - at > TOUCH_EVERY_MS) touchedAt.delete(key);
+    touchedAt.set(hash, now.getTime());
     await tokens.touch(hash, now).catch((error: Error) => deps.logger.warn("could not record a SCIM token's use", { tokenId: token.id, error: error.message }));
   }
   return { businessId: token.businessId, tokenId: token.id, actor: { kind: "scim", id: token.id, requestId } };

@@ -8,7 +8,8 @@ import { ApiError } from "../core/errors";
 /**
  * A change's seats, inside its transaction (§17, §25): where a seat given is counted, whether one
  * is free, and who gets the seats the change frees. A seat is taken in the member's own shard when
- * it has room (one document read); otherwise all shards are read, which is exact (access/seat-shards.ts).
+ * it has room (one document read, without a lock: the write is conditional on it); otherwise all
+ * shards are read in the transaction, which is exact (access/seat-shards.ts).
  * Nothing here writes: member-store's `put` moves the shards as each member is written. Every read
  * happens before the change's first write, as Firestore's transactions require.
  */
@@ -46,14 +47,19 @@ export function seatLedger(db: Firestore, tx: Transaction, businessId: string, q
       freed += 1;
     },
     async take(uid) {
-      const home = homeSeatShard(uid);
+      const home = homeSeatShard(uid, quantity);
       const given = (index: number) => {
         bump(index, 1);
         return index;
       };
       // No quantity: nothing to refuse, only a count to keep.
       if (quantity === null) return given(home);
-      if (!known.has(home)) known.set(home, await store.get(tx, businessId, home));
+      if (!known.has(home)) {
+        // Read without a lock; the seat's write holds only if the shard is still as read (seat-shard-store.ts).
+        const { shard, updateTime } = await store.peek(businessId, home);
+        known.set(home, shard);
+        if (updateTime) store.guard(tx, businessId, home, updateTime);
+      }
       const own = known.get(home)!;
       if (own.q === quantity && roomIn(own, moved.get(home)) > 0) return given(home);
       const index = shardWithRoom(await readAll(), quantity, home, moved);

@@ -1,6 +1,7 @@
 /** `migrate`: data written in an older shape, moved to the current one (idempotent, resumable). */
 import type { Command } from "commander";
 import { migrateMembers } from "../../../functions/src/businesses/members-migration";
+import { migrateSeats } from "../../../functions/src/businesses/seats-migration";
 import type { Cli } from "../cli";
 
 export function registerMigrateCommands(program: Command, { action }: Cli): void {
@@ -9,4 +10,8 @@ export function registerMigrateCommands(program: Command, { action }: Cli): void
     .command("members")
     .description("businesses whose members are still in the business's document (before §25): each member gets a document of its own, then the old fields go")
     .action(action((ctx) => migrateMembers(ctx)));
+  migrate
+    .command("seats")
+    .description("seats given before the seat shards (§25): each counted in its holder's home shard; safe while the API serves")
+    .action(action((ctx) => migrateSeats(ctx)));
 }
