@@ -1,4 +1,4 @@
-import { decidingGrants, drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, fallbackBound, GRACE_PERIOD_MS, holdersToCount, isModuleUsable, purchaseStatus, usingKey, type EntitlementGrant, type PurchaseStatus, type PurchaseTerms } from "./rules";
+import { decidingGrants, seatCount, drawsOnSubscription, effectiveEntitlements, effectiveSubscriptionStatus, fallbackBound, GRACE_PERIOD_MS, isModuleUsable, purchaseStatus, usingKey, type EntitlementGrant, type PurchaseStatus, type PurchaseTerms } from "./rules";
 
 const now = new Date("2026-06-15T12:00:00.000Z");
 const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -81,10 +81,14 @@ describe("seats (§17)", () => {
     const newestFirst = [...list].sort((a, b) => b.assignedAt.getTime() - a.assignedAt.getTime() || (a.uid < b.uid ? -1 : 1));
     return new Set(newestFirst.slice(0, Math.max(0, list.length - paid)).map((holder) => holder.uid));
   };
-  const standing = (uid: string, paid: number | null) => {
+  /** A member's standing as the member store counts it: from the end `seatCount` picks, no further than it says. */
+  const standing = (uid: string, paid: number | null, ...others: (number | null)[]) => {
     const mine = holders.find((holder) => holder.uid === uid);
     const before = mine ? holders.filter((other) => other.assignedAt > mine.assignedAt || (other.assignedAt.getTime() === mine.assignedAt.getTime() && other.uid < mine.uid)).length : 0;
-    return { seat: Boolean(mine), seatsUsed: holders.length, holdersBefore: Math.min(before, holdersToCount(Boolean(mine), holders.length, paid)) };
+    const after = mine ? holders.length - 1 - before : 0;
+    const base = { seat: Boolean(mine), seatsUsed: holders.length, holdersBefore: 0 };
+    const { newer, older } = seatCount(Boolean(mine), holders.length, [paid, ...others]);
+    return { ...base, holdersBefore: Math.min(before, newer), ...(older > 0 ? { holdersAfter: { count: Math.min(after, older), countedTo: older } } : {}) };
   };
 
   it("holds back the newest seats beyond the paid quantity, newest first, then by uid, counting no further than it must", () => {
@@ -92,9 +96,21 @@ describe("seats (§17)", () => {
     expect(heldSeats(holders, 2)).toEqual(new Set(["bob", "cid"]));
     for (const paid of [0, 1, 2, 3, 4, 9]) {
       for (const { uid } of holders) expect({ uid, paid, draws: drawsOnSubscription(standing(uid, paid), paid) }).toEqual({ uid, paid, draws: !heldSeats(holders, paid).has(uid) });
+      // Decided together with another quantity (a subscription and a business purchase), each counted from its cheaper end.
+      for (const other of [1, 3]) {
+        for (const { uid } of holders) {
+          const both = standing(uid, paid, other);
+          expect({ uid, paid, other, draws: [drawsOnSubscription(both, paid), drawsOnSubscription(both, other)] }).toEqual({ uid, paid, other, draws: [!heldSeats(holders, paid).has(uid), !heldSeats(holders, other).has(uid)] });
+        }
+      }
     }
-    expect(holdersToCount(true, 4, 9)).toBe(0);
-    expect(holdersToCount(true, 4, 1)).toBe(3);
+    // A quantity that covers every seat counts nothing; a small one counts the older seats, a large one the newer.
+    expect(seatCount(true, 4, [9])).toEqual({ newer: 0, older: 0 });
+    expect(seatCount(true, 4, [1])).toEqual({ newer: 0, older: 1 });
+    expect(seatCount(true, 4, [3])).toEqual({ newer: 1, older: 0 });
+    // A 1-seat purchase and a subscription of 99,990 in a business of 100,000: one entry and ten.
+    expect(seatCount(true, 100_000, [1, 99_990, null])).toEqual({ newer: 10, older: 1 });
+    expect(seatCount(false, 4, [1])).toEqual({ newer: 0, older: 0 });
   });
 
   it("lets a subscription reach every member when it counts no seats, else only holders of a seat not held back", () => {

@@ -117,11 +117,13 @@ export interface SeatStanding {
   seat: boolean;
   seatsUsed: number;
   holdersBefore: number;
+  /**
+   * Counted from the other end too, for the quantities where that reads fewer index entries
+   * (`seatCount`): the seat holders after the member in that order (the older seats), up to `countedTo`.
+   */
+  holdersAfter?: { count: number; countedTo: number };
 }
 
-
-/** How many seat holders before a member need counting to decide whether a quantity of `paidSeats` reaches them (0: none). */
-export const holdersToCount = (seat: boolean, seatsUsed: number, paidSeats: number | null) => (paidSeats === null || !seat ? 0 : Math.max(0, seatsUsed - paidSeats));
 
 /**
  * Whether a business's subscription (or a business purchase of `paidSeats`) reaches a member:
@@ -132,7 +134,25 @@ export const holdersToCount = (seat: boolean, seatsUsed: number, paidSeats: numb
 export function drawsOnSubscription(standing: SeatStanding, paidSeats: number | null): boolean {
   if (paidSeats === null) return true;
   if (!standing.seat) return false;
+  if (standing.seatsUsed <= paidSeats) return true;
+  // Counted from the older end for this quantity: fewer than `paidSeats` older seats, theirs is among the oldest `paidSeats`.
+  if (standing.holdersAfter && paidSeats <= standing.holdersAfter.countedTo) return standing.holdersAfter.count < paidSeats;
   return standing.holdersBefore >= standing.seatsUsed - paidSeats;
+}
+
+/**
+ * What to count to decide these quantities for a seat holder: for each quantity below the seats
+ * in use, the newer seats (as many as it leaves out) or the older ones (as many as it covers),
+ * whichever is fewer; each end counted as far as its quantities need. So a 1-seat purchase of a
+ * business of 100,000 reads one index entry, not 99,999. Zero: that end is not counted (no seat,
+ * or every quantity covers every seat).
+ */
+export function seatCount(seat: boolean, seatsUsed: number, paidQuantities: readonly (number | null)[]): { newer: number; older: number } {
+  const below = seat ? paidQuantities.filter((paid): paid is number => paid !== null && paid < seatsUsed) : [];
+  // Fewer older seats than newer ones to count: the quantity covers less than half.
+  const older = below.filter((paid) => paid < seatsUsed - paid);
+  const newer = below.filter((paid) => paid >= seatsUsed - paid);
+  return { newer: Math.max(0, ...newer.map((paid) => seatsUsed - paid)), older: Math.max(0, ...older) };
 }
 
 /**

@@ -82,11 +82,12 @@ export async function loadUserAccess(db: Firestore, subject: AccessSubject, now:
       ? await Promise.all([businessStore(db).getMany(ids), subscriptionStore(db).getMany(ids), purchases.ofOwners(ids.map((id) => ({ kind: "business" as const, id })))])
       : [[], [], []];
   // Where the member's seat stands among the business's (§17, §25): read only for a seat under a
-  // paid quantity (a subscription's seats, a business purchase's), counted only while the
-  // quantity is below the seats in use.
+  // paid quantity (a subscription's seats, the quantity of a business purchase that grants now:
+  // refunded and ended ones decide nothing), counted only while the quantity is below the seats
+  // in use, from whichever end reads less (access/rules.ts seatCount).
   const standings = await Promise.all(
     active.map(async ({ businessId, member }, index) => {
-      const quantities = [subscriptions[index]?.seats ?? null, ...businessPurchases.filter((purchase) => purchase.owner.id === businessId).map((purchase) => purchase.quantity)];
+      const quantities = [subscriptions[index]?.seats ?? null, ...businessPurchases.filter((purchase) => purchase.owner.id === businessId && purchaseGrants(purchase, now)).map((purchase) => purchase.quantity)];
       if (!member.seat || quantities.every((quantity) => quantity === null)) return { seat: member.seat, seatsUsed: 0, holdersBefore: 0 };
       return members.standing(businessId, member, await members.seatsUsed(businessId), quantities);
     }),

@@ -1,6 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
 import { FieldPath, FieldValue, Timestamp, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
-import { holdersToCount, type SeatStanding } from "../access/rules";
+import { seatCount, type SeatStanding } from "../access/rules";
 import { homeSeatShard } from "../access/seat-shards";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, oncePerDatabase } from "../core/documents";
@@ -71,6 +71,16 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
     ]);
     return Math.min(atMost, newer.data().count + tied.data().count);
   };
+  /** How many seat holders come after this member in that order (the older seats), counting at most `atMost`. */
+  const seatHoldersAfter = async (businessId: string, member: MemberRecord, atMost: number): Promise<number> => {
+    if (atMost <= 0) return 0;
+    const at = seatOrderOf(member);
+    const [older, tied] = await Promise.all([
+      members(businessId).where("seatAssignedAt", "<", at).limit(atMost).count().get(),
+      members(businessId).where("seatAssignedAt", "==", at).where(FieldPath.documentId(), ">", ref(businessId, member.uid)).limit(atMost).count().get(),
+    ]);
+    return Math.min(atMost, older.data().count + tied.data().count);
+  };
   return withDeadlines("Firestore", {
     ref,
     read,
@@ -135,10 +145,11 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
     seatsUsed: async (businessId: string) => (await seatShardStore(db).all(null, businessId)).reduce((sum, shard) => sum + shard.used, 0),
     /** How many SCIM Users the business has (SCIM's totalResults of an unfiltered list). */
     scimUserCount: (businessId: string) => counted(businessId),
-    /** A member's seat standing, counted as far as the largest of these quantities needs (access/rules.ts). */
+    /** A member's seat standing, counted from whichever end reads less, as far as these quantities need (access/rules.ts seatCount). */
     async standing(businessId: string, member: MemberRecord, seatsUsed: number, paidQuantities: (number | null)[]): Promise<SeatStanding> {
-      const needed = Math.max(0, ...paidQuantities.map((paid) => holdersToCount(member.seat, seatsUsed, paid)));
-      return { seat: member.seat, seatsUsed, holdersBefore: needed > 0 ? await seatHoldersBefore(businessId, member, needed) : 0 };
+      const { newer, older } = seatCount(member.seat, seatsUsed, paidQuantities);
+      const [holdersBefore, holdersAfter] = await Promise.all([seatHoldersBefore(businessId, member, newer), seatHoldersAfter(businessId, member, older)]);
+      return { seat: member.seat, seatsUsed, holdersBefore, ...(older > 0 ? { holdersAfter: { count: holdersAfter, countedTo: older } } : {}) };
     },
     /**
      * The `limit` oldest seats, oldest first (the seats a paid quantity reaches, §17): a business
