@@ -13,6 +13,7 @@ describe("seat shards", () => {
 
   it("spread a quantity's free seats over as many shards as it needs, each member's own among them", () => {
     expect([1, 4, 10, 25, 250, 100_000].map(activeShards)).toEqual([1, 1, 3, 7, 63, SEAT_SHARDS]);
+    expect(activeShards(SEAT_SHARDS * 4 - 1)).toBe(SEAT_SHARDS);
     expect(activeShards(null)).toBe(SEAT_SHARDS);
     // A team of 10: three shards of four, three and three, and every member's first shard is one of them.
     expect(sharesOf(zeros(), 10)!.slice(0, 4)).toEqual([4, 3, 3, 0]);

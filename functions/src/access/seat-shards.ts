@@ -12,10 +12,10 @@ import { createHash } from "node:crypto";
  * How many shards a quantity's free seats are spread over grows with it (`activeShards`: one per
  * SEATS_PER_SHARD seats, up to SEAT_SHARDS), so that a team of 10 keeps its free seats in three
  * shards, each member's own among them, while 10 SCIM clients seating a company's thousands meet
- * in one shard rarely and write each about once a second at 50 seats a second (`npm run bench -- --limits`).
+ * in one shard rarely and write each about once in two seconds at 80 seats a second (`npm run bench -- --limits`).
  */
 
-export const SEAT_SHARDS = 64;
+export const SEAT_SHARDS = 128;
 /** Free seats per shard a quantity is spread for. */
 export const SEATS_PER_SHARD = 4;
 

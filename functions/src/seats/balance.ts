@@ -21,7 +21,7 @@ import { memberEvents } from "./member-events";
  * the deployment's trigger and sweep) runs it.
  */
 
-/** Members seated or unseated per transaction: each writes its member twice (and its event), within Firestore's 500 writes. */
+/** Members seated or unseated per transaction: each writes its member twice, a seat shard and its event (about 400 writes, within Firestore's 500). */
 export const SEAT_BATCH = 100;
 
 export type BalanceDeps = Pick<Deps, "db" | "clock">;
@@ -56,12 +56,14 @@ async function balanceStep(deps: BalanceDeps, businessId: string): Promise<Step>
         commit(deps, tx, businessId, changes, quantity, now);
         return { done: false, seated: 0, unseated: changes.length };
       }
-      const stamped = stampedFor(current, quantity);
-      const caps = stamped ? current.map((shard) => shard.cap!) : sharesOf(current.map((shard) => shard.used), quantity)!;
-      const room = current.map((shard) => roomIn({ ...shard, cap: caps[shard.index] }));
+      if (!stampedFor(current, quantity)) {
+        // The shares, in a step of their own: 128 writes, beside which a batch of members would pass 500.
+        shards.share(tx, businessId, sharesOf(current.map((shard) => shard.used), quantity)!, quantity);
+        return { done: false, seated: 0, unseated: 0 };
+      }
+      const room = current.map((shard) => roomIn(shard));
       const asked = Math.min(SEAT_BATCH, quantity - used);
       const waiters = await members.longestWaiting(tx, businessId, asked);
-      if (!stamped) shards.share(tx, businessId, caps, quantity);
       const changes = waiters.map((member) => {
         const shard = room.findIndex((free) => free > 0);
         room[shard] -= 1;
