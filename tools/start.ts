@@ -18,7 +18,7 @@ import { startTufFollower, type TufFollower } from "../functions/src/tuf/followe
 import { startSeatBalancer } from "../functions/src/seats/balance";
 import type { FollowedWork } from "../functions/src/core/followed-work";
 import { startCountFolder, type CountFolder } from "../functions/src/analytics/count-folder";
-import { startGroupRemover } from "../functions/src/scim/group-removal";
+import { startDirectoryJobs } from "../functions/src/scim/directory-jobs";
 import { initializeRepository } from "../functions/src/tuf/initialize";
 import { readTufKeyFolder } from "./tuf-keys";
 import { localSite } from "../functions/src/local-site";
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   let tuf: TufFollower | undefined;
   let seats: FollowedWork | undefined;
   let counts: CountFolder | undefined;
-  let groupRemovals: FollowedWork | undefined;
+  let directoryJobs: FollowedWork | undefined;
   let ready = false;
   let stopping = false;
 
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     await within(10_000, "the TUF follower", tuf?.stop());
     await within(10_000, "the seat balancer", seats?.stop());
     await within(10_000, "the count folder", counts?.stop());
-    await within(10_000, "the SCIM group remover", groupRemovals?.stop());
+    await within(10_000, "the SCIM directory jobs", directoryJobs?.stop());
     await within(10_000, "the Functions emulator", stopFunctions?.());
     await within(5_000, "the local Stripe", localStripe?.stop());
     await within(5_000, "the local DNS", localDns?.stop());
@@ -230,8 +230,8 @@ async function main(): Promise<void> {
     seats = startSeatBalancer(deps, { sweepMs: 60_000 });
     // Analytics' counts are folded from this process, as a deployment's metricFold does every minute (§28); here every 2 s.
     counts = startCountFolder(deps.db, deps.logger, { everyMs: 2_000 });
-    // A deleted SCIM group's members leave it from this process, as a deployment's trigger and sweep do (§25).
-    groupRemovals = startGroupRemover(deps, { sweepMs: 60_000 });
+    // A deleted SCIM group's members leave it, and members follow changed SCIM settings, from this process, as a deployment's trigger and sweep do (§25).
+    directoryJobs = startDirectoryJobs(deps, { sweepMs: 60_000 });
     let apiBase = `http://${HOST}:${ports.api}${API_PREFIX}`;
     if (withApi && options.functions) {
       const localFiles = ensureFunctionsLocalFiles(secrets.moduleSigningKeys, LOCAL_BUCKET);

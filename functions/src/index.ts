@@ -199,23 +199,22 @@ export const metricFold = onSchedule({ schedule: "every 1 minutes", region: REGI
 });
 
 /**
- * A SCIM group deleted (§25): its members leave it, with the roles and seats it gave, a bounded
- * batch per transaction (scim/group-removal.ts); the sweep below finishes what an instance left.
+ * A SCIM group deleted or the SCIM settings changed (§25): the members follow, a bounded batch per
+ * transaction (scim/directory-jobs.ts); the sweep below finishes what an instance left.
  */
-export const scimGroupRemoval = onDocumentCreated({ document: "scimGroupRemovals/{removalId}", region: REGION, timeoutSeconds: 540, secrets: [params.moduleSigningKeys] }, async (event) => {
-  const businessId = event.data?.get("businessId");
-  const groupId = event.data?.get("groupId");
-  if (typeof businessId !== "string" || typeof groupId !== "string") return;
-  const [{ removeDeletedGroup }, deps] = await Promise.all([import("./scim/group-removal"), dispatchDeps()]);
-  const removed = await removeDeletedGroup(deps, { businessId, groupId });
-  cloudLogger.info("scim group removed from its members", { businessId, groupId, members: removed });
+export const scimDirectoryJob = onDocumentCreated({ document: "scimDirectoryJobs/{jobId}", region: REGION, timeoutSeconds: 540, secrets: [params.moduleSigningKeys] }, async (event) => {
+  const [{ runDirectoryJob }, { directoryJobStore }, deps] = await Promise.all([import("./scim/directory-jobs"), import("./scim/directory-job-store"), dispatchDeps()]);
+  const job = event.data ? directoryJobStore(deps.db).read(event.data) : null;
+  if (!job) return;
+  const moved = await runDirectoryJob(deps, job);
+  cloudLogger.info("scim directory job done", { ...job, members: moved });
 });
 
-/** Every minute: SCIM group removals a trigger missed or left half-way. */
-export const scimGroupSweep = onSchedule({ schedule: "every 1 minutes", region: REGION, timeoutSeconds: 540, secrets: [params.moduleSigningKeys] }, async () => {
-  const [{ sweepGroupRemovals }, deps] = await Promise.all([import("./scim/group-removal"), dispatchDeps()]);
-  const swept = await sweepGroupRemovals(deps);
-  if (swept > 0) cloudLogger.info("scim group removals swept", { removals: swept });
+/** Every minute: SCIM directory jobs a trigger missed or left half-way. */
+export const scimDirectorySweep = onSchedule({ schedule: "every 1 minutes", region: REGION, timeoutSeconds: 540, secrets: [params.moduleSigningKeys] }, async () => {
+  const [{ sweepDirectoryJobs }, deps] = await Promise.all([import("./scim/directory-jobs"), dispatchDeps()]);
+  const swept = await sweepDirectoryJobs(deps);
+  if (swept > 0) cloudLogger.info("scim directory jobs swept", { jobs: swept });
 });
 
 /** Hourly: the verified domains whose daily check is due (§22); a TXT record missing 7 days in a row releases its domain. */

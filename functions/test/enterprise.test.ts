@@ -4,7 +4,7 @@ import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server
 import { recheckDomains } from "../src/domains/recheck";
 import { managedUserId } from "../src/scim/rules";
 import { daysFromNow, putSubscription } from "./support/fixtures";
-import { bearer, createUser, expectProblem, resetEmulators, signInThroughProvider, sweepGroupRemovals, testApp, testDeps, type TestUser } from "./support/harness";
+import { bearer, createUser, expectProblem, resetEmulators, signInThroughProvider, sweepDirectoryJobs, testApp, testDeps, type TestUser } from "./support/harness";
 
 /** Contract §22: SCIM provisioning, verified domains and single sign-on, on the emulators. */
 
@@ -490,7 +490,9 @@ describe("SCIM Groups (§22)", () => {
     const settings = await request(app).put(`${api}/businesses/${businessId}/scim/settings`).set(bearer(owner)).send({ roleGroups: { admin: ["IT Admins"] }, seatGroups: ["Licensed"] });
     expect(settings.status).toBe(200);
     expect(settings.body).toEqual({ roleGroups: { admin: ["IT Admins"] }, seatGroups: ["Licensed"] });
-    // Seat groups set and nobody in them: the SCIM members' seats are freed; the owner keeps theirs.
+    // Seat groups set and nobody in them: the SCIM members' seats are freed in the background (the
+    // deployed trigger and sweep, a page of members per transaction); the owner keeps theirs.
+    await sweepDirectoryJobs();
     let members = await memberList(app, owner, businessId);
     expect(members.filter((member) => member.seat).map((member) => member.uid)).toEqual([owner.uid]);
 
@@ -537,7 +539,7 @@ describe("SCIM Groups (§22)", () => {
     expect((await request(app).delete(`${scim}/Groups/${itAdmins.body.id}`).set(auth)).status).toBe(204);
     expectScimError(await request(app).get(`${scim}/Groups/${itAdmins.body.id}`).set(auth), 404);
     // Its members leave it in the background (the deployed trigger and sweep), with the role it gave.
-    await sweepGroupRemovals();
+    await sweepDirectoryJobs();
     expect((await memberList(app, owner, businessId)).find((member) => member.uid === cat.id)?.role).toBe("member");
   });
 
@@ -591,10 +593,10 @@ describe("SCIM Groups (§22)", () => {
     // The big group deletes at once; its members leave it in the background, and with it their admin role.
     expect((await request(app).delete(`${scim}/Groups/${group.body.id}`).set(auth)).status).toBe(204);
     expect((await request(app).get(`${scim}/Users`).query({ filter: `groups.value eq "${group.body.id}"` }).set(auth)).body.totalResults).toBe(0);
-    await sweepGroupRemovals();
+    await sweepDirectoryJobs();
     expect((await db.collection(`businesses/${businessId}/members`).where("groups", "array-contains", group.body.id).get()).size).toBe(0);
     expect(await admins()).toBe(0);
-    expect((await db.collection("scimGroupRemovals").get()).size).toBe(0);
+    expect((await db.collection("scimDirectoryJobs").get()).size).toBe(0);
   }, 120_000);
 });
 

@@ -1,8 +1,10 @@
 import { FieldValue, type DocumentSnapshot, type Firestore, type Timestamp, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
-import { SEAT_SHARDS, type SeatShardState } from "../access/seat-shards";
-import { withDeadlines } from "../core/deadline";
+import { SEAT_SHARDS, sharesOf, stampedFor, type SeatShardState } from "../access/seat-shards";
+import { RETRY_AFTER_SECONDS, withDeadlines } from "../core/deadline";
+import { unavailable } from "../core/errors";
 import { documentAt, isFailedPrecondition, oncePerDatabase, readDocument } from "../core/documents";
+import { subscriptionStore } from "./subscription-store";
 
 /**
  * `businesses/{businessId}/seatShards/{0..15}`: the business's seats in use, spread over shards,
@@ -30,19 +32,59 @@ const seatShardDocument = z.object({
 const GUARDED_ATTEMPTS = 8;
 
 /**
+ * Thrown by a change that would give a seat while the shards are not shared out for the
+ * quantity (it changed, and the seat balancer has not run yet): `seatTransaction` shares them
+ * out in a transaction of its own, then runs the change again, which then takes a shard of its
+ * own instead of reading, and holding, every one.
+ */
+export class SeatSharesNeeded extends Error {
+  constructor(readonly businessId: string) {
+    super(`The seat shards of business '${businessId}' are not shared out for its quantity.`);
+  }
+}
+
+/**
  * A transaction that may give a seat: run again (with a few milliseconds' jitter) when a guarded
  * shard changed between its read and the commit, as Firestore runs a transaction again when it
- * aborts. `change` must be safe to run again, as any transaction's is.
+ * aborts, or once the shards are shared out when they were not. `change` must be safe to run
+ * again, as any transaction's is.
  */
 export async function seatTransaction<T>(db: Firestore, change: (tx: Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await db.runTransaction(change);
     } catch (error) {
-      if (!isFailedPrecondition(error) || attempt >= GUARDED_ATTEMPTS) throw error;
+      if (error instanceof SeatSharesNeeded && attempt >= GUARDED_ATTEMPTS) throw unavailable("The business's seats are being worked out for its quantity; try again in a moment.", RETRY_AFTER_SECONDS);
+      if (attempt >= GUARDED_ATTEMPTS) throw error;
+      if (error instanceof SeatSharesNeeded) await shareSeats(db, error.businessId);
+      else if (!isFailedPrecondition(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }
+}
+
+/** The sharing out running on this instance, by business: changes that meet one unshared business wait for one transaction, not one each. */
+const sharing = new Map<string, Promise<void>>();
+
+/** Shares a business's shards out for its subscription's quantity, unless they are, or the seats in use exceed it (the balancer's part). */
+function shareSeats(db: Firestore, businessId: string): Promise<void> {
+  const running = sharing.get(businessId);
+  if (running) return running;
+  const work = shareOut(db, businessId).finally(() => sharing.delete(businessId));
+  sharing.set(businessId, work);
+  return work;
+}
+
+async function shareOut(db: Firestore, businessId: string): Promise<void> {
+  await db.runTransaction(async (tx) => {
+    const subscription = await subscriptionStore(db).get(tx, businessId);
+    const quantity = subscription?.seats ?? null;
+    if (quantity === null) return;
+    const shards = await seatShardStore(db).all(tx, businessId);
+    if (stampedFor(shards, quantity)) return;
+    const caps = sharesOf(shards.map((shard) => shard.used), quantity);
+    if (caps) seatShardStore(db).share(tx, businessId, caps, quantity);
+  });
 }
 
 export const seatShardStore = oncePerDatabase((db: Firestore) => {
@@ -67,11 +109,16 @@ export const seatShardStore = oncePerDatabase((db: Firestore) => {
       const snapshot = await ref(businessId, index).get();
       return { shard: read(snapshot, index), updateTime: snapshot.updateTime ?? null };
     },
-    /** The transaction's next write of this shard holds only if the shard has not changed since `updateTime`. */
+    /** Every shard read without a lock, in index order, with when each last changed. */
+    async peekAll(businessId: string): Promise<{ shard: SeatShardState; updateTime: Timestamp | null }[]> {
+      return (await db.getAll(...allRefs(businessId))).map((snapshot, index) => ({ shard: read(snapshot, index), updateTime: snapshot.updateTime ?? null }));
+    },
+    /** The transaction's next write of this shard holds only if the shard has not changed since `updateTime` (the first guard set stays). */
     guard(tx: Transaction, businessId: string, index: number, updateTime: Timestamp): void {
       const held = guards.get(tx) ?? new Map<string, Timestamp>();
       guards.set(tx, held);
-      held.set(ref(businessId, index).path, updateTime);
+      const path = ref(businessId, index).path;
+      if (!held.has(path)) held.set(path, updateTime);
     },
     /** Moves a shard's count by `delta` seats: an increment, conditional on the shard's guard when the change set one. */
     move(tx: Transaction, businessId: string, index: number, delta: number): void {

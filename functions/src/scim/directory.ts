@@ -1,12 +1,9 @@
 import type { Transaction } from "firebase-admin/firestore";
-import type { BusinessRecord, MemberRecord } from "../accounts/business-records";
-import { memberStore, type MemberPosition } from "../accounts/member-store";
-import { inBusinessTransaction } from "../businesses/membership";
-import { auditLog, type Actor } from "../core/audit-log";
+import type { BusinessRecord } from "../accounts/business-records";
+import { memberStore } from "../accounts/member-store";
 import type { SubscriptionRecord } from "../accounts/subscription-store";
 import type { Deps } from "../deps";
 import { giveSeats, seatLedger, type MemberChange } from "../seats/ledger";
-import { memberEvents } from "../seats/member-events";
 import { project, ScimError, type ScimResource } from "./resources";
 import { reconcileDirectory } from "./rules";
 
@@ -41,36 +38,6 @@ export function assertVersion(resource: ScimResource, ifMatch: string | undefine
   if (ifMatch === undefined || ifMatch.trim() === "*") return;
   const wanted = ifMatch.split(",").map((tag) => tag.trim());
   if (!wanted.includes(String(resource.meta.version))) throw new ScimError(412, null, `The resource has changed: its version is ${String(resource.meta.version)}.`);
-}
-
-/** Members a settings change settles per transaction. */
-const SETTLE_PAGE = 200;
-
-/**
- * After a settings change, every member's role and seat follow the groups: the members in the
- * order they joined, a page per transaction (each reading the settings anew, so that a later
- * change wins); seats go to those who wait for one while any is free. Returns how many changed.
- */
-export async function settleDirectory(deps: Deps, actor: Actor, businessId: string): Promise<number> {
-  const members = memberStore(deps.db);
-  let changed = 0;
-  for (let after: MemberPosition | null = null; ; ) {
-    const page = await members.page(businessId, after, SETTLE_PAGE);
-    const uids = page.slice(0, SETTLE_PAGE).map((member) => member.uid);
-    changed += await inBusinessTransaction(deps, businessId, async (tx, state) => {
-      const business = present(state.business);
-      const current = (await members.getMany(tx, businessId, uids)).filter((member): member is MemberRecord => member !== null);
-      const now = deps.clock();
-      const reconciled = reconcileDirectory({ settings: business.scimSettings, groups: business.scimGroups }, current, now);
-      if (reconciled.length === 0) return 0;
-      const before = new Map(current.map((member) => [member.uid, member]));
-      const changes = await settle(tx, deps, business, state.subscription, reconciled.map((member) => ({ before: before.get(member.uid)!, after: member })), now);
-      auditLog(deps.db).record(tx, actor, { action: "scim.settings.apply", target: businessId, details: { membersChanged: changes.length }, emits: memberEvents(businessId, changes) }, now);
-      return changes.length;
-    });
-    if (page.length <= SETTLE_PAGE) return changed;
-    after = members.positionOf(page[SETTLE_PAGE - 1]);
-  }
 }
 
 /**

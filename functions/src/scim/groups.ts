@@ -13,7 +13,7 @@ import type { MemberChange } from "../seats/ledger";
 import { memberEvents } from "../seats/member-events";
 import { answer, assertVersion, MAX_GROUPS, MAX_MEMBERS_MOVED, present, settle, type Projected, type Query } from "./directory";
 import { splitGroupPatch } from "./group-patch";
-import { groupRemovalStore } from "./group-removal-store";
+import { directoryJobStore } from "./directory-job-store";
 import { groupStateStore, type GroupState } from "./group-state-store";
 import { applyPatch, parseScim, patchOperations } from "./patch";
 import { groupResource, invalidValue, isScimMember, listPage, notFound, orderedPage, resourceFilter, ScimError, uniqueness } from "./resources";
@@ -25,7 +25,7 @@ import { scimBaseUrl, type ScimCaller } from "./tokens";
  * its revision in its own state document (group-state-store.ts), its membership on its members'
  * documents. A change reads and writes the members it moves and the group's state, whatever the
  * group's size; only a create, a rename or a delete writes the business's document. A delete
- * takes the group off its members in the background (group-removal.ts).
+ * takes the group off its members in the background (directory-jobs.ts).
  */
 
 /** The most members a Group's answer lists (§25); a larger group is read with excludedAttributes=members, its members paged through /Users. */
@@ -215,7 +215,7 @@ export async function patchGroup(deps: Deps, caller: ScimCaller, id: string, ifM
 /** The name and ids a PATCH leaves the group with (its member operations are taken apart before). */
 const patchedDefinition = (resource: ReturnType<typeof groupResource>, operations: ScimPatchOperation[]) => parseScim(scimGroupInput, applyPatch(resource, operations));
 
-/** DELETE: the group goes at once; its members leave it in the background, a batch at a time, with the roles and seats it gave (group-removal.ts). */
+/** DELETE: the group goes at once; its members leave it in the background, a batch at a time, with the roles and seats it gave (directory-jobs.ts). */
 export async function deleteGroup(deps: Deps, caller: ScimCaller, id: string, ifMatch: string | undefined): Promise<void> {
   const now = deps.clock();
   await inBusinessTransaction(deps, caller.businessId, async (tx, current) => {
@@ -226,7 +226,7 @@ export async function deleteGroup(deps: Deps, caller: ScimCaller, id: string, if
     assertVersion(groupResource(group, await states.getIn(tx, business.id, id), null, scimBaseUrl(deps)), ifMatch);
     businessStore(deps.db).deleteScimGroup(tx, business.id, id);
     states.deleteIn(tx, business.id, id);
-    groupRemovalStore(deps.db).addIn(tx, { businessId: business.id, groupId: id }, now);
+    directoryJobStore(deps.db).addIn(tx, { businessId: business.id, kind: "group-removal", groupId: id }, now);
     auditLog(deps.db).record(tx, caller.actor, { action: "scim.group.delete", target: business.id, details: { groupId: id, displayName: group.displayName } }, now);
   });
 }

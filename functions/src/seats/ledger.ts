@@ -1,8 +1,8 @@
 import type { Firestore, Transaction } from "firebase-admin/firestore";
-import { homeSeatShard, shardWithRoom, roomIn, type SeatShardState } from "../access/seat-shards";
+import { homeSeatShard, shardWithRoom, roomIn, stampedFor, type SeatShardState } from "../access/seat-shards";
 import { byJoinOrder, type MemberRecord } from "../accounts/business-records";
 import { memberStore } from "../accounts/member-store";
-import { seatShardStore } from "../accounts/seat-shard-store";
+import { SeatSharesNeeded, seatShardStore } from "../accounts/seat-shard-store";
 import { ApiError } from "../core/errors";
 
 /**
@@ -62,8 +62,26 @@ export function seatLedger(db: Firestore, tx: Transaction, businessId: string, q
       }
       const own = known.get(home)!;
       if (own.q === quantity && roomIn(own, moved.get(home)) > 0) return given(home);
-      const index = shardWithRoom(await readAll(), quantity, home, moved);
-      return index === null ? null : given(index);
+      if (everyShardRead) {
+        const index = shardWithRoom([...known.values()], quantity, home, moved);
+        return index === null ? null : given(index);
+      }
+      // Every shard read without a lock: while all are shared out for this quantity, the shard a
+      // seat is given in bounds it (its share), so its write alone is guarded; a "none free" read
+      // this way may be a moment late, and the member then waits for the next seat freed.
+      const peeked = await store.peekAll(businessId);
+      const shards = peeked.map(({ shard }) => shard);
+      if (stampedFor(shards, quantity)) {
+        const index = shardWithRoom(shards, quantity, home, moved);
+        if (index === null) return null;
+        store.guard(tx, businessId, index, peeked[index].updateTime!);
+        if (!known.has(index)) known.set(index, peeked[index].shard);
+        return given(index);
+      }
+      // Not shared out for this quantity: none free when the seats in use reach it; otherwise the
+      // shards are shared out first (seatTransaction), rather than every one read and held here.
+      if (shards.reduce((sum, shard) => sum + shard.used + (moved.get(shard.index) ?? 0), 0) >= quantity) return null;
+      throw new SeatSharesNeeded(businessId);
     },
     async inUse() {
       return (await readAll()).reduce((sum, shard) => sum + shard.used + (moved.get(shard.index) ?? 0), 0);

@@ -229,15 +229,15 @@ export async function foldCounts(): Promise<void> {
 }
 
 /**
- * Runs the exported `scimGroupSweep` as Cloud Scheduler would: deleted SCIM groups leave their
- * members (§25), as the deployment's trigger and sweep do after a DELETE.
+ * Runs the exported `scimDirectorySweep` as Cloud Scheduler would: deleted SCIM groups leave their
+ * members, and members follow changed SCIM settings (§25), as the deployment's trigger and sweep do.
  */
-export async function sweepGroupRemovals(): Promise<void> {
-  const [{ scimGroupSweep }, { cloudLogger }] = await Promise.all([import("../../src/index"), import("../../src/core/logger")]);
+export async function sweepDirectoryJobs(): Promise<void> {
+  const [{ scimDirectorySweep }, { cloudLogger }] = await Promise.all([import("../../src/index"), import("../../src/core/logger")]);
   // The deployed function logs to Cloud Logging (structured lines on stdout): kept out of the test's output.
   const logged = jest.spyOn(cloudLogger, "info").mockImplementation(() => undefined);
   try {
-    await scimGroupSweep.run({ scheduleTime: new Date().toISOString(), jobName: "scimGroupSweep" } as Parameters<typeof scimGroupSweep.run>[0]);
+    await scimDirectorySweep.run({ scheduleTime: new Date().toISOString(), jobName: "scimDirectorySweep" } as Parameters<typeof scimDirectorySweep.run>[0]);
   } finally {
     logged.mockRestore();
   }
