@@ -1,5 +1,5 @@
-import { createHash, randomInt } from "node:crypto";
-import { FieldPath, FieldValue, Timestamp, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
+import { createHash } from "node:crypto";
+import { FieldPath, Timestamp, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
 import { seatCount, type SeatStanding } from "../access/rules";
 import { homeSeatShard } from "../access/seat-shards";
 import { withDeadlines } from "../core/deadline";
@@ -10,9 +10,7 @@ import { seatShardStore } from "./seat-shard-store";
 
 /**
  * `businesses/{businessId}/members/{uid}`: one document per membership (§25), and what is kept
- * with it in the same writes: the seat shards (seat-shard-store.ts), `memberCounts/{shard}` (how
- * many are SCIM Users, blind increments spread over shards so that members joining at once do not
- * contend on one document), `scimKeys/{hash}` (which User holds a
+ * with it in the same writes: the seat shards (seat-shard-store.ts), `scimKeys/{hash}` (which User holds a
  * SCIM userName or externalId, so that a duplicate has one winner under any concurrency) and
  * `users/{uid}/memberships/{businessId}` (the same member document, filed under the user, so that
  * a user's businesses are one small query of their own: a collection-group query would do, but
@@ -20,13 +18,6 @@ import { seatShardStore } from "./seat-shard-store";
  * is one document, whatever the size of the business.
  */
 
-/**
- * SCIM Users are counted over 128 shards: 10 SCIM clients over two instances create about 80 users
- * a second, which writes each shard about once in two seconds on average (8 shards took several
- * writes a second: `npm run bench -- --limits`). Counts kept in the first shards before stay
- * counted: every shard is read.
- */
-const MEMBER_COUNT_SHARDS = 128;
 
 export type ScimKeyKind = "userName" | "externalId";
 /** A SCIM key's document id: the kind and value hashed, as values may hold any character and any length. */
@@ -48,13 +39,8 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
   const business = (businessId: string) => documentAt(db.collection("businesses"), businessId);
   const members = (businessId: string) => business(businessId).collection("members");
   const ref = (businessId: string, uid: string) => documentAt(members(businessId), uid);
-  const shard = (businessId: string, index: number) => documentAt(business(businessId).collection("memberCounts"), String(index));
   const memberships = (uid: string) => documentAt(db.collection("users"), uid).collection("memberships");
   const membership = (uid: string, businessId: string) => documentAt(memberships(uid), businessId);
-  const counted = async (businessId: string) => {
-    const refs = Array.from({ length: MEMBER_COUNT_SHARDS }, (_, index) => shard(businessId, index));
-    return (await db.getAll(...refs)).reduce((sum, snapshot) => sum + (Number(snapshot.get("scimUsers")) || 0), 0);
-  };
   const scimKey = (businessId: string, kind: ScimKeyKind, value: string) => documentAt(business(businessId).collection("scimKeys"), scimKeyId(kind, value));
   const read = memberFromSnapshot;
   const readAll = (docs: FirebaseFirestore.QueryDocumentSnapshot[]) => docs.map((doc) => read(doc)!);
@@ -145,7 +131,8 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
     /** How many members hold a seat: the sum of the seat shards (giving a seat reads them through seats/ledger.ts). */
     seatsUsed: async (businessId: string) => (await seatShardStore(db).all(null, businessId)).reduce((sum, shard) => sum + shard.used, 0),
     /** How many SCIM Users the business has (SCIM's totalResults of an unfiltered list). */
-    scimUserCount: (businessId: string) => counted(businessId),
+    /** How many SCIM Users the business has: a count of the members with `scimCreated` (one read per 1,000 of them, nothing kept to write). */
+    scimUserCount: async (businessId: string) => (await members(businessId).orderBy("scimCreated").count().get()).data().count,
     /** A member's seat standing, counted from whichever end reads less, as far as these quantities need (access/rules.ts seatCount). */
     async standing(businessId: string, member: MemberRecord, seatsUsed: number, paidQuantities: (number | null)[]): Promise<SeatStanding> {
       const { newer, older } = seatCount(member.seat, seatsUsed, paidQuantities);
@@ -203,8 +190,6 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
         if (seatFrom !== null) seatShardStore(db).move(tx, businessId, seatFrom, -1);
         if (seatTo !== null) seatShardStore(db).move(tx, businessId, seatTo, 1);
       }
-      const scimUsers = Number(Boolean(after?.scim)) - Number(Boolean(before?.scim));
-      if (scimUsers !== 0) tx.set(shard(businessId, randomInt(MEMBER_COUNT_SHARDS)), { scimUsers: FieldValue.increment(scimUsers) }, { merge: true });
       // Only the keys that change are written: a member moved in a group writes two documents and its events.
       const kept = new Set(scimKeysOf(after).map(([kind, value]) => scimKeyId(kind, value)));
       const held = new Set(scimKeysOf(before).map(([kind, value]) => scimKeyId(kind, value)));

@@ -136,15 +136,17 @@ export async function listUsers(deps: Deps, caller: ScimCaller, query: Query & {
   const cursors = scimListCursorStore(deps.db);
   const now = deps.clock();
   const ordered = members.scimUsers(businessId, where);
+  const cursor = startIndex > 1 && count > 0 ? await cursors.get(businessId, list, startIndex, now) : null;
   const readWindow = async () => {
     if (count === 0) return [];
-    const cursor = startIndex > 1 ? await cursors.get(businessId, list, startIndex, now) : null;
-    const from = cursor ? ordered.startAfter(cursor.at, cursor.uid) : startIndex > 1 ? ordered.offset(startIndex - 1) : ordered;
+    const from = cursor ? ordered.startAfter(cursor.position.at, cursor.position.uid) : startIndex > 1 ? ordered.offset(startIndex - 1) : ordered;
     return members.readPage(from.limit(count));
   };
-  // totalResults: the kept count of the business's Users, or a count of the few an equality matches.
-  const [total, page] = await Promise.all([where ? ordered.count().get().then((counted) => counted.data().count) : members.scimUserCount(businessId), readWindow()]);
-  if (page.length === count && count > 0) await cursors.put(businessId, list, startIndex + count, members.scimPositionOf(page.at(-1)!), now);
+  // totalResults: counted (one read per 1,000 Users) when a walk starts, and carried by its cursor
+  // from page to page (Users made or deleted meanwhile show in the next walk's count).
+  const counting = () => (where ? ordered.count().get().then((counted) => counted.data().count) : members.scimUserCount(businessId));
+  const [total, page] = await Promise.all([cursor?.total ?? counting(), readWindow()]);
+  if (page.length === count && count > 0) await cursors.put(businessId, list, startIndex + count, { position: members.scimPositionOf(page.at(-1)!), total }, now);
   return listPage(page.map(resourceOf), total, startIndex, query);
 }
 
