@@ -157,7 +157,8 @@ async function devices(deps: Deps, servers: BenchServer[], moduleId: string) {
       autocannon({
         url: `${server.origin}/api/v1/modules/updates`,
         method: "POST",
-        connections: 10,
+        // Enough connections that the rate is the limit, not the answers' latency.
+        connections: 40,
         overallRate: 50,
         duration: seconds,
         requests: [
