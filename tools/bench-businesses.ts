@@ -4,6 +4,7 @@ import { addMember, createBusiness } from "../functions/src/businesses/operators
 import { systemActor } from "../functions/src/core/audit-log";
 import type { Deps } from "../functions/src/deps";
 import { verifyDomainForBusiness } from "../functions/src/domains/service";
+import { sweepDirectoryJobs } from "../functions/src/scim/directory-jobs";
 import { createScimToken } from "../functions/src/scim/tokens";
 import { reportLimits, startLimits, type BenchServer } from "./bench-harness";
 
@@ -140,6 +141,40 @@ export async function businessesAtScale(deps: Deps, servers: BenchServer[], repo
   );
   rowOf("SCIM PATCH, p95 at scale / at 10 members", patched, 1.5);
   await reportLimits("SCIM PATCHes", servers, since);
+
+  // A group of 1,000 members in the large business, of 10 in the small: one member in and out at a time.
+  const groupOf = async (target: Business, size: number) => {
+    const uids = Array.from({ length: size }, (_, index) => `seeded-${String(index).padStart(6, "0")}`);
+    const created = (await (await scimCall(target, "POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: `Bench ${size}`, members: uids.slice(0, 150).map((value) => ({ value })) })).json()) as { id: string };
+    for (let start = 150; start < size; start += 150) {
+      await scimCall(target, "PATCH", `/Groups/${created.id}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "add", path: "members", value: uids.slice(start, start + 150).map((value) => ({ value })) }] });
+    }
+    return created.id;
+  };
+  const groups = [await groupOf(seededSmall, SMALL), await groupOf(seededLarge, 1_000)];
+  since = await startLimits(servers);
+  // One of the group's members out, then in again, as Okta and Entra send them.
+  const memberMoves = await latencies(pair, scale.samples * 3, (target, index) =>
+    scimCall(target, "PATCH", `/Groups/${groups[target === seededSmall ? 0 : 1]}`, {
+      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      Operations: [index % 2 === 0 ? { op: "remove", path: 'members[value eq "seeded-000001"]' } : { op: "add", path: "members", value: [{ value: "seeded-000001" }] }],
+    }),
+  );
+  rowOf("Group PATCH of one member, 1,000-member group / 10", memberMoves, 1.5);
+  await reportLimits("group PATCHes", servers, since);
+  const deleting = await timed(async () => {
+    const answer = await scimCall(seededLarge, "DELETE", `/Groups/${groups[1]}`);
+    return answer.status;
+  });
+  // The deployed trigger's work, run from here: the group taken off its 1,000 members.
+  const removing = await timed(() => sweepDirectoryJobs(deps));
+  report({
+    name: "DELETE of a 1,000-member group",
+    ratio: deleting.ms,
+    wanted: "ms",
+    ok: deleting.result === 204,
+    detail: `answered ${deleting.result} in ${deleting.ms.toFixed(0)} ms; its members left it in the background in ${(removing.ms / 1000).toFixed(1)} s`,
+  });
   since = await startLimits(servers);
   const me = await latencies(pair, scale.samples * 3, (target) => fetch(`${apiBase}/users/me`, { headers: { authorization: `Bearer ${target.idToken}` } }));
   rowOf("GET /users/me of a member, p95 at scale / at 10", me, 1.1);
