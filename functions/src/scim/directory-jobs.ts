@@ -8,6 +8,7 @@ import type { Deps } from "../deps";
 import { memberEvents } from "../seats/member-events";
 import { present, settle } from "./directory";
 import { directoryJobStore, type DirectoryJob } from "./directory-job-store";
+import { groupStateStore } from "./group-state-store";
 import { reconcileDirectory } from "./rules";
 
 /**
@@ -34,6 +35,8 @@ async function removeGroupFromMembers(deps: Deps, job: Extract<DirectoryJob, { k
     const left = await inBusinessTransaction(deps, businessId, async (tx, state) => {
       if (page.length === 0 || !state.business) {
         directoryJobStore(deps.db).doneIn(tx, job);
+        // A change that raced the DELETE may have left a revision behind.
+        groupStateStore(deps.db).deleteIn(tx, businessId, groupId);
         return null;
       }
       // Read again in the change: only those still in the group move.

@@ -31,7 +31,8 @@ import { scimBaseUrl, type ScimCaller } from "./tokens";
 /** The most members a Group's answer lists (§25); a larger group is read with excludedAttributes=members, its members paged through /Users. */
 export const MAX_LISTED_MEMBERS = 10_000;
 
-const NEW_GROUP: GroupState = { revision: 0, lastModified: null };
+/** A group's resource before any change: the version a PATCH's operations see is not theirs to change. */
+const NO_REVISION: GroupState = { revision: 0, lastModified: null };
 
 /** Members are named in `attributes` or not excluded: the answer lists them. */
 const wantsMembers = (query: Query) => {
@@ -135,17 +136,17 @@ async function commitGroup(
   caller: ScimCaller,
   business: BusinessRecord,
   subscription: SubscriptionRecord | null,
-  change: { group: ScimGroupRecord; definitionChanged: boolean; state: GroupState; moved: MemberChange[]; action: string },
+  change: { group: ScimGroupRecord; definitionChanged: boolean; moved: MemberChange[]; action: string },
   now: Date,
-): Promise<{ changes: MemberChange[]; state: GroupState }> {
+): Promise<MemberChange[]> {
   const { group } = change;
   const after = change.definitionChanged ? { ...business, scimGroups: [...business.scimGroups.filter((candidate) => candidate.id !== group.id), group] } : business;
   const changes = await settle(tx, deps, after, subscription, change.moved, now);
   if (change.definitionChanged) businessStore(deps.db).putScimGroup(tx, business.id, group);
-  const state = groupStateStore(deps.db).changedIn(tx, business.id, group.id, change.state, now);
+  groupStateStore(deps.db).changedIn(tx, business.id, group.id, now);
   const moved = { added: change.moved.filter((entry) => entry.after.groups.includes(group.id)).length, removed: change.moved.filter((entry) => !entry.after.groups.includes(group.id)).length };
   auditLog(deps.db).record(tx, caller.actor, { action: change.action, target: business.id, details: { groupId: group.id, displayName: group.displayName, ...moved }, emits: memberEvents(business.id, changes) }, now);
-  return { changes, state };
+  return changes;
 }
 
 export async function createGroup(deps: Deps, caller: ScimCaller, body: unknown, query: Query): Promise<Projected> {
@@ -156,8 +157,9 @@ export async function createGroup(deps: Deps, caller: ScimCaller, body: unknown,
     const business = present(current.business);
     const group = groupOf(business, input, null, now);
     const moved = await movedMembers(deps, tx, business.id, group.id, moves);
-    const { changes, state } = await commitGroup(tx, deps, caller, business, current.subscription, { group, definitionChanged: true, state: NEW_GROUP, moved, action: "scim.group.create" }, now);
-    return { group, state, members: changes.map((entry) => entry.after).filter((member) => member.groups.includes(group.id)) };
+    const changes = await commitGroup(tx, deps, caller, business, current.subscription, { group, definitionChanged: true, moved, action: "scim.group.create" }, now);
+    // A new group's first revision.
+    return { group, state: { revision: 1, lastModified: now }, members: changes.map((entry) => entry.after).filter((member) => member.groups.includes(group.id)) };
   });
   return answer(groupResource(group, state, members, scimBaseUrl(deps)), query);
 }
@@ -166,26 +168,29 @@ export async function createGroup(deps: Deps, caller: ScimCaller, body: unknown,
  * A change of one group: its name and ids from `definition` (given the group as it stands), its
  * members by `moves`. Changes of one group queue on this instance; of different groups, run side by side.
  */
-async function changeGroup(deps: Deps, caller: ScimCaller, id: string, ifMatch: string | undefined, definition: (current: ScimGroupRecord, state: GroupState) => Pick<ScimGroupInput, "displayName" | "externalId">, moves: Moves) {
+async function changeGroup(deps: Deps, caller: ScimCaller, id: string, ifMatch: string | undefined, definition: (current: ScimGroupRecord) => Pick<ScimGroupInput, "displayName" | "externalId">, moves: Moves) {
   const now = deps.clock();
   const base = scimBaseUrl(deps);
-  return inBusinessTransaction(
+  const group = await inBusinessTransaction(
     deps,
     caller.businessId,
     async (tx, current) => {
       const business = present(current.business);
       const existing = business.scimGroups.find((candidate) => candidate.id === id);
       if (!existing) throw notFound("Group", id);
-      const state = await groupStateStore(deps.db).getIn(tx, business.id, id);
-      assertVersion(groupResource(existing, state, null, base), ifMatch);
-      const group = groupOf(business, definition(existing, state), existing, now);
+      // The group's revision is read only to check an If-Match: a change adds to it blindly.
+      if (ifMatch !== undefined && ifMatch.trim() !== "*") assertVersion(groupResource(existing, await groupStateStore(deps.db).getIn(tx, business.id, id), null, base), ifMatch);
+      const group = groupOf(business, definition(existing), existing, now);
       const moved = await movedMembers(deps, tx, business.id, id, moves);
-      if (moved.length === 0 && group === existing) return { group, state };
-      const committed = await commitGroup(tx, deps, caller, business, current.subscription, { group, definitionChanged: group !== existing, state, moved, action: "scim.group.update" }, now);
-      return { group, state: committed.state };
+      if (moved.length === 0 && group === existing) return group;
+      await commitGroup(tx, deps, caller, business, current.subscription, { group, definitionChanged: group !== existing, moved, action: "scim.group.update" }, now);
+      return group;
     },
     { queueKey: `${caller.businessId}/groups/${id}` },
   );
+  // The version the answer carries: read after the change (another may have followed it at once).
+  const [state] = await groupStateStore(deps.db).getAll(caller.businessId, [id]);
+  return { group, state };
 }
 
 /** PUT: the group whole. Its members are compared with the group's (read outside the change, as a whole replacement must); the answer lists them. */
@@ -205,7 +210,7 @@ export async function patchGroup(deps: Deps, caller: ScimCaller, id: string, ifM
   const { members, attributes } = splitGroupPatch(patchOperations(body));
   const moves = members === null ? { add: [], remove: [] } : members.reset ? await movesTo(deps, caller.businessId, id, members.add) : { add: members.add, remove: members.remove };
   const base = scimBaseUrl(deps);
-  const definition = (current: ScimGroupRecord, state: GroupState) => (attributes.length === 0 ? current : patchedDefinition(groupResource(current, state, null, base), attributes));
+  const definition = (current: ScimGroupRecord) => (attributes.length === 0 ? current : patchedDefinition(groupResource(current, NO_REVISION, null, base), attributes));
   const { group, state } = await changeGroup(deps, caller, id, ifMatch, definition, moves);
   const resource = groupResource(group, state, null, base);
   if (query.attributes === undefined && query.excludedAttributes === undefined) return { version: String(resource.meta.version) };
@@ -223,7 +228,7 @@ export async function deleteGroup(deps: Deps, caller: ScimCaller, id: string, if
     const group = business.scimGroups.find((candidate) => candidate.id === id);
     if (!group) throw notFound("Group", id);
     const states = groupStateStore(deps.db);
-    assertVersion(groupResource(group, await states.getIn(tx, business.id, id), null, scimBaseUrl(deps)), ifMatch);
+    if (ifMatch !== undefined && ifMatch.trim() !== "*") assertVersion(groupResource(group, await states.getIn(tx, business.id, id), null, scimBaseUrl(deps)), ifMatch);
     businessStore(deps.db).deleteScimGroup(tx, business.id, id);
     states.deleteIn(tx, business.id, id);
     directoryJobStore(deps.db).addIn(tx, { businessId: business.id, kind: "group-removal", groupId: id }, now);
