@@ -142,22 +142,25 @@ export async function businessesAtScale(deps: Deps, servers: BenchServer[], repo
   rowOf("SCIM PATCH, p95 at scale / at 10 members", patched, 1.5);
   await reportLimits("SCIM PATCHes", servers, since);
 
-  // A group of 1,000 members in the large business, of 10 in the small: one member in and out at a time.
-  const groupOf = async (target: Business, size: number) => {
-    const uids = Array.from({ length: size }, (_, index) => `seeded-${String(index).padStart(6, "0")}`);
-    const created = (await (await scimCall(target, "POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: `Bench ${size}`, members: uids.slice(0, 150).map((value) => ({ value })) })).json()) as { id: string };
+  // In the large business, a group of 10 members and one of 1,000; then members not in either
+  // added to one and removed again, one a PATCH, as Okta and Entra send them, the two groups
+  // taking turns (a hundred members in rotation, so that no member's document is written much).
+  const seededUid = (index: number) => `seeded-${String(index).padStart(6, "0")}`;
+  const groupOf = async (size: number, from: number) => {
+    const uids = Array.from({ length: size }, (_, index) => seededUid(from + index));
+    const created = (await (await scimCall(seededLarge, "POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: `Bench ${size}`, members: uids.slice(0, 150).map((value) => ({ value })) })).json()) as { id: string };
     for (let start = 150; start < size; start += 150) {
-      await scimCall(target, "PATCH", `/Groups/${created.id}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "add", path: "members", value: uids.slice(start, start + 150).map((value) => ({ value })) }] });
+      await scimCall(seededLarge, "PATCH", `/Groups/${created.id}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "add", path: "members", value: uids.slice(start, start + 150).map((value) => ({ value })) }] });
     }
     return created.id;
   };
-  const groups = [await groupOf(seededSmall, SMALL), await groupOf(seededLarge, 1_000)];
+  const groups = [await groupOf(SMALL, 0), await groupOf(1_000, SMALL)];
   since = await startLimits(servers);
-  // One of the group's members out, then in again, as Okta and Entra send them.
+  const moving = (index: number) => seededUid(2_000 + ((index >> 1) % 100));
   const memberMoves = await latencies(pair, scale.samples * 3, (target, index) =>
-    scimCall(target, "PATCH", `/Groups/${groups[target === seededSmall ? 0 : 1]}`, {
+    scimCall(seededLarge, "PATCH", `/Groups/${groups[target === seededSmall ? 0 : 1]}`, {
       schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
-      Operations: [index % 2 === 0 ? { op: "remove", path: 'members[value eq "seeded-000001"]' } : { op: "add", path: "members", value: [{ value: "seeded-000001" }] }],
+      Operations: [index % 2 === 0 ? { op: "add", path: "members", value: [{ value: moving(index) }] } : { op: "remove", path: `members[value eq "${moving(index)}"]` }],
     }),
   );
   rowOf("Group PATCH of one member, 1,000-member group / 10", memberMoves, 1.5);
