@@ -96,9 +96,6 @@ export const seatShardStore = oncePerDatabase((db: Firestore) => {
   };
   const allRefs = (businessId: string) => Array.from({ length: SEAT_SHARDS }, (_, index) => ref(businessId, index));
   return withDeadlines("Firestore", {
-    async get(tx: Transaction, businessId: string, index: number): Promise<SeatShardState> {
-      return read(await tx.get(ref(businessId, index)), index);
-    },
     /** Every shard, in index order (in a transaction: so that a decision on the total is exact). */
     async all(tx: Transaction | null, businessId: string): Promise<SeatShardState[]> {
       const snapshots = tx ? await tx.getAll(...allRefs(businessId)) : await db.getAll(...allRefs(businessId));
