@@ -210,6 +210,8 @@ describe("npm start", () => {
       // The README's own title and summary are the header's already: the overview starts after them (§24).
       await page.waitForSelector("#panel-overview .markdown h2");
       expect(await page.locator("#panel-overview .markdown h1:has-text('Charts Pro')").count()).toBe(0);
+      // The icon is its own request: read its size once it has loaded (a loaded machine answers it after the page).
+      await page.waitForFunction("document.querySelector('.module-header img')?.complete === true", undefined, { timeout: 10_000 });
       expect(await page.locator(".module-header img").evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth)).toBe(128);
       expect(outside).toEqual([]);
     } finally {
