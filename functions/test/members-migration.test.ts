@@ -84,9 +84,11 @@ describe("migrate seats", () => {
       await db.doc(`businesses/${businessId}/members/${holder.uid}`).set(document);
       await db.doc(`users/${holder.uid}/memberships/${businessId}`).set(document);
     }
-    const seatsUsed = async () => (await json("business", "show", "--id", businessId)).seatsUsed;
-    // Only the owner's seat is counted: the limit would let three more in.
+    // What the limit is kept by: the seat shards.
+    const seatsUsed = async () => (await db.collection(`businesses/${businessId}/seatShards`).get()).docs.reduce((sum, doc) => sum + (Number(doc.get("used")) || 0), 0);
+    // Only the owner's seat is counted: the limit would let three more in (the members list counts all four).
     expect(await seatsUsed()).toBe(1);
+    expect((await json("business", "show", "--id", businessId)).seatsUsed).toBe(4);
     expect(await json("migrate", "seats")).toEqual({ businessesRead: 1, seatsCounted: 3 });
     expect(await seatsUsed()).toBe(4);
     // The shards are not shared out for the quantity: the seat balancer is asked to.

@@ -294,14 +294,16 @@ describe("web pages (§16)", () => {
     await page.click("#tab-analytics");
     expect(new URL(page.url()).hash).toBe("#analytics");
     await expect_(async () => expect(await page.locator("[aria-labelledby=downloads-heading] .chart figcaption").textContent()).toMatch(/^4 downloads of acme\.plotter .* versions 1\.1\.0, 1\.0\.0\.$/));
-    const painted = await page.evaluate(`(() => {
+    // Painted once Chart.js has drawn it (its first frame follows the summary on a loaded machine).
+    const painted = () =>
+      page.evaluate(`(() => {
       const canvas = document.querySelector("[aria-labelledby=downloads-heading] .chart canvas");
       const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
       let colored = 0;
       for (let at = 0; at < data.length; at += 4) if (data[at + 3] > 0 && !(data[at] === data[at + 1] && data[at + 1] === data[at + 2])) colored += 1;
       return colored;
     })()`);
-    expect(painted).toBeGreaterThan(100);
+    await expect_(async () => expect(await painted()).toBeGreaterThan(100));
 
     // A token, in its tab: created, shown once with a copy button, working, listed, revoked.
     await page.click("#tab-tokens");
