@@ -17,7 +17,7 @@ import { startWebhookDispatcher, type WebhookDispatcher } from "../functions/src
 import { startTufFollower, type TufFollower } from "../functions/src/tuf/follower";
 import { startSeatBalancer } from "../functions/src/seats/balance";
 import type { FollowedWork } from "../functions/src/core/followed-work";
-import { startCountFolder, type CountFolder } from "../functions/src/analytics/count-folder";
+import { startCountFolder } from "../functions/src/analytics/count-folder";
 import { startDirectoryJobs } from "../functions/src/scim/directory-jobs";
 import { initializeRepository } from "../functions/src/tuf/initialize";
 import { readTufKeyFolder } from "./tuf-keys";
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   let webhooks: WebhookDispatcher | undefined;
   let tuf: TufFollower | undefined;
   let seats: FollowedWork | undefined;
-  let counts: CountFolder | undefined;
+  let counts: FollowedWork | undefined;
   let directoryJobs: FollowedWork | undefined;
   let ready = false;
   let stopping = false;

@@ -1,5 +1,6 @@
 import type { Firestore } from "firebase-admin/firestore";
 import { withinDeadline } from "../core/deadline";
+import type { FollowedWork } from "../core/followed-work";
 import type { Logger } from "../core/logger";
 import { moduleStore } from "../marketplace/module-store";
 import { deviceActivityStore } from "../metrics/device-activity-store";
@@ -63,12 +64,8 @@ export async function foldCounts(db: Firestore, options: { budgetMs: number } = 
   }
 }
 
-export interface CountFolder {
-  stop(): Promise<void>;
-}
-
 /** `npm start`: the folder every `everyMs`, one run at a time, as the deployment's schedule runs it every minute. */
-export function startCountFolder(db: Firestore, logger: Logger, options: { everyMs: number }): CountFolder {
+export function startCountFolder(db: Firestore, logger: Logger, options: { everyMs: number }): FollowedWork {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout;
