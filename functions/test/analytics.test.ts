@@ -279,4 +279,19 @@ describe("analytics (§28)", () => {
     // Over the publisher's modules: one document a month, the same figures.
     expect((await metrics(owner, null, { from: today, to: today, metrics: "installs,activeDevices" })).body.totals).toEqual({ installs: 201, activeDevices: 201 });
   });
+
+  it("does not count again a device seen before activity was kept one document per device", async () => {
+    const owner = await sellingModule("acme", "acme.charts");
+    const user = await createUser();
+    const { db } = await testDeps();
+    // As a confirm wrote it before: one document per module, user and device, active today.
+    const legacy = createHash("sha256").update(`acme.charts\n${user.uid}\nold-pc`).digest("hex");
+    await db.doc(`deviceActivity/${legacy}`).set({ moduleId: "acme.charts", lastDay: today, version: "1.0.0", platform: "win32" });
+    expect((await confirm(user, { moduleId: "acme.charts", version: "1.0.0", deviceId: "old-pc", platform: "win32" })).status).toBe(200);
+    await foldCounts();
+    // An install (the activation is new to the device), but no active day counted twice.
+    expect((await metrics(owner, "acme.charts", { from: today, to: today, metrics: "installs,activeDevices" })).body.totals).toEqual({ installs: 1, activeDevices: 0 });
+    const device = await db.doc(`deviceActivity/${createHash("sha256").update(`${user.uid}\nold-pc`).digest("hex")}`).get();
+    expect(device.get("modules")).toEqual({ "acme.charts": { lastDay: today, version: "1.0.0", platform: "win32" } });
+  });
 });

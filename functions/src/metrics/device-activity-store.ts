@@ -17,6 +17,8 @@ import { metricCountList, storedCounts } from "./pending-count-store";
  */
 
 const moduleActivity = z.object({ lastDay: z.string().nullable(), version: z.string(), platform: z.string() });
+/** A module's activity on a device as kept before one document per device. */
+const legacyDocument = z.object({ moduleId: z.string(), lastDay: z.string().nullable(), version: z.string(), platform: z.string() });
 const deviceDocument = z.object({ modules: z.record(z.string(), moduleActivity), counts: metricCountList.optional(), countsPending: z.literal(true).optional() });
 
 export interface DeviceActivity {
@@ -45,6 +47,8 @@ export interface PendingDevice {
 export const deviceActivityStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("deviceActivity");
   const ref = ({ uid, deviceId }: DeviceKey) => documentAt(collection, createHash("sha256").update(`${uid}\n${deviceId}`).digest("hex"));
+  /** Where a module's activity on a device was kept before one document per device. */
+  const legacyRef = (moduleId: string, { uid, deviceId }: DeviceKey) => documentAt(collection, createHash("sha256").update(`${moduleId}\n${uid}\n${deviceId}`).digest("hex"));
   const read = (snapshot: FirebaseFirestore.DocumentSnapshot): DeviceRecord => {
     const stored = readDocument(deviceDocument, snapshot);
     return {
@@ -53,9 +57,22 @@ export const deviceActivityStore = oncePerDatabase((db: Firestore) => {
     };
   };
   return {
-    /** The device's record, read (and held) in the caller's transaction; an unseen device has none. */
-    async getIn(tx: Transaction, key: DeviceKey): Promise<DeviceRecord> {
-      return read(await tx.get(ref(key)));
+    /**
+     * The device's record, read (and held) in the caller's transaction; an unseen device has none.
+     * A module of `moduleIds` it does not name yet is looked up where activity was kept before one
+     * document per device (one per module, user and device), so that a device seen before the
+     * change is not counted again; the next write carries it over.
+     */
+    async getIn(tx: Transaction, key: DeviceKey, moduleIds: readonly string[]): Promise<DeviceRecord> {
+      const record = read(await tx.get(ref(key)));
+      const unnamed = [...new Set(moduleIds)].filter((moduleId) => !record.modules.has(moduleId));
+      if (unnamed.length === 0) return record;
+      const earlier = await tx.getAll(...unnamed.map((moduleId) => legacyRef(moduleId, key)));
+      earlier.forEach((snapshot, index) => {
+        const stored = readDocument(legacyDocument, snapshot);
+        if (stored) record.modules.set(unnamed[index], { moduleId: unnamed[index], lastDay: stored.lastDay, version: stored.version, platform: stored.platform });
+      });
+      return record;
     },
     ...withDeadlines("Firestore", {
       /** The device's record outside a transaction (to see whether a check would change anything). */

@@ -20,7 +20,7 @@ export interface DeviceModuleKey {
 /** A confirm on a device (an install when the device is new to the activation), or an update check that names a device. */
 export async function deviceSeenIn(tx: Transaction, db: Firestore, key: DeviceModuleKey, seen: { version: string; platform?: string; today: string; install: boolean }): Promise<void> {
   const devices = deviceActivityStore(db);
-  const record = await devices.getIn(tx, key);
+  const record = await devices.getIn(tx, key, [key.moduleId]);
   const { activity, counts } = activityCounts(record.modules.get(key.moduleId) ?? null, { moduleId: key.moduleId, version: seen.version, platform: seen.platform, today: seen.today });
   const installs: MetricCount[] = seen.install ? [{ moduleId: key.moduleId, day: seen.today, metric: "installs", amount: 1, version: seen.version, platform: activity.platform }] : [];
   record.modules.set(key.moduleId, activity);
@@ -30,7 +30,7 @@ export async function deviceSeenIn(tx: Transaction, db: Firestore, key: DeviceMo
 /** A device removed from an activation: an uninstall, and no longer active from today. */
 export async function deviceRemovedIn(tx: Transaction, db: Firestore, key: DeviceModuleKey, removed: { version: string; today: string }): Promise<void> {
   const devices = deviceActivityStore(db);
-  const record = await devices.getIn(tx, key);
+  const record = await devices.getIn(tx, key, [key.moduleId]);
   const before = record.modules.get(key.moduleId) ?? null;
   const { activity, counts } = removalCounts(before, removed.today);
   if (activity) record.modules.set(key.moduleId, activity);
@@ -56,7 +56,7 @@ export async function updateCheckSeen(db: Firestore, who: { uid: string; deviceI
   await withinDeadline(
     "Firestore (analytics)",
     db.runTransaction(async (tx) => {
-      const record = await devices.getIn(tx, key);
+      const record = await devices.getIn(tx, key, items.map((item) => item.moduleId));
       const changed = changes(record);
       if (changed.length === 0) return;
       const counts: MetricCount[] = [];
