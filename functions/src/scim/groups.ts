@@ -16,7 +16,7 @@ import { splitGroupPatch } from "./group-patch";
 import { directoryJobStore } from "./directory-job-store";
 import { groupStateStore, type GroupState } from "./group-state-store";
 import { applyPatch, parseScim, patchOperations } from "./patch";
-import { groupResource, invalidValue, isScimMember, listPage, notFound, orderedPage, resourceFilter, ScimError, uniqueness } from "./resources";
+import { groupResource, invalidValue, isScimMember, listPage, notFound, orderedPage, resourceFilter, ScimError, uniqueness, type ScimResource } from "./resources";
 import { scimGroupInput, type ScimGroupInput } from "./schemas";
 import { scimBaseUrl, type ScimCaller } from "./tokens";
 
@@ -115,9 +115,13 @@ export async function listGroups(deps: Deps, caller: ScimCaller, query: Query & 
   }
   const resources = business.scimGroups.map((group, index) => groupResource(group, states[index], null, base));
   const { page, totalResults, startIndex } = orderedPage(resources.filter(matches), query);
+  if (!wantsMembers(query)) return listPage(page, totalResults, startIndex, query);
   const byId = new Map(business.scimGroups.map((group, index) => [group.id, { group, state: states[index] }]));
-  const listed = wantsMembers(query) ? await Promise.all(page.map(async (resource) => { const { group, state } = byId.get(resource.id)!; return groupResource(group, state, await members(group), base); })) : page;
-  return listPage(listed, totalResults, startIndex, query);
+  const withMembers = async (resource: ScimResource) => {
+    const { group, state } = byId.get(resource.id)!;
+    return groupResource(group, state, await members(group), base);
+  };
+  return listPage(await Promise.all(page.map(withMembers)), totalResults, startIndex, query);
 }
 
 export async function getGroup(deps: Deps, caller: ScimCaller, id: string, query: Query): Promise<Projected> {
