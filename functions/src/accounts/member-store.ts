@@ -47,26 +47,17 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
   const get = (tx: Transaction | null, query: Query) => (tx ? tx.get(query) : query.get());
   /**
    * How many seat holders come before this member in the order seats wait in (newest
-   * `seatAssignedAt` first, then uid), counting at most `atMost`: reads no more index entries than that.
+   * `seatAssignedAt` first, then uid: the newer seats), or after it (the older seats), counting at
+   * most `atMost`: reads no more index entries than that.
    */
-  const seatHoldersBefore = async (businessId: string, member: MemberRecord, atMost: number): Promise<number> => {
+  const seatHoldersBeside = async (businessId: string, member: MemberRecord, side: "newer" | "older", atMost: number): Promise<number> => {
     if (atMost <= 0) return 0;
     const at = seatOrderOf(member);
-    const [newer, tied] = await Promise.all([
-      members(businessId).where("seatAssignedAt", ">", at).limit(atMost).count().get(),
-      members(businessId).where("seatAssignedAt", "==", at).where(FieldPath.documentId(), "<", ref(businessId, member.uid)).limit(atMost).count().get(),
+    const [beyond, tied] = await Promise.all([
+      members(businessId).where("seatAssignedAt", side === "newer" ? ">" : "<", at).limit(atMost).count().get(),
+      members(businessId).where("seatAssignedAt", "==", at).where(FieldPath.documentId(), side === "newer" ? "<" : ">", ref(businessId, member.uid)).limit(atMost).count().get(),
     ]);
-    return Math.min(atMost, newer.data().count + tied.data().count);
-  };
-  /** How many seat holders come after this member in that order (the older seats), counting at most `atMost`. */
-  const seatHoldersAfter = async (businessId: string, member: MemberRecord, atMost: number): Promise<number> => {
-    if (atMost <= 0) return 0;
-    const at = seatOrderOf(member);
-    const [older, tied] = await Promise.all([
-      members(businessId).where("seatAssignedAt", "<", at).limit(atMost).count().get(),
-      members(businessId).where("seatAssignedAt", "==", at).where(FieldPath.documentId(), ">", ref(businessId, member.uid)).limit(atMost).count().get(),
-    ]);
-    return Math.min(atMost, older.data().count + tied.data().count);
+    return Math.min(atMost, beyond.data().count + tied.data().count);
   };
   return withDeadlines("Firestore", {
     ref,
@@ -139,7 +130,7 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
     /** A member's seat standing, counted from whichever end reads less, as far as these quantities need (access/rules.ts seatCount). */
     async standing(businessId: string, member: MemberRecord, seatsUsed: number, paidQuantities: (number | null)[]): Promise<SeatStanding> {
       const { newer, older } = seatCount(member.seat, seatsUsed, paidQuantities);
-      const [holdersBefore, holdersAfter] = await Promise.all([seatHoldersBefore(businessId, member, newer), seatHoldersAfter(businessId, member, older)]);
+      const [holdersBefore, holdersAfter] = await Promise.all([seatHoldersBeside(businessId, member, "newer", newer), seatHoldersBeside(businessId, member, "older", older)]);
       return { seat: member.seat, seatsUsed, holdersBefore, ...(older > 0 ? { holdersAfter: { count: holdersAfter, countedTo: older } } : {}) };
     },
     /**

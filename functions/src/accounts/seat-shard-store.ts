@@ -28,6 +28,12 @@ const seatShardDocument = z.object({
   q: z.number().int().nonnegative().optional(),
 });
 
+/** A shard read without a lock, with when it last changed (null: it does not exist). */
+export interface PeekedShard {
+  shard: SeatShardState;
+  updateTime: Timestamp | null;
+}
+
 /** How often a change whose seat shard moved under it runs again before its caller hears of it. */
 const GUARDED_ATTEMPTS = 8;
 
@@ -54,10 +60,10 @@ export async function seatTransaction<T>(db: Firestore, change: (tx: Transaction
     try {
       return await db.runTransaction(change);
     } catch (error) {
-      if (error instanceof SeatSharesNeeded && attempt >= GUARDED_ATTEMPTS) throw unavailable("The business's seats are being worked out for its quantity; try again in a moment.", RETRY_AFTER_SECONDS);
-      if (attempt >= GUARDED_ATTEMPTS) throw error;
-      if (error instanceof SeatSharesNeeded) await shareSeats(db, error.businessId);
-      else if (!isFailedPrecondition(error)) throw error;
+      const sharesNeeded = error instanceof SeatSharesNeeded;
+      if (!sharesNeeded && !isFailedPrecondition(error)) throw error;
+      if (attempt >= GUARDED_ATTEMPTS) throw sharesNeeded ? unavailable("The business's seats are being worked out for its quantity; try again in a moment.", RETRY_AFTER_SECONDS) : error;
+      if (sharesNeeded) await shareSeats(db, (error as SeatSharesNeeded).businessId);
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }
@@ -79,11 +85,7 @@ async function shareOut(db: Firestore, businessId: string): Promise<void> {
   await db.runTransaction(async (tx) => {
     const subscription = await subscriptionStore(db).get(tx, businessId);
     const quantity = subscription?.seats ?? null;
-    if (quantity === null) return;
-    const shards = await seatShardStore(db).all(tx, businessId);
-    if (stampedFor(shards, quantity)) return;
-    const caps = sharesOf(shards.map((shard) => shard.used), quantity);
-    if (caps) seatShardStore(db).share(tx, businessId, caps, quantity);
+    if (quantity !== null) seatShardStore(db).shareOutIn(tx, businessId, await seatShardStore(db).all(tx, businessId), quantity);
   });
 }
 
@@ -95,6 +97,7 @@ export const seatShardStore = oncePerDatabase((db: Firestore) => {
     return { index, used: stored?.used ?? 0, cap: stored?.cap ?? null, q: stored?.q ?? null };
   };
   const allRefs = (businessId: string) => Array.from({ length: SEAT_SHARDS }, (_, index) => ref(businessId, index));
+  const peeked = (snapshot: DocumentSnapshot, index: number): PeekedShard => ({ shard: read(snapshot, index), updateTime: snapshot.updateTime ?? null });
   return withDeadlines("Firestore", {
     /** Every shard, in index order (in a transaction: so that a decision on the total is exact). */
     async all(tx: Transaction | null, businessId: string): Promise<SeatShardState[]> {
@@ -102,13 +105,12 @@ export const seatShardStore = oncePerDatabase((db: Firestore) => {
       return snapshots.map((snapshot, index) => read(snapshot, index));
     },
     /** A shard read without a lock, with when it last changed (null: it does not exist). */
-    async peek(businessId: string, index: number): Promise<{ shard: SeatShardState; updateTime: Timestamp | null }> {
-      const snapshot = await ref(businessId, index).get();
-      return { shard: read(snapshot, index), updateTime: snapshot.updateTime ?? null };
+    async peek(businessId: string, index: number): Promise<PeekedShard> {
+      return peeked(await ref(businessId, index).get(), index);
     },
     /** Every shard read without a lock, in index order, with when each last changed. */
-    async peekAll(businessId: string): Promise<{ shard: SeatShardState; updateTime: Timestamp | null }[]> {
-      return (await db.getAll(...allRefs(businessId))).map((snapshot, index) => ({ shard: read(snapshot, index), updateTime: snapshot.updateTime ?? null }));
+    async peekAll(businessId: string): Promise<PeekedShard[]> {
+      return (await db.getAll(...allRefs(businessId))).map(peeked);
     },
     /** The transaction's next write of this shard holds only if the shard has not changed since `updateTime` (the first guard set stays). */
     guard(tx: Transaction, businessId: string, index: number, updateTime: Timestamp): void {
@@ -128,9 +130,16 @@ export const seatShardStore = oncePerDatabase((db: Firestore) => {
       }
       tx.set(shard, { used: FieldValue.increment(delta) }, { merge: true });
     },
-    /** New shares of `quantity`, one per shard in index order (the transaction read every shard). */
-    share(tx: Transaction, businessId: string, caps: readonly number[], quantity: number): void {
-      caps.forEach((cap, index) => tx.set(ref(businessId, index), { cap, q: quantity }, { merge: true }));
+    /**
+     * Shares `quantity` out over the shards (as the transaction read them, every one), unless they
+     * are shared out for it already or the seats in use exceed it (members must lose seats first).
+     * Returns whether it wrote the shares.
+     */
+    shareOutIn(tx: Transaction, businessId: string, shards: readonly SeatShardState[], quantity: number): boolean {
+      if (stampedFor(shards, quantity)) return false;
+      const caps = sharesOf(shards.map((shard) => shard.used), quantity);
+      caps?.forEach((cap, index) => tx.set(ref(businessId, index), { cap, q: quantity }, { merge: true }));
+      return caps !== null;
     },
   });
 });

@@ -1,5 +1,5 @@
 import type { Transaction } from "firebase-admin/firestore";
-import { sharesOf, stampedFor, roomIn } from "../access/seat-shards";
+import { roomIn } from "../access/seat-shards";
 import { memberStore } from "../accounts/member-store";
 import { seatShardStore } from "../accounts/seat-shard-store";
 import { subscriptionStore } from "../accounts/subscription-store";
@@ -56,11 +56,8 @@ async function balanceStep(deps: BalanceDeps, businessId: string): Promise<Step>
         commit(deps, tx, businessId, changes, quantity, now);
         return { done: false, seated: 0, unseated: changes.length };
       }
-      if (!stampedFor(current, quantity)) {
-        // The shares, in a step of their own: 128 writes, beside which a batch of members would pass 500.
-        shards.share(tx, businessId, sharesOf(current.map((shard) => shard.used), quantity)!, quantity);
-        return { done: false, seated: 0, unseated: 0 };
-      }
+      // The shares, in a step of their own: 128 writes, beside which a batch of members would pass 500.
+      if (shards.shareOutIn(tx, businessId, current, quantity)) return { done: false, seated: 0, unseated: 0 };
       const room = current.map((shard) => roomIn(shard));
       const asked = Math.min(SEAT_BATCH, quantity - used);
       const waiters = await members.longestWaiting(tx, businessId, asked);

@@ -32,6 +32,8 @@ export function seatLedger(db: Firestore, tx: Transaction, businessId: string, q
   const moved = new Map<number, number>();
   let freed = 0;
   const bump = (index: number, delta: number) => moved.set(index, (moved.get(index) ?? 0) + delta);
+  /** The seats in use over these shards, with what this change moved. */
+  const inUseOf = (shards: readonly SeatShardState[]) => shards.reduce((sum, shard) => sum + shard.used + (moved.get(shard.index) ?? 0), 0);
   const readAll = async () => {
     if (everyShardRead) return [...known.values()];
     for (const shard of await store.all(tx, businessId)) known.set(shard.index, shard);
@@ -80,11 +82,11 @@ export function seatLedger(db: Firestore, tx: Transaction, businessId: string, q
       }
       // Not shared out for this quantity: none free when the seats in use reach it; otherwise the
       // shards are shared out first (seatTransaction), rather than every one read and held here.
-      if (shards.reduce((sum, shard) => sum + shard.used + (moved.get(shard.index) ?? 0), 0) >= quantity) return null;
+      if (inUseOf(shards) >= quantity) return null;
       throw new SeatSharesNeeded(businessId);
     },
     async inUse() {
-      return (await readAll()).reduce((sum, shard) => sum + shard.used + (moved.get(shard.index) ?? 0), 0);
+      return inUseOf(await readAll());
     },
   };
 }
