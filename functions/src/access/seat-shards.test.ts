@@ -1,24 +1,26 @@
 import fc from "fast-check";
-import { activeShards, homeSeatShard, SEAT_SHARDS, shardWithRoom, sharesOf, stampedFor, type SeatShardState } from "./seat-shards";
+import { activeShards, homeSeatShard, nextSeatShard, SEAT_SHARDS, shardWithRoom, sharesOf, stampedFor, type SeatShardState } from "./seat-shards";
 
 const shardsOf = (used: number[], caps: number[] | null, q: number | null): SeatShardState[] => used.map((count, index) => ({ index, used: count, cap: caps ? caps[index] : null, q }));
 const zeros = () => Array.from({ length: SEAT_SHARDS }, () => 0);
 
 describe("seat shards", () => {
-  it("spread members over every shard, each always in the same one", () => {
-    const homes = Array.from({ length: 1_000 }, (_, index) => homeSeatShard(`user-${index}`));
+  it("count a seat that names no shard in its member's own, spread over every shard", () => {
+    const homes = Array.from({ length: 5_000 }, (_, index) => homeSeatShard(`user-${index}`));
     expect(new Set(homes).size).toBe(SEAT_SHARDS);
     expect(homeSeatShard("user-7")).toBe(homes[7]);
   });
 
-  it("spread a quantity's free seats over as many shards as it needs, each member's own among them", () => {
+  it("spread a quantity's free seats over as many shards as it needs, and offer seats in each in turn", () => {
     expect([1, 4, 10, 25, 250, 100_000].map(activeShards)).toEqual([1, 1, 3, 7, 63, SEAT_SHARDS]);
     expect(activeShards(SEAT_SHARDS * 4 - 1)).toBe(SEAT_SHARDS);
     expect(activeShards(null)).toBe(SEAT_SHARDS);
     // A team of 10: three shards of four, three and three, and every member's first shard is one of them.
     expect(sharesOf(zeros(), 10)!.slice(0, 4)).toEqual([4, 3, 3, 0]);
-    const homes = new Set(Array.from({ length: 200 }, (_, index) => homeSeatShard(`user-${index}`, 10)));
-    expect([...homes].sort()).toEqual([0, 1, 2]);
+    const firsts = Array.from({ length: 200 }, () => nextSeatShard(10));
+    expect([...new Set(firsts)].sort()).toEqual([0, 1, 2]);
+    // Offered in turn: no shard twice before each of the three once.
+    for (let index = 3; index < firsts.length; index += 1) expect(firsts[index]).toBe(firsts[index - 3]);
     // Seats held beyond the active shards stay where they are counted, with no room beside them.
     const used = zeros();
     used[40] = 3;
@@ -52,7 +54,7 @@ describe("seat shards", () => {
     expect(shardWithRoom(shards, 3, 9, new Map([[5, 2], [2, -1]]))).toBe(2);
   });
 
-  it("without shares for the quantity (it changed, or none were worked out), give the member's own shard while the total has room", () => {
+  it("without shares for the quantity (it changed, or none were worked out), give the shard offered first while the total has room", () => {
     const used = zeros();
     used[0] = 2;
     expect(stampedFor(shardsOf(used, zeros(), 5), 3)).toBe(false);
@@ -66,7 +68,7 @@ describe("seat shards", () => {
         const shards = shardsOf(zeros(), sharesOf(zeros(), quantity), quantity);
         for (const [give, home] of steps) {
           if (give) {
-            // The fast path: the member's own shard when it has room; else all shards read.
+            // The fast path: the shard offered first when it has room; else all shards read.
             const own = shards[home];
             const index = (own.cap ?? 0) - own.used > 0 ? home : shardWithRoom(shards, quantity, home, new Map());
             if (index !== null) shards[index].used += 1;

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomInt } from "node:crypto";
 
 /**
  * How a business's seats are counted without one document every seat change contends on (§25).
@@ -11,11 +11,14 @@ import { createHash } from "node:crypto";
  *
  * How many shards a quantity's free seats are spread over grows with it (`activeShards`: one per
  * SEATS_PER_SHARD seats, up to SEAT_SHARDS), so that a team of 10 keeps its free seats in three
- * shards, each member's own among them, while 10 SCIM clients seating a company's thousands meet
+ * shards, while 10 SCIM clients seating a company's thousands meet
  * in one shard rarely and write each about once in two seconds at 80 seats a second (`npm run bench -- --limits`).
+ * A seat is first offered in the next of the active shards (`nextSeatShard`: each process takes
+ * them in turn), so that 135 members seated a second by one process write each of 256 shards about
+ * half a time a second.
  */
 
-export const SEAT_SHARDS = 128;
+export const SEAT_SHARDS = 256;
 /** Free seats per shard a quantity is spread for. */
 export const SEATS_PER_SHARD = 4;
 
@@ -32,12 +35,24 @@ export interface SeatShardState {
 }
 
 /**
- * The shard a member's seat is given in first under this quantity (spreads a business's members
- * evenly over its active shards); without one, over all shards: where a seat that names no shard
- * is counted (seats from before the shards, `migrate seats`).
+ * The shard a seat that names none is counted in: a seat given before the shards (`migrate seats`
+ * counts it there), or by a writer that did not name one.
  */
-export function homeSeatShard(uid: string, quantity: number | null = null): number {
-  return createHash("sha256").update(uid).digest().readUInt32BE(0) % activeShards(quantity);
+export function homeSeatShard(uid: string): number {
+  return createHash("sha256").update(uid).digest().readUInt32BE(0) % SEAT_SHARDS;
+}
+
+/** How many seats this process offered, from a random start (the next is offered in the shard this names, modulo the active shards). */
+let offered = randomInt(SEAT_SHARDS);
+
+/**
+ * The shard a seat is offered in first under this quantity: the quantity's active shards in turn
+ * (all of them without a quantity), so that seats given one after another, whoever they are for,
+ * spread evenly over the shards, each shard taking one before any takes two.
+ */
+export function nextSeatShard(quantity: number | null): number {
+  offered += 1;
+  return offered % activeShards(quantity);
 }
 
 /** Whether every shard's share was worked out for this quantity (the shares then add up to it). */
@@ -64,16 +79,16 @@ export function sharesOf(used: readonly number[], quantity: number): number[] | 
 }
 
 /**
- * Where a seat goes when its member's own shard is full, all shards read: the shard with the
- * most room (stamped), or the member's own when the shares are not worked out and the total has
+ * Where a seat goes when the shard it was offered in first (`first`) is full, all shards read: the
+ * shard with the most room (stamped), or `first` when the shares are not worked out and the total has
  * room. Null: every paid seat is taken. `moved` are this change's seats given minus freed per shard.
  */
-export function shardWithRoom(shards: readonly SeatShardState[], quantity: number, home: number, moved: ReadonlyMap<number, number>): number | null {
+export function shardWithRoom(shards: readonly SeatShardState[], quantity: number, first: number, moved: ReadonlyMap<number, number>): number | null {
   if (stampedFor(shards, quantity)) {
     let best: SeatShardState | null = null;
     for (const shard of shards) if (roomIn(shard, moved.get(shard.index)) > 0 && (!best || roomIn(shard, moved.get(shard.index)) > roomIn(best, moved.get(best.index)))) best = shard;
     return best?.index ?? null;
   }
   const total = shards.reduce((sum, shard) => sum + shard.used + (moved.get(shard.index) ?? 0), 0);
-  return total < quantity ? home : null;
+  return total < quantity ? first : null;
 }

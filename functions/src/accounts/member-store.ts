@@ -121,7 +121,7 @@ export const memberStore = oncePerDatabase((db: Firestore) => {
     },
     /**
      * How many members hold a seat: a count of the holders' documents (one read per 1,000 of them;
-     * reading the 128 seat shards would cost 128). The limit itself is kept by the shards (seats/ledger.ts).
+     * reading the 256 seat shards would cost 256). The limit itself is kept by the shards (seats/ledger.ts).
      */
     seatsUsed: async (businessId: string) => (await members(businessId).where("seatAssignedAt", ">=", new Timestamp(0, 0)).count().get()).data().count,
     /** How many SCIM Users the business has (SCIM's totalResults of an unfiltered list). */

@@ -7,12 +7,12 @@ import { documentAt, isFailedPrecondition, oncePerDatabase, readDocument } from 
 import { subscriptionStore } from "./subscription-store";
 
 /**
- * `businesses/{businessId}/seatShards/{0..15}`: the business's seats in use, spread over shards,
+ * `businesses/{businessId}/seatShards/{0..255}`: the business's seats in use, spread over shards,
  * each with its share of the paid quantity (access/seat-shards.ts says how they are used). A
  * member's seat is counted in the shard its member document names (`seatShard`); member-store's
  * `put` moves the counts with every seat given or taken, in the change's own transaction.
  *
- * A seat given where the member's own shard has room is decided optimistically: the shard is read
+ * A seat given where the shard it is offered in first has room is decided optimistically: the shard is read
  * without a lock (`peek`) and the change's write of it carries the time of that read as its
  * precondition (`guard`), so that two changes meeting in one shard never wait on each other's
  * locks: the one that commits second fails with FAILED_PRECONDITION and runs again

@@ -194,7 +194,7 @@ export async function acceptInvitation(deps: Deps, uid: string, actor: Actor, to
       if (!user.emailVerified) throw new ApiError("email_not_verified", `Verify ${user.email} first: an invitation is accepted only by a verified email address.`);
       if (member?.suspended) throw new ApiError("already_member", "You are a member suspended by the business's identity provider; ask its IT administrators.");
       if (member) throw new ApiError("already_member", "You are already a member of this business.");
-      const seatShard = invitation.seat ? await takeSeat(deps, tx, record.businessId, subscription, uid) : null;
+      const seatShard = invitation.seat ? await takeSeat(deps, tx, record.businessId, subscription) : null;
       memberStore(db).put(tx, record.businessId, null, {
         uid,
         role: invitation.role,

@@ -65,14 +65,14 @@ export function requireOwner(state: Pick<BusinessState, "business" | "member">, 
 }
 
 /**
- * A seat for this member, in the change's transaction: the shard it is counted in, or 409
- * `no_seat_available` when the paid ones are taken (seats/ledger.ts: one shard read while the
- * member's own has room, all of them otherwise).
+ * A seat, in the change's transaction: the shard it is counted in, or 409 `no_seat_available`
+ * when the paid ones are taken (seats/ledger.ts: one shard read while the shard offered first has
+ * room, all of them otherwise).
  */
-export async function takeSeat(deps: Pick<Deps, "db">, tx: Transaction, businessId: string, subscription: SubscriptionRecord | null, uid: string): Promise<number> {
+export async function takeSeat(deps: Pick<Deps, "db">, tx: Transaction, businessId: string, subscription: SubscriptionRecord | null): Promise<number> {
   const quantity = subscription?.seats ?? null;
   const ledger = seatLedger(deps.db, tx, businessId, quantity);
-  const shard = await ledger.take(uid);
+  const shard = await ledger.take();
   if (shard === null) throw await noSeatAvailable(ledger, quantity!);
   return shard;
 }

@@ -52,7 +52,7 @@ export async function addMember(deps: OperatorDeps, input: z.input<typeof member
     // An operator's add restores a suspended member too, keeping what SCIM knows of them; a seat
     // taken from them goes to whoever waits longest.
     const kept = seat && existing?.seat ? base : null;
-    const after = kept ?? (seat ? seated(base, await takeSeat(deps, tx, id, subscription, user.uid), now) : unseated(base));
+    const after = kept ?? (seat ? seated(base, await takeSeat(deps, tx, id, subscription), now) : unseated(base));
     const seatedWaiters = existing && !seat ? await passSeatOn(db, tx, id, subscription?.seats ?? null, existing, now) : [];
     members.put(tx, id, existing, after);
     for (const waiter of seatedWaiters) members.put(tx, id, waiter.before, waiter.after);

@@ -142,7 +142,7 @@ export async function changeMember(deps: Deps, caller: MemberCaller, actor: Acto
       let updated: MemberRecord = { ...target, role };
       // A seat taken goes to whoever waits longest; one given is counted in a shard with room.
       let seatedWaiters: MemberChange[] = [];
-      if (seat && !target.seat) updated = seated(updated, await takeSeat(deps, tx, businessId, state.subscription, uid), now);
+      if (seat && !target.seat) updated = seated(updated, await takeSeat(deps, tx, businessId, state.subscription), now);
       if (!seat && (target.seat || target.waitingSince !== null)) {
         updated = unseated(updated);
         seatedWaiters = await passSeatOn(db, tx, businessId, state.subscription?.seats ?? null, target, now);

@@ -12,7 +12,7 @@ import { reconcileDirectory } from "./rules";
  * SCIM Users and Groups of a business (§22, §25): what users.ts and groups.ts share. Every change
  * is one transaction on the members it touches (one document each), the business's document
  * (read: its settings and groups; written only when a group changes), the seat shards (a seat
- * given reads its member's own; seats/ledger.ts) and the SCIM keys (read: a duplicate userName
+ * given reads the shard it is offered in first; seats/ledger.ts) and the SCIM keys (read: a duplicate userName
  * has one winner under any concurrency); the audit entry of the change carries its
  * `business.member.*` events. Auth users are found or made before it, and disabled or enabled
  * after it (again on a retry, so a crash in between is mended by the provider's next sync).

@@ -1,5 +1,5 @@
 import type { Firestore, Transaction } from "firebase-admin/firestore";
-import { homeSeatShard, shardWithRoom, roomIn, stampedFor, type SeatShardState } from "../access/seat-shards";
+import { nextSeatShard, shardWithRoom, roomIn, stampedFor, type SeatShardState } from "../access/seat-shards";
 import { byJoinOrder, type MemberRecord } from "../accounts/business-records";
 import { memberStore } from "../accounts/member-store";
 import { SeatSharesNeeded, seatShardStore } from "../accounts/seat-shard-store";
@@ -7,15 +7,16 @@ import { ApiError } from "../core/errors";
 
 /**
  * A change's seats, inside its transaction (§17, §25): where a seat given is counted, whether one
- * is free, and who gets the seats the change frees. A seat is taken in the member's own shard when
- * it has room (one document read, without a lock: the write is conditional on it); otherwise all
- * shards are read in the transaction, which is exact (access/seat-shards.ts).
+ * is free, and who gets the seats the change frees. A seat is taken in the shard it is offered in
+ * first (the next of the quantity's active shards) when that has room (one document read, without
+ * a lock: the write is conditional on it); otherwise all shards are read, which is exact
+ * (access/seat-shards.ts).
  * Nothing here writes: member-store's `put` moves the shards as each member is written. Every read
  * happens before the change's first write, as Firestore's transactions require.
  */
 export interface SeatLedger {
-  /** The shard where a seat for this member is counted; null when every paid seat is taken. */
-  take(uid: string): Promise<number | null>;
+  /** The shard where one more seat is counted; null when every paid seat is taken. */
+  take(): Promise<number | null>;
   /** A seat this change frees (its holder's shard), for the rest of the change to give. */
   release(shard: number): void;
   /** Seats this change freed so far (whether or not it gave them again). */
@@ -48,24 +49,24 @@ export function seatLedger(db: Firestore, tx: Transaction, businessId: string, q
       bump(shard, -1);
       freed += 1;
     },
-    async take(uid) {
-      const home = homeSeatShard(uid, quantity);
+    async take() {
       const given = (index: number) => {
         bump(index, 1);
         return index;
       };
+      const first = nextSeatShard(quantity);
       // No quantity: nothing to refuse, only a count to keep.
-      if (quantity === null) return given(home);
-      if (!known.has(home)) {
+      if (quantity === null) return given(first);
+      if (!known.has(first)) {
         // Read without a lock; the seat's write holds only if the shard is still as read (seat-shard-store.ts).
-        const { shard, updateTime } = await store.peek(businessId, home);
-        known.set(home, shard);
-        if (updateTime) store.guard(tx, businessId, home, updateTime);
+        const { shard, updateTime } = await store.peek(businessId, first);
+        known.set(first, shard);
+        if (updateTime) store.guard(tx, businessId, first, updateTime);
       }
-      const own = known.get(home)!;
-      if (own.q === quantity && roomIn(own, moved.get(home)) > 0) return given(home);
+      const offered = known.get(first)!;
+      if (offered.q === quantity && roomIn(offered, moved.get(first)) > 0) return given(first);
       if (everyShardRead) {
-        const index = shardWithRoom([...known.values()], quantity, home, moved);
+        const index = shardWithRoom([...known.values()], quantity, first, moved);
         return index === null ? null : given(index);
       }
       // Every shard read without a lock: while all are shared out for this quantity, the shard a
@@ -74,7 +75,7 @@ export function seatLedger(db: Firestore, tx: Transaction, businessId: string, q
       const peeked = await store.peekAll(businessId);
       const shards = peeked.map(({ shard }) => shard);
       if (stampedFor(shards, quantity)) {
-        const index = shardWithRoom(shards, quantity, home, moved);
+        const index = shardWithRoom(shards, quantity, first, moved);
         if (index === null) return null;
         store.guard(tx, businessId, index, peeked[index].updateTime!);
         if (!known.has(index)) known.set(index, peeked[index].shard);
@@ -131,7 +132,7 @@ export async function giveSeats(db: Firestore, ledger: SeatLedger, tx: Transacti
   const queue = all.filter(({ after }) => !after.seat && !after.suspended && after.waitingSince !== null).sort((a, b) => byWaiting(a.after, b.after));
   const given = new Map<string, MemberRecord>();
   for (const { after } of queue) {
-    const shard = await ledger.take(after.uid);
+    const shard = await ledger.take();
     if (shard === null) break;
     given.set(after.uid, seated(after, shard, now));
   }

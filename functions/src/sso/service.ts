@@ -99,7 +99,7 @@ export async function joinThroughSso(deps: Deps, caller: Caller): Promise<void> 
 async function newcomer(deps: Pick<Deps, "db">, tx: Transaction, business: BusinessRecord, subscription: SubscriptionRecord | null, uid: string, now: Date): Promise<MemberRecord> {
   const joining: MemberRecord = { uid, role: "member", joinedAt: now, seat: false, seatAssignedAt: null, seatShard: null, waitingSince: null, source: "sso", suspended: false, managed: false, scim: null, groups: [] };
   if (!wantsSeat(business.scimSettings, [])) return joining;
-  const shard = await seatLedger(deps.db, tx, business.id, subscription?.seats ?? null).take(uid);
+  const shard = await seatLedger(deps.db, tx, business.id, subscription?.seats ?? null).take();
   return shard === null ? { ...joining, waitingSince: now } : seated(joining, shard, now);
 }
 
