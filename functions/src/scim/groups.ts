@@ -129,7 +129,7 @@ export async function getGroup(deps: Deps, caller: ScimCaller, id: string, query
   const business = present(stored);
   const group = business.scimGroups.find((candidate) => candidate.id === id);
   if (!group) throw notFound("Group", id);
-  const [state] = await groupStateStore(deps.db).getAll(business.id, [id]);
+  const state = await groupStateStore(deps.db).get(business.id, id);
   return answer(groupResource(group, state, wantsMembers(query) ? await listedMembers(deps, business.id, id) : null, scimBaseUrl(deps)), query);
 }
 
@@ -193,7 +193,7 @@ async function changeGroup(deps: Deps, caller: ScimCaller, id: string, ifMatch: 
     { queueKey: `${caller.businessId}/groups/${id}` },
   );
   // The version the answer carries: read after the change (another may have followed it at once).
-  const [state] = await groupStateStore(deps.db).getAll(caller.businessId, [id]);
+  const state = await groupStateStore(deps.db).get(caller.businessId, id);
   return { group, state };
 }
 
