@@ -3,14 +3,15 @@ import type { AddressInfo } from "node:net";
 import { auditLog, systemActor } from "../functions/src/core/audit-log";
 import { outboundEvent } from "../functions/src/core/event-types";
 import type { Deps } from "../functions/src/deps";
-import { startWebhookDispatcher } from "../functions/src/webhooks/dispatch";
+import { runDeployedFunctions } from "../functions/src/local-functions";
 import { createWebhook } from "../functions/src/webhooks/service";
 
 /**
  * §21's "first attempt within 5 s of the commit (p95)": 200 events from concurrent changes, each
  * committed as every service commits one (the audit log's commit with the event in `emits`), timed
  * from the commit's answer to the moment the receiver has the request's headers (its first byte),
- * with this process as the API instance that follows the outbox.
+ * sent by the deployed functions (`webhookEvents` fired by this process on each event, as the
+ * emulator would; `webhookSweep` every minute, as deployed).
  */
 
 export interface WebhookLatencyRow {
@@ -43,7 +44,8 @@ export async function webhookFirstAttempts(base: Deps, report: (row: WebhookLate
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const deps: Deps = { ...base, config: { ...base.config, webhooks: { ...base.config.webhooks, allowedHosts: ["127.0.0.1"] } } };
-  const dispatcher = startWebhookDispatcher(deps, { sweepMs: 60_000 });
+  process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1";
+  const functions = await runDeployedFunctions(deps.db, { triggers: ["webhookEvents"], schedules: { webhookSweep: 60_000 }, warn: deps.logger.warn });
   try {
     const businessId = "bench-webhooks";
     const owner = { kind: "business" as const, id: businessId };
@@ -72,7 +74,7 @@ export async function webhookFirstAttempts(base: Deps, report: (row: WebhookLate
       detail: `p50 ${percentile(50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms (want ≤ 5000), max ${delays.at(-1)!.toFixed(0)} ms; ${arrived.size} of ${EVENTS} received, ${CONCURRENT} changes at once`,
     });
   } finally {
-    await dispatcher.stop();
+    await functions.stop();
     await new Promise((resolve) => receiver.close(resolve));
   }
 }

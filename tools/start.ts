@@ -13,8 +13,7 @@ import { createApp, API_PREFIX } from "../functions/src/app";
 import { LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET } from "../functions/src/config";
 import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer } from "../functions/src/local";
-import { startWebhookDispatcher, type WebhookDispatcher } from "../functions/src/webhooks/dispatch";
-import { startTufFollower, type TufFollower } from "../functions/src/tuf/follower";
+import { runDeployedFunctions, type DeployedFunctions } from "../functions/src/local-functions";
 import { startSeatBalancer } from "../functions/src/seats/balance";
 import type { FollowedWork } from "../functions/src/core/followed-work";
 import { startCountFolder } from "../functions/src/analytics/count-folder";
@@ -116,8 +115,7 @@ async function main(): Promise<void> {
   let stopFunctions: (() => Promise<void>) | undefined;
   let localStripe: LocalStripe | undefined;
   let localDns: LocalDns | undefined;
-  let webhooks: WebhookDispatcher | undefined;
-  let tuf: TufFollower | undefined;
+  let deployedFunctions: DeployedFunctions | undefined;
   let seats: FollowedWork | undefined;
   let counts: FollowedWork | undefined;
   let directoryJobs: FollowedWork | undefined;
@@ -133,8 +131,7 @@ async function main(): Promise<void> {
     // the client library's retries, and the stack would never stop.
     await within(5_000, "the API's open connections", new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined))));
     await within(10_000, "the download counters", drainDownloadCounters());
-    await within(10_000, "the webhook dispatcher", webhooks?.stop());
-    await within(10_000, "the TUF follower", tuf?.stop());
+    await within(10_000, "the webhook and TUF functions", deployedFunctions?.stop());
     await within(10_000, "the seat balancer", seats?.stop());
     await within(10_000, "the count folder", counts?.stop());
     await within(10_000, "the SCIM directory jobs", directoryJobs?.stop());
@@ -216,7 +213,9 @@ async function main(): Promise<void> {
       localDns = await startLocalDns({ ...dnsOptions, port: LOCAL_DNS_PORT }).catch(() => startLocalDns(dnsOptions));
       Object.assign(env, { DNS_RESOLVERS: localDns.address });
     }
-    Object.assign(process.env, stack.env, { GCLOUD_PROJECT: LOCAL_PROJECT_ID });
+    // The deployed functions run here (webhooks, the TUF repository) read their configuration from
+    // the environment, as deployed: the same as the API's.
+    Object.assign(process.env, env);
     const deps = await localDeps({ serviceAccount: secrets.serviceAccount, env, logger: consoleLogger, appName: "dev" });
     await seedDemoData(deps);
     // The TUF repository (§23) of this data, made with the local keys on first start.
@@ -224,8 +223,6 @@ async function main(): Promise<void> {
     if (await initializeRepository(deps, { root: offline.root, targets: offline.targets!, online: deps.tufOnlineSigners[0] })) {
       console.log(`  TUF repository initialised (offline keys in ${path.relative(ROOT, secrets.tufOfflineDir)})`);
     }
-    // The repository follows publishes and revocations from this process, as a deployment's trigger and sweep do.
-    tuf = startTufFollower(deps, { sweepMs: 60_000 });
     // Seats follow a changed quantity from this process, as a deployment's trigger and sweep do (§25).
     seats = startSeatBalancer(deps, { sweepMs: 60_000 });
     // Analytics' counts are folded from this process, as a deployment's metricFold does every minute (§28); here every 2 s.
@@ -251,9 +248,17 @@ async function main(): Promise<void> {
     } else if (withApi) {
       const site = localSite(createApp(deps), { hostingDir: hostingDir!, projectId: LOCAL_PROJECT_ID, authEmulatorHost: stack.env.FIREBASE_AUTH_EMULATOR_HOST });
       server = await listen(site, ports.api);
-      // Webhooks (§21) go out from this process, as a deployment's trigger and sweep send them.
-      webhooks = startWebhookDispatcher(deps, { sweepMs: 5_000 });
     }
+    // The TUF repository follows publishes and revocations (§23), and webhooks go out (§21), through
+    // the deployed functions themselves: their triggers fired from here on each event, their
+    // schedules run here every 5 s (webhookSweep; deployed: every minute) and every minute
+    // (tufMaintenance; deployed: every 5 minutes). With --functions the API is the emulator's and
+    // sends no webhooks.
+    deployedFunctions = await runDeployedFunctions(deps.db, {
+      triggers: withApi && !options.functions ? ["tufEvents", "webhookEvents"] : ["tufEvents"],
+      schedules: withApi && !options.functions ? { tufMaintenance: 60_000, webhookSweep: 5_000 } : { tufMaintenance: 60_000 },
+      warn: deps.logger.warn,
+    });
     ready = true;
     printBanner(options, apiBase, stack.env, (Date.now() - started) / 1000, (env as Record<string, string | undefined>).STRIPE_API_BASE, localDns?.address);
   } catch (error) {

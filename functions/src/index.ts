@@ -136,24 +136,29 @@ const dispatchDeps = () =>
     return buildDeps(adminApp(), loadConfig(), cloudLogger);
   })());
 
+/** How long after its start a webhook function may begin an attempt: each ends within 15 s and its record, well within the function's 120 s. */
+const WEBHOOK_ATTEMPTS_FOR_MS = 60_000;
+
 /**
  * Webhooks (§21): each event the services record in the outbox is fanned out to its endpoints and
- * sent at once, from the moment it is committed (webhooks/dispatch.ts).
+ * sent at once, from the moment it is committed; a delivery waits here for a slot of a busy
+ * endpoint, and for a retry due within the function's time (webhooks/dispatch.ts deliverWithin).
  */
 export const webhookEvents = onDocumentCreated(
-  { document: "events/{eventId}", region: REGION, timeoutSeconds: 60, secrets: [params.moduleSigningKeys, params.webhookSecretsKey] },
+  { document: "events/{eventId}", region: REGION, timeoutSeconds: 120, secrets: [params.moduleSigningKeys, params.webhookSecretsKey] },
   async (event) => {
-    const [{ fanOut, attemptDelivery }, deps] = await Promise.all([import("./webhooks/dispatch"), dispatchDeps()]);
-    const ids = await fanOut(deps, event.params.eventId);
-    await Promise.allSettled(ids.map((id) => attemptDelivery(deps, id)));
+    const startBefore = performance.now() + WEBHOOK_ATTEMPTS_FOR_MS;
+    const [{ fanOut, deliverWithin }, deps] = await Promise.all([import("./webhooks/dispatch"), dispatchDeps()]);
+    await deliverWithin(deps, await fanOut(deps, event.params.eventId), startBefore);
   },
 );
 
-/** Every minute: webhook retries that are due, and events a trigger missed (webhooks/dispatch.ts sweepWebhooks). */
+/** Every minute: webhook deliveries that are due, endpoint by endpoint, and events a trigger missed (webhooks/dispatch.ts sweepWebhooks). */
 export const webhookSweep = onSchedule({ schedule: "every 1 minutes", region: REGION, timeoutSeconds: 120, secrets: [params.moduleSigningKeys, params.webhookSecretsKey] }, async () => {
+  const startBefore = performance.now() + WEBHOOK_ATTEMPTS_FOR_MS;
   const [{ sweepWebhooks }, deps] = await Promise.all([import("./webhooks/dispatch"), dispatchDeps()]);
-  const swept = await sweepWebhooks(deps);
-  if (swept.events + swept.attempts > 0) cloudLogger.info("webhooks swept", swept);
+  const swept = await sweepWebhooks(deps, startBefore);
+  if (swept.events + swept.attempts + swept.deferred > 0) cloudLogger.info("webhooks swept", swept);
 });
 
 /**

@@ -9,7 +9,7 @@ import request from "supertest";
 import { fetchModule, refreshedRepository } from "../../docs/examples/tuf-client";
 import type { Deps } from "../src/deps";
 import { revokeModule, unrevokeModule } from "../src/revocations/service";
-import { startTufFollower, type TufFollower } from "../src/tuf/follower";
+import { runDeployedFunctions, type DeployedFunctions } from "../src/local-functions";
 import { generateTufKey, parsePrivateKeys, signerOf, type TufSigner } from "../src/core/tuf-keys";
 import { resignOnlineRoles } from "../src/tuf/changes";
 import { initializeRepository } from "../src/tuf/initialize";
@@ -71,9 +71,15 @@ describe("the TUF repository (§23) through tuf-js", () => {
   let servers: Server[] = [];
   let apiOne: string;
   let apiTwo: string;
-  let followers: TufFollower[] = [];
-  /** What the followers run with: the test's deps, then with the rotated online key beside the first. */
-  let followerDeps: Deps;
+  /** The deployed `tufEvents` and `tufMaintenance` (every second here), configured from the environment as deployed. */
+  let functions: DeployedFunctions | undefined;
+  const startFunctions = async () => {
+    functions = await runDeployedFunctions(deps.db, { triggers: ["tufEvents"], schedules: { tufMaintenance: 1_000 }, warn: deps.logger.warn });
+  };
+  const environment = { ...process.env };
+  /** The online key a rotation moves to: deployed beside the first from the start (TUF_ONLINE_KEY with both), as a rotation asks. */
+  const nextOnlineKey = generateTufKey();
+  const nextOnline = signerOf(parsePrivateKeys(nextOnlineKey)[0]);
   let rootKeys: TufSigner[];
   let targetsKey: TufSigner;
   let firstRoot: string;
@@ -106,13 +112,14 @@ describe("the TUF repository (§23) through tuf-js", () => {
     // A second initialisation changes nothing.
     expect(await initializeRepository(deps, { root: [newSigner(), newSigner(), newSigner()], targets: newSigner(), online: deps.tufOnlineSigners[0] })).toBeNull();
     firstRoot = (await request(one).get("/api/v1/tuf/metadata/1.root.json")).text;
-    // One follower of the outbox, as the local stack runs it (a deployment: the trigger on each event).
-    followerDeps = deps;
-    followers = [startTufFollower(followerDeps, { sweepMs: 1_000 })];
+    // The repository follows the outbox through the deployed functions, as on npm start.
+    process.env.TUF_ONLINE_KEY = `${environment.TUF_ONLINE_KEY}\n${nextOnlineKey}`;
+    await startFunctions();
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(followers.map((follower) => follower.stop()));
+    await functions?.stop();
+    process.env = environment;
     await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
     clients.forEach((client) => client.remove());
   });
@@ -294,12 +301,8 @@ describe("the TUF repository (§23) through tuf-js", () => {
 
     const nextTargets = newSigner();
     await rotateKeys(deps, "targets", { currentRoot: nextRoot, targets: targetsKey, next: [nextTargets] });
-    // The online key: the instances hold the new key beside the old (TUF_ONLINE_KEY with both) before the rotation.
-    const nextOnline = newSigner();
-    await Promise.all(followers.map((follower) => follower.stop()));
+    // The online key: the deployed functions hold the new key beside the old (TUF_ONLINE_KEY with both) before the rotation.
     const bothKeys = { ...deps, tufOnlineSigners: [...deps.tufOnlineSigners, nextOnline] };
-    followerDeps = bothKeys;
-    followers = [startTufFollower(followerDeps, { sweepMs: 1_000 })];
     await rotateKeys(bothKeys, "online", { currentRoot: nextRoot, targets: nextTargets, next: [nextOnline] });
     const rotated = await repositoryStatus(deps);
     expect(rotated).toMatchObject({ root: { version: 4 }, onlineKeyId: nextOnline.keyId, rotating: false });
@@ -356,15 +359,15 @@ describe("the TUF repository (§23) through tuf-js", () => {
     it("refuses a timestamp past its expiry (freeze), with the client's clock two days ahead", async () => {
       const client = newClient();
       await client.refreshed(viaMirror(), user);
-      // The clock is the whole process's: the followers, which would re-sign what the later clock
+      // The clock is the whole process's: the functions, which would re-sign what the later clock
       // finds expired, stop while it runs ahead, so that what the client is served stays as signed.
-      await Promise.all(followers.map((follower) => follower.stop()));
+      await functions?.stop();
       try {
         jest.useFakeTimers({ now: Date.now() + 2 * DAY_MS, doNotFake: ["hrtime", "nextTick", "performance", "queueMicrotask", "setImmediate", "clearImmediate", "setInterval", "clearInterval", "setTimeout", "clearTimeout"] });
         await expect(client.refreshed(viaMirror(), user)).rejects.toThrow(/expired/i);
       } finally {
         jest.useRealTimers();
-        followers = [startTufFollower(followerDeps, { sweepMs: 1_000 })];
+        await startFunctions();
       }
     });
 

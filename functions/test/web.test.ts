@@ -17,7 +17,7 @@ import { HOSTILE_README, pngImage } from "./support/packages";
 import { daysFromNow, putBusiness, putSubscription } from "./support/fixtures";
 import { startReceiver } from "./support/webhook-receiver";
 import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
-import { startWebhookDispatcher, type WebhookDispatcher } from "../src/webhooks/dispatch";
+import { runDeployedFunctions, type DeployedFunctions } from "../src/local-functions";
 import { createDeveloper, createUser, eventually, foldCounts, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
 
 /**
@@ -42,7 +42,7 @@ describe("web pages (§16)", () => {
   let stripe: LocalStripe;
   let browser: Browser;
   let developer: TestDeveloper;
-  let webhooks: WebhookDispatcher;
+  let webhooks: DeployedFunctions;
   /** What tests started that must stop however they end. */
   const afterAllStops: (() => Promise<void>)[] = [];
   let dns: LocalDns;
@@ -65,7 +65,8 @@ describe("web pages (§16)", () => {
     dns = await startLocalDns();
     afterAllStops.push(() => dns.stop());
     site.current = localSite(createApp({ ...deps, config: { ...deps.config, billing, publicBaseUrl: `${origin}/api/v1`, dnsResolvers: [dns.address] } }), { hostingDir: siteDir, projectId, authEmulatorHost: process.env.FIREBASE_AUTH_EMULATOR_HOST });
-    webhooks = startWebhookDispatcher(deps, { sweepMs: 1_000 });
+    // Webhooks go out through the deployed functions, as on npm start.
+    webhooks = await runDeployedFunctions(deps.db, { triggers: ["webhookEvents"], schedules: { webhookSweep: 1_000 }, warn: deps.logger.warn });
     developer = await createDeveloper("acme");
     await publishModule(developer, { id: "acme.plotter", name: "Plotter", summary: "Plots data on a grid.", version: "1.0.0", category: "data", maxAppVersion: "3.0.0" }, [
       { name: "README.md", content: HOSTILE_README },

@@ -3,10 +3,14 @@ import type { Express } from "express";
 import request from "supertest";
 import { Webhook } from "standardwebhooks";
 import { createApp } from "../src/app";
+import { auditLog, systemActor } from "../src/core/audit-log";
 import { OPERATORS } from "../src/core/event-outbox";
+import { outboundEvent } from "../src/core/event-types";
 import type { Deps } from "../src/deps";
 import { publishRelease, setRollout } from "../src/releases/service";
-import { startWebhookDispatcher, type WebhookDispatcher } from "../src/webhooks/dispatch";
+import { runDeployedFunctions, type DeployedFunctions } from "../src/local-functions";
+import { attemptDelivery } from "../src/webhooks/dispatch";
+import { deliveryId, deliveryStore } from "../src/webhooks/delivery-store";
 import { createWebhook } from "../src/webhooks/service";
 import { putBusiness } from "./support/fixtures";
 import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
@@ -15,12 +19,15 @@ import { bearer, createDeveloper, createUser, eventually, expectProblem, otherIn
 
 /**
  * Contract §21 through the API and a local receiver that verifies every delivery with the
- * standardwebhooks library. Retries here wait 0.2 s (WEBHOOK_RETRY_SCHEDULE's stand-in).
+ * standardwebhooks library, delivered by the deployed functions (`webhookEvents` on each event,
+ * `webhookSweep` here every half second instead of every minute), configured as deployed, from
+ * the environment: retries here wait 0.2 s (WEBHOOK_RETRY_SCHEDULE).
  */
 describe("webhooks (§21)", () => {
   let deps: Deps;
   let app: Express;
-  let dispatcher: WebhookDispatcher;
+  let functions: DeployedFunctions;
+  const environment = { ...process.env };
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let owner: TestUser;
   let businessId: string;
@@ -46,7 +53,9 @@ describe("webhooks (§21)", () => {
     dns = await startLocalDns();
     deps = { ...base, config: { ...base.config, dnsResolvers: [dns.address], webhooks: { ...base.config.webhooks, allowedHosts: ["127.0.0.1", "localhost"], retryScheduleMs: [200, 200, 200] } } };
     app = createApp(deps);
-    dispatcher = startWebhookDispatcher(deps, { sweepMs: 500 });
+    // The deployed functions read the same settings from the environment, as deployed.
+    Object.assign(process.env, { DNS_RESOLVERS: dns.address, WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,localhost", WEBHOOK_RETRY_SCHEDULE: "0.2,0.2,0.2" });
+    functions = await runDeployedFunctions(deps.db, { triggers: ["webhookEvents"], schedules: { webhookSweep: 500 }, warn: deps.logger.warn });
     receiver = await startReceiver();
     owner = await createUser({ displayName: "Hook Owner" });
     businessId = `hooks-${owner.uid}`.toLowerCase();
@@ -55,7 +64,8 @@ describe("webhooks (§21)", () => {
   });
 
   afterAll(async () => {
-    await dispatcher.stop();
+    await functions.stop();
+    process.env = environment;
     await receiver.stop();
     await dns.stop();
   });
@@ -258,9 +268,9 @@ describe("webhooks (§21)", () => {
     expect(receiver.at("/burst")).toHaveLength(30);
   });
 
-  it("a receiver that holds every request sees at most 10 at once, from two instances, and then every message once", async () => {
-    const base = await otherInstanceDeps();
-    const second = startWebhookDispatcher({ ...base, config: { ...base.config, webhooks: deps.config.webhooks } }, { sweepMs: 500 });
+  it("a receiver that holds every request sees at most 10 at once, whatever fires twice, and then every message once", async () => {
+    // Cloud Functions fires a trigger at least once: a second listener fires every event again.
+    const second = await runDeployedFunctions((await otherInstanceDeps()).db, { triggers: ["webhookEvents"], schedules: { webhookSweep: 500 }, warn: deps.logger.warn });
     const holding = receiver.hold("/held");
     try {
       // A business of its own: the other tests' invitations count against the first one's daily limit.
@@ -274,7 +284,7 @@ describe("webhooks (§21)", () => {
       // Thirty invitations to one business take turns (§1), and twenty deliveries wait for slots:
       // slow on a loaded machine (CI runs this file at a fifth of its speed), so the bounds are generous.
       await eventually(async () => expect(holding.open()).toBe(10), 15_000);
-      // Both instances' listeners and sweeps keep trying meanwhile: none gets past the ten slots.
+      // Both listeners' triggers and sweeps keep trying meanwhile: none gets past the ten slots.
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       expect(holding.mostOpen()).toBe(10);
       holding.release();
@@ -296,6 +306,75 @@ describe("webhooks (§21)", () => {
       await second.stop();
     }
   }, 120_000);
+
+  it("one endpoint's receiver holding every request while 250 changes queue for it delays no other endpoint's message", async () => {
+    // Two businesses of their own: one endpoint that stalls, one that answers.
+    const stalledId = `stalled-${owner.uid}`.toLowerCase();
+    const healthyId = `healthy-${owner.uid}`.toLowerCase();
+    for (const id of [stalledId, healthyId]) await putBusiness(id, { name: id, memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+    const add = async (id: string, path: string) => {
+      const created = await request(app).post(`${api}/businesses/${id}/webhooks`).set(bearer(owner)).send({ url: `${receiver.origin}${path}`, events: ["business.invitation.created", "webhook.test"] });
+      expect(created.status).toBe(201);
+      return created.body as { id: string };
+    };
+    const healthy = await add(healthyId, "/healthy");
+    expect((await request(app).post(`${api}/businesses/${healthyId}/webhooks/${healthy.id}/test`).set(bearer(owner))).status).toBe(202);
+    await within5s(() => expect(receiver.at("/healthy")).toHaveLength(1));
+    const messageId = String(receiver.at("/healthy")[0].headers["webhook-id"]);
+    await add(stalledId, "/stalled");
+    const holding = receiver.hold("/stalled");
+    try {
+      // 250 changes, each committed with its event as every service commits one: more than the 200
+      // due deliveries a sweep once read in all, every one of them the stalled endpoint's.
+      const owners = [{ kind: "business" as const, id: stalledId }];
+      await Promise.all(
+        Array.from({ length: 250 }, (_, index) =>
+          auditLog(deps.db).commit(systemActor("test"), { action: "test.stall", target: stalledId, details: {}, emits: [outboundEvent("business.invitation.created", owners, { businessId: stalledId, id: `inv-${index}`, email: `s${index}@example.test`, role: "member", seat: false, path: `/businesses/${stalledId}/invitations` })] }, new Date(), () => undefined),
+        ),
+      );
+      await eventually(async () => expect(holding.open()).toBe(10), 15_000);
+      // The healthy endpoint's redelivery is the sweep's alone to send, behind 240 of the stalled one's due.
+      expect((await request(app).post(`${api}/businesses/${healthyId}/webhooks/${healthy.id}/deliveries/${messageId}/redeliver`).set(bearer(owner))).status).toBe(202);
+      await within5s(() => expect(receiver.at("/healthy")).toHaveLength(2));
+      expect(receiver.at("/healthy")[1].headers["webhook-id"]).toBe(messageId);
+      expect(holding.mostOpen()).toBe(10);
+    } finally {
+      holding.release();
+    }
+    // Released, every change reaches the stalled endpoint, each once.
+    await eventually(async () => expect(new Set(receiver.at("/stalled").map((received) => received.headers["webhook-id"])).size).toBe(250), 60_000);
+    expect(holding.mostOpen()).toBe(10);
+  }, 120_000);
+
+  it("takes an attempt's record only while its claim holds: a record after its lease was taken over changes nothing", async () => {
+    const endpoint = await addBusinessEndpoint("/late", ["webhook.test"]);
+    const holding = receiver.hold("/late");
+    // A delivery an hour ahead, attempted with clocks an hour ahead: no sweep of this file finds it due.
+    const future = Date.now() + 3_600_000;
+    const at = (ms: number): Deps => ({ ...deps, clock: () => new Date(future + ms) });
+    const messageId = "msg_lateRecord";
+    const id = deliveryId(messageId, endpoint.id);
+    await deps.db.runTransaction(async (tx) =>
+      deliveryStore(deps.db).create(tx, { endpointId: endpoint.id, messageId, type: "webhook.test", payload: '{"type":"webhook.test","data":{}}', createdAt: new Date(future), status: "pending", attempts: [], nextAttemptAt: new Date(future), leaseUntil: null }),
+    );
+    try {
+      const first = attemptDelivery(at(0), id);
+      await eventually(async () => expect(holding.open()).toBe(1), 5_000);
+      // 61 s later by the clock the first attempt's lease (60 s) has ended: a second attempt claims the delivery.
+      const second = attemptDelivery(at(61_000), id);
+      await eventually(async () => expect(holding.open()).toBe(2), 5_000);
+      holding.release();
+      expect(await second).toEqual({ status: "succeeded" });
+      expect(await first).toBeNull();
+    } finally {
+      holding.release();
+    }
+    const stored = await deliveryStore(deps.db).get(id);
+    expect(stored).toMatchObject({ status: "succeeded", claim: null, nextAttemptAt: null });
+    expect(stored!.attempts).toHaveLength(1);
+    // Each attempt gave back the slot it held, and no other.
+    expect((await deps.db.collection(`webhookEndpoints/${endpoint.id}/inFlight`).get()).size).toBe(0);
+  });
 
   it("holds at most 20 endpoints per owner, and answers 404 for another owner's", async () => {
     const shop = await createUser();

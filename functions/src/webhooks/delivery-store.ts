@@ -1,9 +1,10 @@
-import { Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
+import { FieldPath, Timestamp, type DocumentSnapshot, type Firestore, type Query, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
-import { documentAt, readDocument, timestamp, writeReadAsMissing, oncePerDatabase } from "../core/documents";
+import { documentAt, isFailedPrecondition, readDocument, timestamp, writeReadAsMissing, oncePerDatabase } from "../core/documents";
 import { EVENT_LIFETIME_MS } from "../core/event-outbox";
 import { pageOfQuery, type CursorPosition } from "../core/pagination";
+import type { RecoveryPlace } from "./recovery-store";
 
 /**
  * `webhookDeliveries/{messageId}.{endpointId}`: one message on its way to one endpoint (contract
@@ -26,6 +27,7 @@ const deliveryDocument = z.object({
   attempts: z.array(attemptFields),
   nextAttemptAt: timestamp.nullable(),
   leaseUntil: timestamp.nullable(),
+  claim: z.string().nullable().optional(),
 });
 
 export interface Attempt {
@@ -45,9 +47,15 @@ export interface DeliveryRecord {
   createdAt: Date;
   status: DeliveryStatus;
   attempts: Attempt[];
+  /** While an attempt is in flight: when its lease ends (the delivery is due again then, should the attempt never be recorded). */
   nextAttemptAt: Date | null;
   leaseUntil: Date | null;
+  /** The claim of the attempt in flight (null: none): only that attempt's record is taken. */
+  claim: string | null;
 }
+
+/** A due delivery as the sweep read it, with when it last changed (for `deferIfUnchanged`). */
+export type DueDelivery = DeliveryRecord & { readAt: Timestamp };
 
 export const deliveryId = (messageId: string, endpointId: string) => `${messageId}.${endpointId}`;
 /** The endpoint a delivery id names (message ids hold no dot). */
@@ -67,31 +75,34 @@ export const deliveryStore = oncePerDatabase((db: Firestore) => {
         attempts: stored.attempts.map((attempt) => ({ ...attempt, at: attempt.at.toDate() })),
         nextAttemptAt: stored.nextAttemptAt?.toDate() ?? null,
         leaseUntil: stored.leaseUntil?.toDate() ?? null,
+        claim: stored.claim ?? null,
       }
     );
   };
   return {
     read,
     /** A delivery of an event the transaction has read as not fanned out. */
-    create(tx: Transaction, delivery: Omit<DeliveryRecord, "id">): void {
+    create(tx: Transaction, delivery: Omit<DeliveryRecord, "id" | "claim">): void {
       writeReadAsMissing(tx, documentAt(collection, deliveryId(delivery.messageId, delivery.endpointId)), {
         ...delivery,
         createdAt: Timestamp.fromDate(delivery.createdAt),
         attempts: [],
         nextAttemptAt: ts(delivery.nextAttemptAt),
         leaseUntil: null,
+        claim: null,
         expireAt: Timestamp.fromMillis(delivery.createdAt.getTime() + EVENT_LIFETIME_MS),
       });
     },
     async getIn(tx: Transaction, id: string): Promise<DeliveryRecord | null> {
       return read(await tx.get(documentAt(collection, id)));
     },
-    /** The delivery's state after a claim, an attempt, or a redelivery. */
-    update(tx: Transaction, id: string, change: { status: DeliveryStatus; nextAttemptAt: Date | null; leaseUntil: Date | null; attempts?: Attempt[] }): void {
+    /** The delivery's state after a claim (`claim` names it), an attempt, or a redelivery (no claim: none in flight counts). */
+    update(tx: Transaction, id: string, change: { status: DeliveryStatus; nextAttemptAt: Date | null; leaseUntil: Date | null; claim?: string; attempts?: Attempt[] }): void {
       tx.update(documentAt(collection, id), {
         status: change.status,
         nextAttemptAt: ts(change.nextAttemptAt),
         leaseUntil: ts(change.leaseUntil),
+        claim: change.claim ?? null,
         ...(change.attempts ? { attempts: change.attempts.map((attempt) => ({ ...attempt, at: Timestamp.fromDate(attempt.at) })) } : {}),
       });
     },
@@ -99,10 +110,30 @@ export const deliveryStore = oncePerDatabase((db: Firestore) => {
       async get(id: string): Promise<DeliveryRecord | null> {
         return read(await documentAt(collection, id).get());
       },
-      /** Pending deliveries whose next attempt is due (the sweep), soonest first. */
-      async due(now: Date, limit: number): Promise<DeliveryRecord[]> {
-        const snapshot = await collection.where("status", "==", "pending").where("nextAttemptAt", "<=", Timestamp.fromDate(now)).orderBy("nextAttemptAt").limit(limit).get();
-        return snapshot.docs.map((doc) => read(doc)!);
+      /**
+       * A page of pending deliveries whose next attempt is due (the sweep), soonest first, after
+       * the page before (`after`: its last). One in flight is not due: its claim moved its next
+       * attempt to the end of its lease.
+       */
+      async due(now: Date, limit: number, after?: DocumentSnapshot): Promise<{ deliveries: DueDelivery[]; last: DocumentSnapshot | undefined }> {
+        let query = collection.where("status", "==", "pending").where("nextAttemptAt", "<=", Timestamp.fromDate(now)).orderBy("nextAttemptAt").orderBy(FieldPath.documentId()).limit(limit);
+        if (after) query = query.startAfter(after);
+        const { docs } = await query.get();
+        return { deliveries: docs.map((doc) => ({ ...read(doc)!, readAt: doc.updateTime })), last: docs.at(-1) };
+      },
+      /**
+       * Moves a due delivery's next attempt later, unless it changed since it was read (a claim, a
+       * record): the sweep's way to put an endpoint's overflow behind every other endpoint's due
+       * deliveries. False when it had changed.
+       */
+      async deferIfUnchanged(id: string, read: Timestamp, until: Date): Promise<boolean> {
+        try {
+          await documentAt(collection, id).update({ nextAttemptAt: Timestamp.fromDate(until) }, { lastUpdateTime: read });
+          return true;
+        } catch (error) {
+          if (isFailedPrecondition(error)) return false;
+          throw error;
+        }
       },
       /** One page of an endpoint's deliveries, newest first. */
       async page(endpointId: string, status: DeliveryStatus | undefined, page: { limit: number; after?: CursorPosition }) {
@@ -111,10 +142,12 @@ export const deliveryStore = oncePerDatabase((db: Firestore) => {
         const found = await pageOfQuery(query, "createdAt", page);
         return { deliveries: found.docs.map((doc) => read(doc)!), more: found.more, last: found.last };
       },
-      /** An endpoint's failed deliveries created since a time (recover). */
-      async failedSince(endpointId: string, since: Date): Promise<DeliveryRecord[]> {
-        const snapshot = await collection.where("endpointId", "==", endpointId).where("status", "==", "failed").where("createdAt", ">=", Timestamp.fromDate(since)).get();
-        return snapshot.docs.map((doc) => read(doc)!);
+      /** A page of an endpoint's failed deliveries created since a time (or after `after`), oldest first: a recovery's next (recover). */
+      async failedSince(endpointId: string, since: Date, after: RecoveryPlace | null, limit: number): Promise<DeliveryRecord[]> {
+        let query = collection.where("endpointId", "==", endpointId).where("status", "==", "failed").where("createdAt", ">=", Timestamp.fromDate(since)).orderBy("createdAt").orderBy(FieldPath.documentId()).limit(limit);
+        if (after) query = query.startAfter(Timestamp.fromDate(after.createdAt), after.id);
+        const { docs } = await query.get();
+        return docs.map((doc) => read(doc)!);
       },
     }),
   };

@@ -1,25 +1,28 @@
+import { randomUUID } from "node:crypto";
 import { eventOutbox, type RecordedEvent } from "../core/event-outbox";
 import { subscribable } from "../core/event-types";
 import type { Deps } from "../deps";
 import { escapeHtml, mailStore } from "../businesses/mail-store";
-import { deliveryStore, endpointOfDelivery, type DeliveryRecord } from "./delivery-store";
+import { deliveryStore, endpointOfDelivery, type DeliveryRecord, type DueDelivery } from "./delivery-store";
 import { endpointStore, type EndpointRecord } from "./endpoint-store";
 import { isAlreadyExists } from "../core/documents";
 import { isBackendUnavailable } from "../core/error-handler";
 import { inFlightStore, type SlotState } from "./in-flight-store";
-import { answeredSuccess, failedTooLong, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, verdictOf, type AttemptVerdict } from "./rules";
+import { failedTooLong, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, verdictOf, type AttemptVerdict } from "./rules";
 import { decryptSecret } from "./secrets";
+import { recoveryStore } from "./recovery-store";
 import { sendMessage } from "./sender";
 
 /**
  * From the outbox to the endpoints (contract §21). `fanOut` turns a recorded event into one
  * delivery per subscribed endpoint, in one transaction that also marks the event done, so an event
  * is fanned out once however many instances try. `attemptDelivery` claims a due delivery with a
- * lease, sends it, and records the attempt and what follows. Three things call them: the instance
- * that follows the outbox (`startWebhookDispatcher`: the local stack and tests, and any API
- * instance), the production trigger on each new event, and the sweep every minute, which delivers
- * whatever is due and not in flight: a change that committed is delivered even when the instance
- * that made it died right after.
+ * lease, sends it, and records the attempt and what follows. Two deployed functions call them
+ * (index.ts), and nothing else does, locally or deployed: the trigger on each new event
+ * (`deliverWithin`: the first attempt at once, waiting for a slot and for retries due within its
+ * time), and the sweep every minute (`sweepWebhooks`), which fans out what a trigger missed and
+ * delivers whatever is due, endpoint by endpoint: a change that committed is delivered even when
+ * the instance that made it died right after.
  */
 
 export type DispatchDeps = Pick<Deps, "db" | "clock" | "logger"> & { config: Pick<Deps["config"], "webhooks"> };
@@ -61,12 +64,13 @@ export async function fanOut({ db, clock }: DispatchDeps, eventId: string): Prom
 const SLOT_TRIES = 3;
 
 /**
- * One attempt of a delivery, if it is due and no other instance holds it: its verdict; "busy" when
+ * One attempt of a delivery, if it is due and no other attempt holds it: its verdict; "busy" when
  * the endpoint already has its 10 attempts in flight (try again shortly); null when there was
- * nothing to do (not due, held elsewhere, done, or its endpoint disabled). With `queue`, a success
- * hands the slot on to the next delivery waiting for the endpoint, and so on while they succeed.
+ * nothing to do (not due, held elsewhere, done, or its endpoint disabled). The claim moves the
+ * delivery's next attempt to the end of its lease (in flight is not due) and names the attempt; its
+ * record is taken only while that claim holds.
  */
-export async function attemptDelivery(deps: DispatchDeps, id: string, queue?: WaitingDeliveries): Promise<AttemptVerdict | "busy" | null> {
+export async function attemptDelivery(deps: DispatchDeps, id: string): Promise<AttemptVerdict | "busy" | null> {
   const { db, clock } = deps;
   const deliveries = deliveryStore(db);
   const endpoints = endpointStore(db);
@@ -75,11 +79,11 @@ export async function attemptDelivery(deps: DispatchDeps, id: string, queue?: Wa
   const endpointId = endpointOfDelivery(id);
   const [endpoint, slots] = await Promise.all([endpoints.get(endpointId), inFlight.freeSlots(endpointId, clock())]);
   const free: (SlotState | null)[] = endpoint && !endpoint.disabled ? slots : [null];
-  let claimed: { delivery: DeliveryRecord; slot: number } | null = null;
+  let claimed: { delivery: DeliveryRecord; slot: number; claim: string } | null = null;
   for (const seen of free.slice(0, SLOT_TRIES)) {
-    let claim: { delivery: DeliveryRecord; slot: number } | "taken" | null;
+    let taken: { delivery: DeliveryRecord; slot: number; claim: string } | "taken" | null;
     try {
-      claim = await db.runTransaction(async (tx) => {
+      taken = await db.runTransaction(async (tx) => {
         const now = clock();
         const delivery = await deliveries.getIn(tx, id);
         if (!delivery || !claimable(delivery, now)) return null;
@@ -89,47 +93,26 @@ export async function attemptDelivery(deps: DispatchDeps, id: string, queue?: Wa
           return null;
         }
         const leaseUntil = new Date(now.getTime() + LEASE_MS);
-        if (!(await inFlight.holdIn(tx, endpoint.id, seen, id, now, leaseUntil))) return "taken" as const;
-        deliveries.update(tx, id, { status: "pending", nextAttemptAt: delivery.nextAttemptAt, leaseUntil });
-        return { delivery, slot: seen.slot };
+        const claim = randomUUID();
+        if (!(await inFlight.holdIn(tx, endpoint.id, seen, { deliveryId: id, claim }, now, leaseUntil))) return "taken" as const;
+        deliveries.update(tx, id, { status: "pending", nextAttemptAt: leaseUntil, leaseUntil, claim });
+        return { delivery, slot: seen.slot, claim };
       });
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
-      claim = "taken";
+      taken = "taken";
     }
-    if (claim === null) return null;
-    if (claim !== "taken") {
-      claimed = claim;
+    if (taken === null) return null;
+    if (taken !== "taken") {
+      claimed = taken;
       break;
     }
   }
   if (!claimed || !endpoint) return "busy";
-  let { delivery } = claimed;
-  const { slot } = claimed;
-  let first: AttemptVerdict | null = null;
-  for (;;) {
-    const outcome = await send(deps, endpoint, delivery);
-    // After a success the slot goes straight to the next delivery waiting for this endpoint here, claimed in the same transaction.
-    const nextId = answeredSuccess(outcome) ? (queue?.take(endpointId) ?? null) : null;
-    const recorded = await recordingAttempt(deps, delivery, slot, outcome, nextId).catch((error: unknown) => {
-      if (nextId) queue?.giveBack(endpointId, nextId);
-      throw error;
-    });
-    await recordHealth(deps, endpoint, recorded.verdict);
-    if (first === null) first = recorded.verdict;
-    else queue?.settled(delivery.id, recorded.verdict);
-    if (!recorded.next) return first;
-    delivery = recorded.next;
-  }
-}
-
-/** The deliveries a dispatcher keeps waiting for a busy endpoint, which an attempt that ends well hands its slot to. */
-export interface WaitingDeliveries {
-  take(endpointId: string): string | undefined;
-  /** A delivery taken that could not be handed the slot after all: it waits again. */
-  giveBack(endpointId: string, id: string): void;
-  /** The verdict of a delivery that was handed a slot. */
-  settled(id: string, verdict: AttemptVerdict): void;
+  const outcome = await send(deps, endpoint, claimed.delivery);
+  const verdict = await recordingAttempt(deps, claimed.delivery, claimed, outcome);
+  if (verdict) await recordHealth(deps, endpoint, verdict);
+  return verdict;
 }
 
 async function send(deps: DispatchDeps, endpoint: EndpointRecord, delivery: DeliveryRecord): Promise<Awaited<ReturnType<typeof sendMessage>>> {
@@ -163,30 +146,23 @@ async function recordingAttempt(...args: Parameters<typeof recordAttempt>): Retu
 }
 
 /**
- * The attempt on the delivery, and what follows it. In the same transaction the attempt's slot is
- * given back or, when `nextId` is a delivery due now that nobody holds, handed to it (claimed with
- * a lease as a claim would).
+ * The attempt on the delivery, and its slot given back, in one transaction, while the attempt's
+ * claim still holds. A record that comes after its claim was taken over (its lease ended and
+ * another attempt claimed the delivery, or a redelivery cleared it) changes nothing: null.
  */
-async function recordAttempt(deps: DispatchDeps, sent: DeliveryRecord, slot: number, outcome: Awaited<ReturnType<typeof sendMessage>>, nextId: string | null): Promise<{ verdict: AttemptVerdict; next: DeliveryRecord | null }> {
+async function recordAttempt(deps: DispatchDeps, sent: DeliveryRecord, held: { slot: number; claim: string }, outcome: Awaited<ReturnType<typeof sendMessage>>): Promise<AttemptVerdict | null> {
   const { db, clock, config } = deps;
   const deliveries = deliveryStore(db);
   const inFlight = inFlightStore(db);
   return db.runTransaction(async (tx) => {
     const now = clock();
-    const [delivery, held, waiting] = await Promise.all([deliveries.getIn(tx, sent.id), inFlight.getIn(tx, sent.endpointId, slot), nextId ? deliveries.getIn(tx, nextId) : null]);
-    const attempts = [...(delivery ?? sent).attempts, { at: now, statusCode: outcome.statusCode, durationMs: outcome.durationMs, ...(outcome.error ? { error: outcome.error.slice(0, 500) } : {}) }];
+    const [delivery, slot] = await Promise.all([deliveries.getIn(tx, sent.id), inFlight.getIn(tx, sent.endpointId, held.slot)]);
+    if (slot?.claim === held.claim) inFlight.releaseIn(tx, sent.endpointId, held.slot);
+    if (delivery?.claim !== held.claim) return null;
+    const attempts = [...delivery.attempts, { at: now, statusCode: outcome.statusCode, durationMs: outcome.durationMs, ...(outcome.error ? { error: outcome.error.slice(0, 500) } : {}) }];
     const verdict = verdictOf(outcome, attempts.length, config.webhooks.retryScheduleMs, now);
-    if (delivery) deliveries.update(tx, sent.id, { status: verdict.status, nextAttemptAt: verdict.status === "pending" ? verdict.nextAttemptAt : null, leaseUntil: null, attempts });
-    if (held?.deliveryId !== sent.id) return { verdict, next: null };
-    const next = waiting && claimable(waiting, now) ? waiting : null;
-    if (!next) {
-      inFlight.releaseIn(tx, sent.endpointId, slot);
-      return { verdict, next: null };
-    }
-    const leaseUntil = new Date(now.getTime() + LEASE_MS);
-    inFlight.handOverIn(tx, sent.endpointId, slot, next.id, leaseUntil);
-    deliveries.update(tx, next.id, { status: "pending", nextAttemptAt: next.nextAttemptAt, leaseUntil });
-    return { verdict, next };
+    deliveries.update(tx, sent.id, { status: verdict.status, nextAttemptAt: verdict.status === "pending" ? verdict.nextAttemptAt : null, leaseUntil: null, attempts });
+    return verdict;
   });
 }
 
@@ -228,38 +204,93 @@ function disabledEmail(endpoint: EndpointRecord, reason: string) {
 }
 
 
-/** How long the sweep leaves a new event or a due attempt to the instance that made it. */
+/** How long the sweep leaves a new event to its trigger. */
 const SWEEP_GRACE_MS = 5_000;
 
-/**
- * After this long (wall time) a sweep starts no more attempts: one under way takes at most 15 s
- * and its record, so the sweep ends well within its function's 120 s, and the next sweep goes on.
- */
-const SWEEP_ATTEMPTS_FOR_MS = 60_000;
+/** How long a busy endpoint's delivery waits for a slot, at first (doubling to 5 s, ±50 %). */
+const BUSY_WAIT_MS = 250;
+const BUSY_WAIT_MAX_MS = 5_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
- * Everything due, on any instance: events not yet fanned out, then deliveries whose attempt is due
- * and not in flight. The scheduled `webhookSweep` runs it every minute.
+ * The trigger's work for one event's deliveries (index.ts `webhookEvents`): each attempted at
+ * once; one whose endpoint has its 10 attempts in flight waits for a slot, and one that failed is
+ * tried again when its retry falls due (the schedule's first, 5 s), while an attempt can still
+ * start before `startBefore` (a `performance.now()` time) and end, 15 s later, within the
+ * function's time. What is left then is the sweep's.
  */
-export async function sweepWebhooks(deps: DispatchDeps): Promise<{ events: number; attempts: number }> {
-  // What became due just now is the listener's and the timers' to send: the sweep takes what they
-  // left, and so does not contend with them for the same documents.
+export async function deliverWithin(deps: DispatchDeps, ids: readonly string[], startBefore: number): Promise<void> {
+  const canStartIn = (ms: number) => performance.now() + ms < startBefore;
+  await Promise.all(
+    ids.map(async (id) => {
+      let busyWait = BUSY_WAIT_MS;
+      for (;;) {
+        const verdict = await attemptDelivery(deps, id);
+        let wait: number;
+        if (verdict === "busy") {
+          wait = busyWait * (0.5 + Math.random());
+          busyWait = Math.min(busyWait * 2, BUSY_WAIT_MAX_MS);
+        } else if (verdict?.status === "pending") {
+          wait = verdict.nextAttemptAt.getTime() - deps.clock().getTime();
+        } else {
+          return;
+        }
+        if (!canStartIn(wait)) return;
+        await sleep(wait);
+      }
+    }),
+  );
+}
+
+/** Due deliveries the sweep reads at a time, and at most in all. */
+const SWEEP_PAGE = 300;
+const SWEEP_READ_AT_MOST = 3_000;
+/** How far the sweep puts back the due deliveries it read and did not attempt (±50 %). */
+const LEFT_OVER_DEFER_MS = 60_000;
+
+/**
+ * Everything due, on any instance, started before `startBefore` (a `performance.now()` time; the
+ * scheduled `webhookSweep` gives it 60 s of its 120): events not yet fanned out, then the due
+ * deliveries, soonest first, a page at a time, endpoint by endpoint, each endpoint worked by as
+ * many attempts at once as it has slots. An endpoint found with every slot held (a receiver that
+ * stalls holds each for 15 s) is left at once, and what the sweep read of it and did not attempt
+ * (or had no time for) is put back a minute once no trigger has it: the next sweep reads it behind
+ * every other endpoint's due deliveries, so that one endpoint's backlog delays no other's. In flight is not
+ * due (the claim moved it to the end of its lease), so a stalled endpoint's attempts are not read
+ * again either.
+ */
+export async function sweepWebhooks(deps: DispatchDeps, startBefore = performance.now() + 60_000): Promise<{ events: number; recovered: number; attempts: number; deferred: number }> {
+  const left = () => startBefore - performance.now();
+  // An event committed just now is its trigger's to fan out: the sweep takes what they left, and
+  // so does not contend with them for the same documents. A due delivery is anyone's to claim.
   const settled = new Date(deps.clock().getTime() - SWEEP_GRACE_MS);
   const waiting = await eventOutbox(deps.db).waiting(settled, 200);
   // One event that cannot be fanned out now (its transaction lost to contention) holds up no other, nor the attempts.
-  for (const event of waiting) await fanOut(deps, event.id).catch((error: Error) => deps.logger.warn("webhook event could not be fanned out; the next sweep tries again", { eventId: event.id, error: error.message }));
-  const due = await deliveryStore(deps.db).due(settled, 200);
-  const stopAttemptsAt = performance.now() + SWEEP_ATTEMPTS_FOR_MS;
-  const byEndpoint = new Map<string, string[]>();
-  for (const delivery of due) byEndpoint.set(delivery.endpointId, [...(byEndpoint.get(delivery.endpointId) ?? []), delivery.id]);
+  for (const event of waiting) {
+    if (left() <= 0) break;
+    await fanOut(deps, event.id).catch((error: Error) => deps.logger.warn("webhook event could not be fanned out; the next sweep tries again", { eventId: event.id, error: error.message }));
+  }
+  const recovered = await queueRecoveries(deps, left);
+  const deliveries = deliveryStore(deps.db);
+  const byEndpoint = new Map<string, DueDelivery[]>();
+  let read = 0;
+  for (let after: FirebaseFirestore.DocumentSnapshot | undefined, more = true; more && read < SWEEP_READ_AT_MOST && left() > 0; ) {
+    const page = await deliveries.due(deps.clock(), SWEEP_PAGE, after);
+    read += page.deliveries.length;
+    more = page.deliveries.length === SWEEP_PAGE;
+    after = page.last;
+    for (const delivery of page.deliveries) byEndpoint.set(delivery.endpointId, [...(byEndpoint.get(delivery.endpointId) ?? []), delivery]);
+  }
   let attempts = 0;
   await Promise.all(
-    [...byEndpoint.values()].map(async (ids) => {
-      // At most as many attempts to one endpoint at once as it has slots, and none after one finds them all held:
-      // the rest would only contend for the same slot documents.
+    [...byEndpoint.values()].map(async (queue) => {
+      // No more attempts to one endpoint at once than it has slots, and none after one finds them
+      // all held: the rest would only contend for the same slot documents.
       let busy = false;
       const worker = async () => {
-        for (let id = ids.shift(); id !== undefined && !busy && performance.now() < stopAttemptsAt; id = ids.shift()) {
+        while (!busy && left() > 0 && queue.length > 0) {
+          const { id } = queue.shift()!;
           try {
             const verdict = await attemptDelivery(deps, id);
             if (verdict === "busy") busy = true;
@@ -269,131 +300,63 @@ export async function sweepWebhooks(deps: DispatchDeps): Promise<{ events: numbe
           }
         }
       };
-      await Promise.all(Array.from({ length: Math.min(MAX_IN_FLIGHT_PER_ENDPOINT, ids.length) }, worker));
+      await Promise.all(Array.from({ length: Math.min(MAX_IN_FLIGHT_PER_ENDPOINT, queue.length) }, worker));
     }),
   );
-  return { events: waiting.length, attempts };
+  const deferred = await deferLeftOver(deps, [...byEndpoint.values()].flat());
+  return { events: waiting.length, recovered, attempts, deferred };
 }
 
-export interface WebhookDispatcher {
-  stop(): Promise<void>;
-}
-
-/** How soon deliveries waiting for a busy endpoint look again for a slot another instance gave back (±50 %). */
-const BUSY_RETRY_MS = 1_000;
-
-/** Retries due sooner than this after a failure are timed on the instance; later ones are the sweep's. */
-const TIMED_RETRY_LIMIT_MS = 15 * 60_000;
+/** Failed deliveries a recovery makes due per transaction. */
+const RECOVERED_PER_TRANSACTION = 200;
 
 /**
- * Delivery on this instance: a listener on the outbox fans out each new event and attempts its
- * deliveries at once (well within the contract's 5 s), a failed attempt's retry is timed here when
- * it is due within 15 minutes, and the sweep runs every `sweepMs` for anything else (another
- * instance's leftovers, retries of a restarted instance). Deliveries to an endpoint that has its
- * 10 attempts in flight wait here, without asking Firestore again, until one of this instance's
- * attempts to it ends (or, for another instance's, a second later). The local stack and the tests
- * run it; a deployment runs the same functions from its trigger and its scheduled sweep (index.ts).
+ * The recoveries asked for (`recover`), oldest first: each endpoint's failed deliveries since the
+ * time asked made due now, a page per transaction with the recovery's place, while the sweep has
+ * time; the next sweep sends them. How many were made due.
  */
-export function startWebhookDispatcher(deps: DispatchDeps, options: { sweepMs: number }): WebhookDispatcher {
-  const running = new Set<Promise<unknown>>();
-  const timers = new Set<NodeJS.Timeout>();
-  /** Per endpoint: this instance's attempts in progress, and the deliveries waiting for a slot. */
-  const inProgress = new Map<string, number>();
-  const waiting = new Map<string, Set<string>>();
-  let stopped = false;
-  const track = (work: Promise<unknown>) => {
-    running.add(work);
-    void work.catch((error: Error) => deps.logger.warn("webhook dispatch failed; the sweep tries again", { error: error.message })).finally(() => running.delete(work));
-  };
-  const later = (wait: number, then: () => void) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (!stopped) then();
-    }, Math.max(0, wait));
-    timer.unref();
-    timers.add(timer);
-  };
-  const wait = (endpointId: string, id: string) => {
-    const queue = waiting.get(endpointId) ?? new Set<string>();
-    waiting.set(endpointId, queue);
-    queue.add(id);
-  };
-  /** Starts what waits for the endpoint, as far as this instance's own attempts leave room. */
-  const next = (endpointId: string) => {
-    const queue = waiting.get(endpointId);
-    while (queue && queue.size > 0 && (inProgress.get(endpointId) ?? 0) < MAX_IN_FLIGHT_PER_ENDPOINT) {
-      const [id] = queue;
-      queue.delete(id);
-      attempt(id);
+async function queueRecoveries(deps: DispatchDeps, left: () => number): Promise<number> {
+  const deliveries = deliveryStore(deps.db);
+  const recoveries = recoveryStore(deps.db);
+  let recovered = 0;
+  for (const recovery of await recoveries.oldest(10)) {
+    for (let after = recovery.after, more = true; more && left() > 0; ) {
+      const page = await deliveries.failedSince(recovery.endpointId, recovery.since, after, RECOVERED_PER_TRANSACTION);
+      more = page.length === RECOVERED_PER_TRANSACTION;
+      const last = page.at(-1);
+      if (last) after = { createdAt: last.createdAt, id: last.id };
+      await deps.db.runTransaction(async (tx) => {
+        const now = deps.clock();
+        // Read again: one sent meanwhile (a redelivery) is not failed any more.
+        const current = await Promise.all(page.map((delivery) => deliveries.getIn(tx, delivery.id)));
+        for (const delivery of current) if (delivery?.status === "failed") deliveries.update(tx, delivery.id, { status: "pending", nextAttemptAt: now, leaseUntil: null });
+        recoveries.advanceIn(tx, recovery.id, more ? after : null);
+      });
+      recovered += page.length;
     }
-    if (queue?.size === 0) waiting.delete(endpointId);
-  };
-  /** A failed attempt's retry, timed here when it is due soon. */
-  const settled = (id: string, verdict: AttemptVerdict) => {
-    if (stopped || verdict.status !== "pending") return;
-    const retryIn = verdict.nextAttemptAt.getTime() - deps.clock().getTime();
-    if (retryIn <= TIMED_RETRY_LIMIT_MS) later(retryIn, () => attempt(id));
-  };
-  const queue: WaitingDeliveries = {
-    take(endpointId) {
-      const waitingFor = waiting.get(endpointId);
-      const [id] = waitingFor ?? [];
-      if (id !== undefined) waitingFor!.delete(id);
-      return stopped ? undefined : id;
-    },
-    giveBack: wait,
-    settled,
-  };
-  const attempt = (id: string): void => {
-    if (stopped) return;
-    const endpointId = endpointOfDelivery(id);
-    if ((inProgress.get(endpointId) ?? 0) >= MAX_IN_FLIGHT_PER_ENDPOINT) return wait(endpointId, id);
-    inProgress.set(endpointId, (inProgress.get(endpointId) ?? 0) + 1);
-    track(
-      attemptDelivery(deps, id, queue)
-        .then((verdict) => {
-          if (stopped || verdict === null) return;
-          if (verdict === "busy") {
-            // Every slot is held, some by other instances: look again in a while unless one of ours ends first.
-            wait(endpointId, id);
-            later(BUSY_RETRY_MS * (0.5 + Math.random()), () => next(endpointId));
-            return;
-          }
-          settled(id, verdict);
-        })
-        .finally(() => {
-          const count = (inProgress.get(endpointId) ?? 1) - 1;
-          if (count > 0) inProgress.set(endpointId, count);
-          else inProgress.delete(endpointId);
-          next(endpointId);
-        }),
+  }
+  return recovered;
+}
+
+/** How long a delivery may still be in the hands of the trigger that fanned it out or attempted it last (its function's time). */
+const TRIGGER_WINDOW_MS = 120_000;
+
+/**
+ * Due deliveries the sweep read and did not attempt, put back a minute each (unless claimed or
+ * changed meanwhile): those whose trigger is done with them (fanned out or last attempted more
+ * than its function's time ago), since a trigger waiting for a slot, or for a retry it will
+ * send, takes a delivery put back for not due and stops waiting.
+ */
+async function deferLeftOver(deps: DispatchDeps, read: readonly DueDelivery[]): Promise<number> {
+  const deliveries = deliveryStore(deps.db);
+  const triggersDoneBy = deps.clock().getTime() - TRIGGER_WINDOW_MS;
+  const leftOver = read.filter((delivery) => (delivery.attempts.at(-1)?.at ?? delivery.createdAt).getTime() < triggersDoneBy);
+  let deferred = 0;
+  for (let start = 0; start < leftOver.length; start += 50) {
+    const results = await Promise.all(
+      leftOver.slice(start, start + 50).map((delivery) => deliveries.deferIfUnchanged(delivery.id, delivery.readAt, new Date(deps.clock().getTime() + LEFT_OVER_DEFER_MS * (0.5 + Math.random()))).catch(() => false)),
     );
-  };
-  const process = (eventId: string) => track(fanOut(deps, eventId).then((ids) => ids.forEach(attempt)));
-  const unsubscribe = eventOutbox(deps.db)
-    .collection.where("fannedOut", "==", false)
-    .onSnapshot(
-      (snapshot) => {
-        for (const change of snapshot.docChanges()) if (change.type === "added") process(change.doc.id);
-      },
-      (error) => deps.logger.warn("webhook outbox listener stopped; the sweep delivers", { error: error.message }),
-    );
-  // A sweep starts only once the one before it ended: sweeps piling up while Firestore is slow
-  // would contend with each other (and the other instances' sweeps) for the same events for ever.
-  let sweeping = false;
-  const sweep = setInterval(() => {
-    if (stopped || sweeping) return;
-    sweeping = true;
-    track(sweepWebhooks(deps).finally(() => (sweeping = false)));
-  }, options.sweepMs);
-  sweep.unref();
-  return {
-    async stop() {
-      stopped = true;
-      unsubscribe();
-      clearInterval(sweep);
-      for (const timer of timers) clearTimeout(timer);
-      await Promise.allSettled([...running]);
-    },
-  };
+    deferred += results.filter(Boolean).length;
+  }
+  return deferred;
 }

@@ -13,7 +13,7 @@ import { MAX_IN_FLIGHT_PER_ENDPOINT, slotFree, type InFlightSlot } from "./rules
  * instance that died mid-attempt is taken over when the lease has ended.
  */
 
-const slotDocument = z.object({ deliveryId: z.string(), leaseUntil: timestamp });
+const slotDocument = z.object({ deliveryId: z.string(), leaseUntil: timestamp, claim: z.string().optional() });
 
 export type SlotState = { slot: number; held: InFlightSlot | null };
 
@@ -21,7 +21,7 @@ export const inFlightStore = oncePerDatabase((db: Firestore) => {
   const ref = (endpointId: string, slot: number) => documentAt(documentAt(db.collection("webhookEndpoints"), endpointId).collection("inFlight"), String(slot));
   const read = (snapshot: DocumentSnapshot): InFlightSlot | null => {
     const stored = readDocument(slotDocument, snapshot);
-    return stored && { deliveryId: stored.deliveryId, leaseUntil: stored.leaseUntil.toDate() };
+    return stored && { deliveryId: stored.deliveryId, leaseUntil: stored.leaseUntil.toDate(), claim: stored.claim ?? null };
   };
   return {
     /** The slots an attempt may take now (free, or held past their lease), read outside any transaction, in random order so that claims spread over them. */
@@ -40,9 +40,9 @@ export const inFlightStore = oncePerDatabase((db: Firestore) => {
      * another claim took it first); one held past its lease by reading it in the transaction, so
      * that only one claim takes it over. False when it is no longer free.
      */
-    async holdIn(tx: Transaction, endpointId: string, seen: SlotState, deliveryId: string, now: Date, leaseUntil: Date): Promise<boolean> {
+    async holdIn(tx: Transaction, endpointId: string, seen: SlotState, hold: { deliveryId: string; claim: string }, now: Date, leaseUntil: Date): Promise<boolean> {
       const slot = ref(endpointId, seen.slot);
-      const data = { deliveryId, leaseUntil: Timestamp.fromDate(leaseUntil) };
+      const data = { ...hold, leaseUntil: Timestamp.fromDate(leaseUntil) };
       if (seen.held === null) {
         tx.create(slot, data);
         return true;
@@ -55,11 +55,7 @@ export const inFlightStore = oncePerDatabase((db: Firestore) => {
     async getIn(tx: Transaction, endpointId: string, slot: number): Promise<InFlightSlot | null> {
       return read(await tx.get(ref(endpointId, slot)));
     },
-    /** Hands a slot from the attempt that held it (the transaction has read that it still does) to the next one. */
-    handOverIn(tx: Transaction, endpointId: string, slot: number, deliveryId: string, leaseUntil: Date): void {
-      tx.set(ref(endpointId, slot), { deliveryId, leaseUntil: Timestamp.fromDate(leaseUntil) });
-    },
-    /** Gives a slot back: the transaction has read that its attempt still holds it. */
+    /** Gives a slot back: the transaction has read that its attempt still holds it (its claim). */
     releaseIn(tx: Transaction, endpointId: string, slot: number): void {
       tx.delete(ref(endpointId, slot));
     },

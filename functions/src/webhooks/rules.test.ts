@@ -46,9 +46,9 @@ describe("slotFree (§21: at most 10 attempts in flight per endpoint)", () => {
   it("frees a slot nobody holds, or one held past its lease, and nothing else", () => {
     const table: [Parameters<typeof slotFree>[0], boolean][] = [
       [null, true],
-      [{ deliveryId: "msg_1.wh_1", leaseUntil: new Date(now.getTime() + 1) }, false],
-      [{ deliveryId: "msg_1.wh_1", leaseUntil: now }, true],
-      [{ deliveryId: "msg_1.wh_1", leaseUntil: new Date(now.getTime() - 60_000) }, true],
+      [{ deliveryId: "msg_1.wh_1", leaseUntil: new Date(now.getTime() + 1), claim: "c1" }, false],
+      [{ deliveryId: "msg_1.wh_1", leaseUntil: now, claim: "c1" }, true],
+      [{ deliveryId: "msg_1.wh_1", leaseUntil: new Date(now.getTime() - 60_000), claim: "c1" }, true],
     ];
     for (const [slot, free] of table) expect([slot, slotFree(slot, now)]).toEqual([slot, free]);
   });

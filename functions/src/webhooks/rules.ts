@@ -14,6 +14,8 @@ export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
 export interface InFlightSlot {
   deliveryId: string;
   leaseUntil: Date;
+  /** The claim of the attempt holding it (null: a slot taken before claims were recorded). */
+  claim: string | null;
 }
 
 /** Whether an attempt may take the slot: no attempt holds it, or the one that did has outlived its lease (its instance died). */

@@ -1,5 +1,6 @@
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { createServer } from "node:http";
+import { createSocket } from "node:dgram";
 import { Webhook } from "standardwebhooks";
 import { startLocalDns, type LocalDns } from "../../../tools/local-stack/dns-server";
 import { publicAddresses, sendMessage } from "./sender";
@@ -59,6 +60,17 @@ describe("webhook sender (§21)", () => {
     timers.forEach(clearInterval);
     dripping.closeAllConnections();
     await new Promise((resolve) => dripping.close(resolve));
+  });
+
+  it("counts name resolution in the bound: a resolver that drops every query times the attempt out", async () => {
+    // A DNS server that reads every query and answers none (the resolver would wait 2 s twice).
+    const silent = createSocket("udp4");
+    await new Promise<void>((resolve) => silent.bind(0, "127.0.0.1", resolve));
+    const started = Date.now();
+    const outcome = await sendMessage("https://dropped.test/hook", message, { allowedHosts: [], dnsResolvers: [`127.0.0.1:${silent.address().port}`] }, now, 300);
+    expect(outcome).toMatchObject({ statusCode: null, error: "timeout" });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    silent.close();
   });
 
   it("connects to the address it resolved and checked, not to a second lookup of the name, and signs", async () => {

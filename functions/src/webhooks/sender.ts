@@ -10,7 +10,8 @@ import { checkWebhookUrl, invalidWebhookUrl, isPublicAddress } from "./url-rules
  * One attempt to deliver a message (contract §21): the host resolved once and every address
  * checked, the connection made to the address that was checked (the request's `lookup` answers
  * with it, so nothing can resolve the name again, differently: no DNS rebinding), the body signed
- * with the Standard Webhooks library by each live secret, no redirect followed, 15 s at most.
+ * with the Standard Webhooks library by each live secret, no redirect followed, 15 s at most from
+ * the start, name resolution included.
  */
 
 export const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -57,10 +58,16 @@ export async function sendMessage(rawUrl: string, message: SignedMessage, rules:
   const started = Date.now();
   const took = () => Date.now() - started;
   let target: Awaited<ReturnType<typeof publicAddresses>>;
+  // The 15 s start before the name is resolved: a resolver that drops queries (the system's has
+  // no timeout of its own) times the attempt out like a receiver that never answers.
+  let resolving: NodeJS.Timeout | undefined;
   try {
-    target = await publicAddresses(rawUrl, rules);
+    const timedOut = new Promise<never>((_, reject) => (resolving = setTimeout(() => reject(new Error("timeout")), timeoutMs)));
+    target = await Promise.race([publicAddresses(rawUrl, rules), timedOut]);
   } catch (error) {
     return { statusCode: null, error: (error as Error).message, durationMs: took() };
+  } finally {
+    clearTimeout(resolving);
   }
   const sentAt = now();
   const signature = message.secrets.map((secret) => new Webhook(secret).sign(message.id, sentAt, message.payload)).join(" ");
@@ -73,12 +80,15 @@ export async function sendMessage(rawUrl: string, message: SignedMessage, rules:
   const { url } = target;
   const client = url.protocol === "https:" ? https : http;
   return new Promise<AttemptOutcome>((settled) => {
-    // 15 s for the whole attempt, connection to the answer's last byte: a receiver that drips its
+    // 15 s for the whole attempt, resolution to the answer's last byte: a receiver that drips its
     // answer is as failed as one that never answers, and never outlives the delivery's lease.
-    const deadline = setTimeout(() => {
-      resolve({ statusCode: null, error: "timeout", durationMs: took() });
-      request.destroy();
-    }, timeoutMs);
+    const deadline = setTimeout(
+      () => {
+        resolve({ statusCode: null, error: "timeout", durationMs: took() });
+        request.destroy();
+      },
+      Math.max(0, timeoutMs - took()),
+    );
     const resolve = (outcome: AttemptOutcome) => {
       clearTimeout(deadline);
       settled(outcome);

@@ -14,7 +14,7 @@ import type { deliveryListQuerySchema, newWebhookSchema, webhookPatchSchema } fr
 import { inFlightStore } from "./in-flight-store";
 import { encryptSecret, newWebhookSecret } from "./secrets";
 import { publicAddresses } from "./sender";
-import { attemptDelivery } from "./dispatch";
+import { recoveryStore } from "./recovery-store";
 
 /**
  * Webhook endpoints of one owner (contract §21): a business's, a publisher's or the operators';
@@ -22,11 +22,6 @@ import { attemptDelivery } from "./dispatch";
  */
 
 export type WebhookDeps = Pick<Deps, "db" | "clock" | "logger"> & { config: Pick<Deps["config"], "webhooks"> };
-
-/** Sends what was just made due from here at once; the sweep is there should this instance stop first. */
-const sendSoon = (deps: WebhookDeps, ids: string[]) => {
-  for (const id of ids) void attemptDelivery(deps, id).catch((error: Error) => deps.logger.warn("webhook redelivery left to the sweep", { error: error.message }));
-};
 
 /** After a rotation the previous secret signs too, for this long. */
 const ROTATION_OVERLAP_MS = DAY_MS;
@@ -185,7 +180,11 @@ export async function listDeliveries(deps: WebhookDeps & Pick<Deps, "cursors">, 
   return { items: page.deliveries.map(toDeliveryView), nextCursor: page.more && page.last ? deps.cursors.encode(page.last) : null };
 }
 
-/** Sends a message to the endpoint again, with the same webhook-id, whatever came of it before. */
+/**
+ * Queues a message to the endpoint again, with the same webhook-id, whatever came of it before:
+ * due now, sent by the next webhook sweep (an attempt in flight no longer counts: its record is
+ * not taken).
+ */
 export async function redeliver(deps: WebhookDeps, owner: EventOwner, actor: Actor, webhookId: string, messageId: string): Promise<void> {
   const deliveries = deliveryStore(deps.db);
   await changeEndpoint(deps, owner, webhookId, async (tx, endpoint, now) => {
@@ -194,21 +193,12 @@ export async function redeliver(deps: WebhookDeps, owner: EventOwner, actor: Act
     deliveries.update(tx, delivery.id, { status: "pending", nextAttemptAt: now, leaseUntil: null });
     auditLog(deps.db).record(tx, actor, { action: "webhook.redeliver", target: webhookId, details: { owner: endpoint.owner, messageId } }, now);
   });
-  sendSoon(deps, [deliveryId(messageId, webhookId)]);
 }
 
-/** Sends every message that failed since `since` again; how many. */
-export async function recover(deps: WebhookDeps, owner: EventOwner, actor: Actor, webhookId: string, since: Date): Promise<{ messages: number }> {
-  await getWebhook(deps, owner, webhookId);
-  const failed = await deliveryStore(deps.db).failedSince(webhookId, since);
-  const deliveries = deliveryStore(deps.db);
-  for (let start = 0; start < failed.length || start === 0; start += 400) {
-    const chunk = failed.slice(start, start + 400);
-    await changeEndpoint(deps, owner, webhookId, (tx, endpoint, now) => {
-      for (const delivery of chunk) deliveries.update(tx, delivery.id, { status: "pending", nextAttemptAt: now, leaseUntil: null });
-      if (start === 0) auditLog(deps.db).record(tx, actor, { action: "webhook.recover", target: webhookId, details: { owner: endpoint.owner, since: since.toISOString(), messages: failed.length } }, now);
-    });
-  }
-  sendSoon(deps, failed.map((delivery) => delivery.id));
-  return { messages: failed.length };
+/** Queues every message that failed since `since` to be sent again: the webhook sweep makes them due a page at a time (recovery-store.ts). */
+export async function recover(deps: WebhookDeps, owner: EventOwner, actor: Actor, webhookId: string, since: Date): Promise<void> {
+  await changeEndpoint(deps, owner, webhookId, (tx, endpoint, now) => {
+    recoveryStore(deps.db).addIn(tx, webhookId, since, now);
+    auditLog(deps.db).record(tx, actor, { action: "webhook.recover", target: webhookId, details: { owner: endpoint.owner, since: since.toISOString() } }, now);
+  });
 }

@@ -75,14 +75,14 @@ export function registerWebhookCommands(program: Command, { action, io }: Cli): 
     .action(action(async (ctx, webhookId: string, messageId: string) => (await redeliver(webhookDeps(ctx), OPERATORS, ctx.actor!, webhookId, messageId), { webhookId, messageId, queued: true })));
   webhooks
     .command("recover")
-    .description("send again every message that failed since a time")
+    .description("queue every message that failed since a time to be sent again (by the next webhook sweep)")
     .argument("<webhookId>")
     .requiredOption("--since <time>", "RFC 3339, e.g. 2026-11-20T00:00:00Z")
     .action(
       action((ctx, webhookId: string, options: { since: string }) => {
         const since = new Date(options.since);
         if (Number.isNaN(since.getTime())) throw new UsageError(`--since must be a time such as 2026-11-20T00:00:00Z, got '${options.since}'.`);
-        return recover(webhookDeps(ctx), OPERATORS, ctx.actor!, webhookId, since);
+        return recover(webhookDeps(ctx), OPERATORS, ctx.actor!, webhookId, since).then(() => ({ webhookId, since: since.toISOString(), queued: true }));
       }),
     );
 }

@@ -1,0 +1,123 @@
+/**
+ * The deployed background functions, run on the local stack the way Cloud Functions runs them
+ * (contract §21 and §23 "As deployed"): the exported handlers of `functions/src/index.ts`
+ * themselves, nothing written for the local stack in their place. A Firestore trigger's handler
+ * is invoked with the event Cloud Functions would give it, once for each document its listener
+ * sees created (as the emulator's triggers would fire); a scheduled function's on a timer, as
+ * Cloud Scheduler calls it, more often than deployed where a minute would make the local stack
+ * and the tests wait. The handlers read their
+ * configuration from the environment, as deployed: set it before the first event.
+ * `npm start`, the tests and the bench run them through here; nothing deployed imports it.
+ */
+import { randomUUID } from "node:crypto";
+import type { Firestore, Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
+import type { CloudEvent, CloudFunction } from "firebase-functions/v2";
+import type { FirestoreEvent } from "firebase-functions/v2/firestore";
+import type { ScheduledEvent } from "firebase-functions/v2/scheduler";
+
+type Functions = typeof import("./index");
+
+/** The triggers on the event outbox (`events/{eventId}`), each with the documents it acts on. */
+const TRIGGERS = {
+  webhookEvents: (db: Firestore) => db.collection("events").where("fannedOut", "==", false),
+  tufEvents: (db: Firestore) => db.collection("events").where("tufPending", "==", true),
+} satisfies Partial<Record<keyof Functions, (db: Firestore) => Query>>;
+
+type TriggerName = keyof typeof TRIGGERS;
+type ScheduleName = "webhookSweep" | "tufMaintenance";
+
+export interface DeployedFunctionsOptions {
+  /** The triggers to fire for documents created from now on (and those waiting when it starts). */
+  triggers: TriggerName[];
+  /** The scheduled functions to run, each every so many milliseconds. */
+  schedules: Partial<Record<ScheduleName, number>>;
+  /** Where a handler's failure is told (deployed: the function's log, and the sweep tries again). */
+  warn: (message: string, details: Record<string, unknown>) => void;
+}
+
+export interface DeployedFunctions {
+  /** Runs a scheduled function now, as Cloud Scheduler would. */
+  runSchedule(name: ScheduleName): Promise<void>;
+  /** Resolves once no handler is running and none is about to start (the triggers' events all handled). */
+  settled(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The event Cloud Functions gives `onDocumentCreated` for this document. */
+function createdEvent(snapshot: QueryDocumentSnapshot): FirestoreEvent<QueryDocumentSnapshot, { eventId: string }> {
+  const projectId = process.env.GCLOUD_PROJECT ?? "demo-marketplace";
+  return {
+    specversion: "1.0",
+    id: randomUUID(),
+    source: `//firestore.googleapis.com/projects/${projectId}/databases/(default)`,
+    type: "google.cloud.firestore.document.v1.created",
+    time: new Date().toISOString(),
+    subject: `documents/${snapshot.ref.path}`,
+    location: "us-central1",
+    project: projectId,
+    database: "(default)",
+    namespace: "(default)",
+    document: snapshot.ref.path,
+    params: { eventId: snapshot.id },
+    data: snapshot,
+  };
+}
+
+export async function runDeployedFunctions(db: Firestore, options: DeployedFunctionsOptions): Promise<DeployedFunctions> {
+  const functions: Functions = await import("./index");
+  const running = new Set<Promise<unknown>>();
+  let stopped = false;
+  const track = <T>(work: Promise<T>, what: string, details: Record<string, unknown>) => {
+    const tracked = work.catch((error: Error) => options.warn(`${what} failed; its sweep tries again`, { ...details, error: error.message }));
+    running.add(tracked);
+    void tracked.finally(() => running.delete(tracked));
+    return tracked;
+  };
+
+  const unsubscribes = options.triggers.map((name) => {
+    const trigger = functions[name] as unknown as CloudFunction<CloudEvent<unknown>>;
+    /** Each document once per listener, as a trigger fires once per create. */
+    const fired = new Set<string>();
+    return TRIGGERS[name](db).onSnapshot(
+      (snapshot) => {
+        for (const change of snapshot.docChanges()) {
+          if (stopped || change.type !== "added" || fired.has(change.doc.id)) continue;
+          fired.add(change.doc.id);
+          track(Promise.resolve(trigger.run(createdEvent(change.doc))), name, { eventId: change.doc.id });
+        }
+      },
+      (error) => options.warn(`the ${name} trigger's listener stopped; the sweep delivers`, { error: error.message }),
+    );
+  });
+
+  const runSchedule = (name: ScheduleName): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    return track(Promise.resolve(functions[name].run({ scheduleTime: new Date().toISOString(), jobName: name } as ScheduledEvent)), name, {}).then(() => undefined);
+  };
+  // Cloud Scheduler calls a function when its time comes, whether or not the run before has ended:
+  // deployed, a run lasts at most its timeout (120 s for a sweep every minute), so two may overlap.
+  // Here the period is shorter than a run may last, so at most two run at once all the same.
+  const timers = Object.entries(options.schedules).map(([name, everyMs]) => {
+    let runs = 0;
+    const timer = setInterval(() => {
+      if (runs >= 2 || stopped) return;
+      runs += 1;
+      void runSchedule(name as ScheduleName).finally(() => (runs -= 1));
+    }, everyMs);
+    timer.unref();
+    return timer;
+  });
+
+  return {
+    runSchedule,
+    async settled() {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+    async stop() {
+      stopped = true;
+      unsubscribes.forEach((unsubscribe) => unsubscribe());
+      timers.forEach(clearInterval);
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+  };
+}
