@@ -109,10 +109,48 @@ export async function attemptDelivery(deps: DispatchDeps, id: string): Promise<A
     }
   }
   if (!claimed || !endpoint) return "busy";
-  const outcome = await send(deps, endpoint, claimed.delivery);
-  const verdict = await recordingAttempt(deps, claimed.delivery, claimed, outcome);
-  if (verdict) await recordHealth(deps, endpoint, verdict);
-  return verdict;
+  try {
+    const outcome = await send(deps, endpoint, claimed.delivery);
+    const verdict = await recordingAttempt(deps, claimed.delivery, claimed, outcome);
+    if (verdict) await recordHealth(deps, endpoint, verdict);
+    return verdict;
+  } finally {
+    slotFreed(endpointId);
+  }
+}
+
+/**
+ * Deliveries on this instance waiting for a slot of a busy endpoint (a function instance runs
+ * many invocations at once): an attempt that gives its slot back wakes one, which claims at once
+ * instead of at its next look. A slot another instance gives back is found at the next look.
+ */
+const waitingForSlot = new Map<string, Set<() => void>>();
+
+function slotFreed(endpointId: string): void {
+  const waiting = waitingForSlot.get(endpointId);
+  const [wake] = waiting ?? [];
+  if (!wake) return;
+  waiting!.delete(wake);
+  if (waiting!.size === 0) waitingForSlot.delete(endpointId);
+  wake();
+}
+
+/** Waits `ms`, or less if an attempt on this instance gives back a slot of the endpoint first. */
+function waitForSlot(endpointId: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const waiting = waitingForSlot.get(endpointId) ?? new Set<() => void>();
+    waitingForSlot.set(endpointId, waiting);
+    const wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      waiting.delete(wake);
+      if (waiting.size === 0 && waitingForSlot.get(endpointId) === waiting) waitingForSlot.delete(endpointId);
+      resolve();
+    }, Math.max(0, ms));
+    waiting.add(wake);
+  });
 }
 
 async function send(deps: DispatchDeps, endpoint: EndpointRecord, delivery: DeliveryRecord): Promise<Awaited<ReturnType<typeof sendMessage>>> {
@@ -207,15 +245,19 @@ function disabledEmail(endpoint: EndpointRecord, reason: string) {
 /** How long the sweep leaves a new event to its trigger. */
 const SWEEP_GRACE_MS = 5_000;
 
-/** How long a busy endpoint's delivery waits for a slot, at first (doubling to 5 s, ±50 %). */
+/**
+ * How long a busy endpoint's delivery waits for a slot, at first (doubling to 1 s, ±50 %): a
+ * burst to one endpoint waits its turn about as long as the slots take to free, within §21's 5 s.
+ */
 const BUSY_WAIT_MS = 250;
-const BUSY_WAIT_MAX_MS = 5_000;
+const BUSY_WAIT_MAX_MS = 1_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * The trigger's work for one event's deliveries (index.ts `webhookEvents`): each attempted at
- * once; one whose endpoint has its 10 attempts in flight waits for a slot, and one that failed is
+ * once; one whose endpoint has its 10 attempts in flight waits for a slot (woken by an attempt of
+ * this instance that gives one back, or looking again after a while), and one that failed is
  * tried again when its retry falls due (the schedule's first, 5 s), while an attempt can still
  * start before `startBefore` (a `performance.now()` time) and end, 15 s later, within the
  * function's time. What is left then is the sweep's.
@@ -227,17 +269,18 @@ export async function deliverWithin(deps: DispatchDeps, ids: readonly string[], 
       let busyWait = BUSY_WAIT_MS;
       for (;;) {
         const verdict = await attemptDelivery(deps, id);
-        let wait: number;
         if (verdict === "busy") {
-          wait = busyWait * (0.5 + Math.random());
+          const wait = busyWait * (0.5 + Math.random());
           busyWait = Math.min(busyWait * 2, BUSY_WAIT_MAX_MS);
+          if (!canStartIn(wait)) return;
+          await waitForSlot(endpointOfDelivery(id), wait);
         } else if (verdict?.status === "pending") {
-          wait = verdict.nextAttemptAt.getTime() - deps.clock().getTime();
+          const wait = verdict.nextAttemptAt.getTime() - deps.clock().getTime();
+          if (!canStartIn(wait)) return;
+          await sleep(wait);
         } else {
           return;
         }
-        if (!canStartIn(wait)) return;
-        await sleep(wait);
       }
     }),
   );
@@ -254,7 +297,7 @@ const LEFT_OVER_DEFER_MS = 60_000;
  * scheduled `webhookSweep` gives it 60 s of its 120): events not yet fanned out, then the due
  * deliveries, soonest first, a page at a time, endpoint by endpoint, each endpoint worked by as
  * many attempts at once as it has slots. An endpoint found with every slot held (a receiver that
- * stalls holds each for 15 s) is left at once, and what the sweep read of it and did not attempt
+ * stalls holds each for 15 s), or whose attempt fails, is left at once, and what the sweep read of it and did not attempt
  * (or had no time for) is put back a minute once no trigger has it: the next sweep reads it behind
  * every other endpoint's due deliveries, so that one endpoint's backlog delays no other's. In flight is not
  * due (the claim moved it to the end of its lease), so a stalled endpoint's attempts are not read
@@ -286,15 +329,17 @@ export async function sweepWebhooks(deps: DispatchDeps, startBefore = performanc
   await Promise.all(
     [...byEndpoint.values()].map(async (queue) => {
       // No more attempts to one endpoint at once than it has slots, and none after one finds them
-      // all held: the rest would only contend for the same slot documents.
-      let busy = false;
+      // all held (the rest would only contend for the same slot documents) or one fails (a
+      // receiver that is down or stalls would hold this sweep 15 s an attempt): the rest wait for
+      // the next sweep.
+      let leave = false;
       const worker = async () => {
-        while (!busy && left() > 0 && queue.length > 0) {
+        while (!leave && left() > 0 && queue.length > 0) {
           const { id } = queue.shift()!;
           try {
             const verdict = await attemptDelivery(deps, id);
-            if (verdict === "busy") busy = true;
-            else if (verdict !== null) attempts += 1;
+            if (verdict === "busy" || (verdict !== null && verdict.status !== "succeeded")) leave = true;
+            if (verdict !== null && verdict !== "busy") attempts += 1;
           } catch (error) {
             deps.logger.warn("webhook attempt could not be recorded", { deliveryId: id, error: String(error) });
           }
