@@ -14,13 +14,14 @@ import type { Firestore, Query, QueryDocumentSnapshot } from "firebase-admin/fir
 import type { CloudEvent, CloudFunction } from "firebase-functions/v2";
 import type { FirestoreEvent } from "firebase-functions/v2/firestore";
 import type { ScheduledEvent } from "firebase-functions/v2/scheduler";
+import { eventOutbox } from "./core/event-outbox";
 
 type Functions = typeof import("./index");
 
 /** The triggers on the event outbox (`events/{eventId}`), each with the documents it acts on. */
 const TRIGGERS = {
-  webhookEvents: (db: Firestore) => db.collection("events").where("fannedOut", "==", false),
-  tufEvents: (db: Firestore) => db.collection("events").where("tufPending", "==", true),
+  webhookEvents: (db: Firestore) => eventOutbox(db).notFannedOutQuery(),
+  tufEvents: (db: Firestore) => eventOutbox(db).tufPendingQuery(),
 } satisfies Partial<Record<keyof Functions, (db: Firestore) => Query>>;
 
 type TriggerName = keyof typeof TRIGGERS;

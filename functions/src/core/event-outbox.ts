@@ -72,6 +72,8 @@ export function eventOutbox(db: Firestore) {
   return {
     collection,
     read,
+    /** The events not yet fanned out to their webhook endpoints (what the `webhookEvents` trigger takes). */
+    notFannedOutQuery: () => collection.where("fannedOut", "==", false),
     /** Adds the events to a batch or transaction, to commit with the change that causes them; their message ids. */
     record(writer: WriteBatch | Transaction, events: OutboundEvent[], at: Date): string[] {
       return events.map((event) => {
