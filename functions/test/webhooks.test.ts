@@ -376,6 +376,30 @@ describe("webhooks (§21)", () => {
     expect((await deps.db.collection(`webhookEndpoints/${endpoint.id}/inFlight`).get()).size).toBe(0);
   });
 
+  it("recover queues any number of failed messages without reading them in the request, and the sweep sends each once", async () => {
+    const recoveringId = `recovering-${owner.uid}`.toLowerCase();
+    await putBusiness(recoveringId, { name: "Recovering Co", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
+    const created = await request(app).post(`${api}/businesses/${recoveringId}/webhooks`).set(bearer(owner)).send({ url: `${receiver.origin}/recovered`, events: ["webhook.test"] });
+    const endpointId = (created.body as { id: string }).id;
+    // 450 messages that failed an hour ago (more than two of the sweep's pages of 200), and one from before `since`.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const failed = (index: number, createdAt: Date) => ({ endpointId, messageId: `msg_recover${String(index).padStart(4, "0")}`, type: "webhook.test", payload: `{"type":"webhook.test","data":{"n":${index}}}`, createdAt, status: "failed" as const, attempts: [], nextAttemptAt: null, leaseUntil: null });
+    for (let start = 0; start < 450; start += 150) {
+      await deps.db.runTransaction(async (tx) => {
+        for (let index = start; index < start + 150; index += 1) deliveryStore(deps.db).create(tx, failed(index, new Date(hourAgo.getTime() + index)));
+      });
+    }
+    await deps.db.runTransaction(async (tx) => deliveryStore(deps.db).create(tx, failed(9_999, new Date(hourAgo.getTime() - 3_600_000))));
+    const recovered = await request(app).post(`${api}/businesses/${recoveringId}/webhooks/${endpointId}/recover`).set(bearer(owner)).send({ since: hourAgo.toISOString() });
+    expect(recovered.status).toBe(202);
+    const ids = () => new Set(receiver.at("/recovered").map((received) => String(received.headers["webhook-id"])));
+    await eventually(async () => expect(ids().size).toBe(450), 60_000);
+    expect(receiver.at("/recovered")).toHaveLength(450);
+    expect(ids().has("msg_recover9999")).toBe(false);
+    // Done: the recovery is gone.
+    expect((await deps.db.collection("webhookRecoveries").where("endpointId", "==", endpointId).get()).size).toBe(0);
+  }, 90_000);
+
   it("holds at most 20 endpoints per owner, and answers 404 for another owner's", async () => {
     const shop = await createUser();
     const shopId = `shop-${shop.uid}`.toLowerCase();

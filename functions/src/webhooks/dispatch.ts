@@ -297,9 +297,10 @@ const LEFT_OVER_DEFER_MS = 60_000;
  * scheduled `webhookSweep` gives it 60 s of its 120): events not yet fanned out, then the due
  * deliveries, soonest first, a page at a time, endpoint by endpoint, each endpoint worked by as
  * many attempts at once as it has slots. An endpoint found with every slot held (a receiver that
- * stalls holds each for 15 s), or whose attempt fails, is left at once, and what the sweep read of it and did not attempt
- * (or had no time for) is put back a minute once no trigger has it: the next sweep reads it behind
- * every other endpoint's due deliveries, so that one endpoint's backlog delays no other's. In flight is not
+ * stalls holds each for 15 s), or whose attempt fails, is left at once. What the sweep read of a
+ * failing endpoint and did not attempt (or had no time for) is put back a minute once no trigger
+ * has it: the next sweep reads it behind every other endpoint's due deliveries, so that one
+ * endpoint's backlog delays no other's. In flight is not
  * due (the claim moved it to the end of its lease), so a stalled endpoint's attempts are not read
  * again either.
  */
@@ -388,14 +389,20 @@ const TRIGGER_WINDOW_MS = 120_000;
 
 /**
  * Due deliveries the sweep read and did not attempt, put back a minute each (unless claimed or
- * changed meanwhile): those whose trigger is done with them (fanned out or last attempted more
- * than its function's time ago), since a trigger waiting for a slot, or for a retry it will
- * send, takes a delivery put back for not due and stops waiting.
+ * changed meanwhile), where they would otherwise stand in every sweep's way: those of an endpoint
+ * that is failing (a receiver down or stalling; a healthy endpoint's queue is only waiting its
+ * turn, often for another sweep that works it), and only once their trigger is done with them
+ * (fanned out or last attempted more than its function's time ago), since a trigger waiting for
+ * a slot, or for a retry it will send, takes a delivery put back for not due and stops waiting.
  */
 async function deferLeftOver(deps: DispatchDeps, read: readonly DueDelivery[]): Promise<number> {
   const deliveries = deliveryStore(deps.db);
   const triggersDoneBy = deps.clock().getTime() - TRIGGER_WINDOW_MS;
-  const leftOver = read.filter((delivery) => (delivery.attempts.at(-1)?.at ?? delivery.createdAt).getTime() < triggersDoneBy);
+  const old = read.filter((delivery) => (delivery.attempts.at(-1)?.at ?? delivery.createdAt).getTime() < triggersDoneBy);
+  const endpointIds = [...new Set(old.map((delivery) => delivery.endpointId))];
+  const endpoints = await Promise.all(endpointIds.map((id) => endpointStore(deps.db).get(id)));
+  const failing = new Set(endpoints.filter((endpoint) => endpoint && endpoint.failingSince !== null).map((endpoint) => endpoint!.id));
+  const leftOver = old.filter((delivery) => failing.has(delivery.endpointId));
   let deferred = 0;
   for (let start = 0; start < leftOver.length; start += 50) {
     const results = await Promise.all(
