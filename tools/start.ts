@@ -14,10 +14,6 @@ import { LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET } from
 import type { Logger } from "../functions/src/core/logger";
 import { localDeps, localServer } from "../functions/src/local";
 import { runDeployedFunctions, type DeployedFunctions } from "../functions/src/local-functions";
-import { startSeatBalancer } from "../functions/src/seats/balance";
-import type { FollowedWork } from "../functions/src/core/followed-work";
-import { startCountFolder } from "../functions/src/analytics/count-folder";
-import { startDirectoryJobs } from "../functions/src/scim/directory-jobs";
 import { initializeRepository } from "../functions/src/tuf/initialize";
 import { readTufKeyFolder } from "./tuf-keys";
 import { localSite } from "../functions/src/local-site";
@@ -116,9 +112,6 @@ async function main(): Promise<void> {
   let localStripe: LocalStripe | undefined;
   let localDns: LocalDns | undefined;
   let deployedFunctions: DeployedFunctions | undefined;
-  let seats: FollowedWork | undefined;
-  let counts: FollowedWork | undefined;
-  let directoryJobs: FollowedWork | undefined;
   let ready = false;
   let stopping = false;
 
@@ -131,10 +124,7 @@ async function main(): Promise<void> {
     // the client library's retries, and the stack would never stop.
     await within(5_000, "the API's open connections", new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined))));
     await within(10_000, "the download counters", drainDownloadCounters());
-    await within(10_000, "the webhook and TUF functions", deployedFunctions?.stop());
-    await within(10_000, "the seat balancer", seats?.stop());
-    await within(10_000, "the count folder", counts?.stop());
-    await within(10_000, "the SCIM directory jobs", directoryJobs?.stop());
+    await within(10_000, "the background functions", deployedFunctions?.stop());
     await within(10_000, "the Functions emulator", stopFunctions?.());
     await within(5_000, "the local Stripe", localStripe?.stop());
     await within(5_000, "the local DNS", localDns?.stop());
@@ -223,12 +213,6 @@ async function main(): Promise<void> {
     if (await initializeRepository(deps, { root: offline.root, targets: offline.targets!, online: deps.tufOnlineSigners[0] })) {
       console.log(`  TUF repository initialised (offline keys in ${path.relative(ROOT, secrets.tufOfflineDir)})`);
     }
-    // Seats follow a changed quantity from this process, as a deployment's trigger and sweep do (§25).
-    seats = startSeatBalancer(deps, { sweepMs: 60_000 });
-    // Analytics' counts are folded from this process, as a deployment's metricFold does every minute (§28); here every 2 s.
-    counts = startCountFolder(deps.db, deps.logger, { everyMs: 2_000 });
-    // A deleted SCIM group's members leave it, and members follow changed SCIM settings, from this process, as a deployment's trigger and sweep do (§25).
-    directoryJobs = startDirectoryJobs(deps, { sweepMs: 60_000 });
     let apiBase = `http://${HOST}:${ports.api}${API_PREFIX}`;
     if (withApi && options.functions) {
       const localFiles = ensureFunctionsLocalFiles(secrets.moduleSigningKeys, LOCAL_BUCKET);
@@ -249,14 +233,17 @@ async function main(): Promise<void> {
       const site = localSite(createApp(deps), { hostingDir: hostingDir!, projectId: LOCAL_PROJECT_ID, authEmulatorHost: stack.env.FIREBASE_AUTH_EMULATOR_HOST });
       server = await listen(site, ports.api);
     }
-    // The TUF repository follows publishes and revocations (§23), and webhooks go out (§21), through
-    // the deployed functions themselves: their triggers fired from here on each event, their
-    // schedules run here every 5 s (webhookSweep; deployed: every minute) and every minute
-    // (tufMaintenance; deployed: every 5 minutes). With --functions the API is the emulator's and
-    // sends no webhooks.
+    // The background work runs through the deployed functions themselves, their triggers fired
+    // from here on each document they act on, their schedules run here (deployed periods in
+    // brackets): the TUF repository follows publishes and revocations (§23; tufMaintenance every
+    // minute [5 min]), seats follow a changed quantity (§25; seatSweep every minute [1 min]),
+    // SCIM directory jobs run (§25; scimDirectorySweep every minute [1 min]), counts are folded
+    // (§28; metricFold every 2 s [1 min]), and webhooks go out (§21; webhookSweep every 5 s
+    // [1 min]). With --functions the API is the emulator's, and sends no webhooks.
+    const sendsWebhooks = withApi && !options.functions;
     deployedFunctions = await runDeployedFunctions(deps.db, {
-      triggers: withApi && !options.functions ? ["tufEvents", "webhookEvents"] : ["tufEvents"],
-      schedules: withApi && !options.functions ? { tufMaintenance: 60_000, webhookSweep: 5_000 } : { tufMaintenance: 60_000 },
+      triggers: ["tufEvents", "seatBalance", "scimDirectoryJob", ...(sendsWebhooks ? (["webhookEvents"] as const) : [])],
+      schedules: { tufMaintenance: 60_000, seatSweep: 60_000, scimDirectorySweep: 60_000, metricFold: 2_000, ...(sendsWebhooks ? { webhookSweep: 5_000 } : {}) },
       warn: deps.logger.warn,
     });
     ready = true;

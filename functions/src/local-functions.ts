@@ -10,25 +10,34 @@
  * `npm start`, the tests and the bench run them through here; nothing deployed imports it.
  */
 import { randomUUID } from "node:crypto";
-import type { Firestore, Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
-import type { CloudEvent, CloudFunction } from "firebase-functions/v2";
+import type { DocumentSnapshot, Firestore, Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
+import { Change, type CloudEvent, type CloudFunction } from "firebase-functions/v2";
 import type { FirestoreEvent } from "firebase-functions/v2/firestore";
 import type { ScheduledEvent } from "firebase-functions/v2/scheduler";
+import { subscriptionStore } from "./accounts/subscription-store";
 import { eventOutbox } from "./core/event-outbox";
+import { directoryJobStore } from "./scim/directory-job-store";
 
 type Functions = typeof import("./index");
 
-/** The triggers on the event outbox (`events/{eventId}`), each with the documents it acts on. */
+/**
+ * The Firestore triggers, each with the documents it acts on (the query its listener follows), the
+ * kind of its event, and the name of its path's wildcard. Deployed they fire on every create or
+ * write; here, for each document the query names when it starts and whenever one is added to it or
+ * changes in it: what the handler would return at once for is not followed.
+ */
 const TRIGGERS = {
-  webhookEvents: (db: Firestore) => eventOutbox(db).notFannedOutQuery(),
-  tufEvents: (db: Firestore) => eventOutbox(db).tufPendingQuery(),
-} satisfies Partial<Record<keyof Functions, (db: Firestore) => Query>>;
+  webhookEvents: { query: (db: Firestore) => eventOutbox(db).notFannedOutQuery(), kind: "created", param: "eventId" },
+  tufEvents: { query: (db: Firestore) => eventOutbox(db).tufPendingQuery(), kind: "created", param: "eventId" },
+  seatBalance: { query: (db: Firestore) => subscriptionStore(db).pendingSeatBalancesQuery(), kind: "written", param: "businessId" },
+  scimDirectoryJob: { query: (db: Firestore) => directoryJobStore(db).query(), kind: "created", param: "jobId" },
+} satisfies Partial<Record<keyof Functions, { query: (db: Firestore) => Query; kind: "created" | "written"; param: string }>>;
 
 type TriggerName = keyof typeof TRIGGERS;
-type ScheduleName = "webhookSweep" | "tufMaintenance";
+type ScheduleName = "webhookSweep" | "tufMaintenance" | "seatSweep" | "metricFold" | "scimDirectorySweep";
 
 export interface DeployedFunctionsOptions {
-  /** The triggers to fire for documents created from now on (and those waiting when it starts). */
+  /** The triggers to fire for the documents they act on, from now on (and those waiting when it starts). */
   triggers: TriggerName[];
   /** The scheduled functions to run, each every so many milliseconds. */
   schedules: Partial<Record<ScheduleName, number>>;
@@ -44,14 +53,15 @@ export interface DeployedFunctions {
   stop(): Promise<void>;
 }
 
-/** The event Cloud Functions gives `onDocumentCreated` for this document. */
-function createdEvent(snapshot: QueryDocumentSnapshot): FirestoreEvent<QueryDocumentSnapshot, { eventId: string }> {
+/** The event Cloud Functions gives the trigger for this document (`written`: as after a write; what it was before is not known here). */
+function eventOf(name: TriggerName, snapshot: QueryDocumentSnapshot): FirestoreEvent<unknown, Record<string, string>> {
   const projectId = process.env.GCLOUD_PROJECT ?? "demo-marketplace";
+  const { kind, param } = TRIGGERS[name];
   return {
     specversion: "1.0",
     id: randomUUID(),
     source: `//firestore.googleapis.com/projects/${projectId}/databases/(default)`,
-    type: "google.cloud.firestore.document.v1.created",
+    type: `google.cloud.firestore.document.v1.${kind}`,
     time: new Date().toISOString(),
     subject: `documents/${snapshot.ref.path}`,
     location: "us-central1",
@@ -59,8 +69,8 @@ function createdEvent(snapshot: QueryDocumentSnapshot): FirestoreEvent<QueryDocu
     database: "(default)",
     namespace: "(default)",
     document: snapshot.ref.path,
-    params: { eventId: snapshot.id },
-    data: snapshot,
+    params: { [param]: snapshot.id },
+    data: kind === "created" ? snapshot : new Change<DocumentSnapshot | undefined>(undefined, snapshot),
   };
 }
 
@@ -77,14 +87,16 @@ export async function runDeployedFunctions(db: Firestore, options: DeployedFunct
 
   const unsubscribes = options.triggers.map((name) => {
     const trigger = functions[name] as unknown as CloudFunction<CloudEvent<unknown>>;
-    /** Each document once per listener, as a trigger fires once per create. */
+    /** Each document once per listener and version (a created trigger: once), as a trigger fires once per write. */
     const fired = new Set<string>();
-    return TRIGGERS[name](db).onSnapshot(
+    const { kind, query } = TRIGGERS[name];
+    return query(db).onSnapshot(
       (snapshot) => {
         for (const change of snapshot.docChanges()) {
-          if (stopped || change.type !== "added" || fired.has(change.doc.id)) continue;
-          fired.add(change.doc.id);
-          track(Promise.resolve(trigger.run(createdEvent(change.doc))), name, { eventId: change.doc.id });
+          const firing = kind === "created" ? change.doc.id : `${change.doc.id}@${change.doc.updateTime.toMillis()}`;
+          if (stopped || change.type === "removed" || (kind === "created" && change.type !== "added") || fired.has(firing)) continue;
+          fired.add(firing);
+          track(Promise.resolve(trigger.run(eventOf(name, change.doc))), name, { document: change.doc.ref.path });
         }
       },
       (error) => options.warn(`the ${name} trigger's listener stopped; the sweep delivers`, { error: error.message }),

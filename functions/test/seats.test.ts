@@ -1,8 +1,7 @@
 import type { Express } from "express";
 import request from "supertest";
 import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
-import type { FollowedWork } from "../src/core/followed-work";
-import { startSeatBalancer } from "../src/seats/balance";
+import { runDeployedFunctions, type DeployedFunctions } from "../src/local-functions";
 import { setSubscription } from "../src/subscriptions/service";
 import { bearer, createUser, eventually, operatorDeps, otherInstanceApp, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
 
@@ -18,7 +17,12 @@ const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
 let dns: LocalDns;
-let balancer: FollowedWork | undefined;
+/** The seat balancer as deployed: the `seatBalance` trigger on each pending subscription, `seatSweep` here every half second. */
+let balancer: DeployedFunctions | undefined;
+const startBalancer = async () => {
+  const { db, logger } = await testDeps();
+  return runDeployedFunctions(db, { triggers: ["seatBalance"], schedules: { seatSweep: 500 }, warn: logger.warn });
+};
 beforeAll(async () => {
   dns = await startLocalDns();
 });
@@ -72,7 +76,7 @@ describe("seats without a business-wide lock (§25)", () => {
     }
     expect((await seatsOf(app, owner, businessId)).holders).toEqual([owner.uid]);
 
-    balancer = startSeatBalancer(await testDeps(), { sweepMs: 500 });
+    balancer = await startBalancer();
     await setSeats(businessId, 4);
     await eventually(async () => expect((await seatsOf(app, owner, businessId)).holders.sort()).toEqual([owner.uid, ...waiting.slice(0, 3)].sort()), 10_000);
     const pending = async () => (await (await testDeps()).db.doc(`subscriptions/${businessId}`).get()).get("seatsPending");
@@ -114,7 +118,7 @@ describe("seats without a business-wide lock (§25)", () => {
 
   it("gives exactly the paid seats to SCIM clients spread over two instances, none of them refused with 503", async () => {
     const { app, owner, businessId, auth } = await setup(25);
-    balancer = startSeatBalancer(await testDeps(), { sweepMs: 500 });
+    balancer = await startBalancer();
     // The shares are worked out once the balancer has seen the quantity: seats then come from one shard each.
     await eventually(async () => expect((await (await testDeps()).db.doc(`subscriptions/${businessId}`).get()).get("seatsPending")).toBeUndefined(), 5_000);
     const other = await otherInstanceApp({ config: { dnsResolvers: [dns.address] } });

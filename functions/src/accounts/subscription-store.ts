@@ -89,16 +89,11 @@ export const subscriptionStore = oncePerDatabase((db: Firestore) => {
     seatsBalancedIn(tx: Transaction, businessId: string): void {
       tx.update(ref(businessId), { seatsPending: FieldValue.delete() });
     },
+    /** The subscriptions whose seats wait for the balancer (what the `seatBalance` trigger acts on). */
+    pendingSeatBalancesQuery: () => pending,
     /** Businesses whose seats wait for the balancer, a page at a time (the sweep). */
     async pendingSeatBalances(limit: number): Promise<string[]> {
       return (await pending.select().limit(limit).get()).docs.map((doc) => doc.id);
-    },
-    /** Calls `onPending` with the businesses whose seats wait for the balancer, now and as more come; answers a stop. */
-    followPendingSeatBalances(onPending: (businessIds: string[]) => void, onError: (error: Error) => void): () => void {
-      return pending.onSnapshot((snapshot) => {
-        const ids = snapshot.docChanges().filter((change) => change.type !== "removed").map((change) => change.doc.id);
-        if (ids.length > 0) onPending(ids);
-      }, onError);
     },
   });
 });

@@ -1,7 +1,5 @@
 import type { Firestore } from "firebase-admin/firestore";
 import { withinDeadline } from "../core/deadline";
-import type { FollowedWork } from "../core/followed-work";
-import type { Logger } from "../core/logger";
 import { moduleStore } from "../marketplace/module-store";
 import { deviceActivityStore } from "../metrics/device-activity-store";
 import { metricCounts, type MetricCount } from "../metrics/metric-store";
@@ -62,29 +60,4 @@ export async function foldCounts(db: Firestore, options: { budgetMs: number } = 
     folded.transactions += 1;
     if (step.records + step.devices < FOLD_BATCH || Date.now() - started >= options.budgetMs) return folded;
   }
-}
-
-/** `npm start`: the folder every `everyMs`, one run at a time, as the deployment's schedule runs it every minute. */
-export function startCountFolder(db: Firestore, logger: Logger, options: { everyMs: number }): FollowedWork {
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout;
-  const next = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = foldCounts(db, { budgetMs: options.everyMs * 10 })
-        .then(() => undefined)
-        .catch((error: Error) => logger.warn("counts not folded yet; the next run folds them", { error: error.message }))
-        .finally(next);
-    }, options.everyMs);
-    timer.unref();
-  };
-  next();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
 }

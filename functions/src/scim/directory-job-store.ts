@@ -62,9 +62,7 @@ export const directoryJobStore = oncePerDatabase((db: Firestore) => {
         return jobsOf((await collection.orderBy("at").limit(limit).get()).docs);
       },
     }),
-    /** Calls `onJobs` with the jobs not done, now and whenever they change; returns the stop. */
-    follow(onJobs: (jobs: DirectoryJob[]) => void, onError: (error: Error) => void): () => void {
-      return collection.onSnapshot((snapshot) => onJobs(jobsOf(snapshot.docs)), onError);
-    },
+    /** The jobs not done (what the `scimDirectoryJob` trigger acts on). */
+    query: () => collection,
   };
 });

@@ -2,8 +2,6 @@ import type { MemberRecord } from "../accounts/business-records";
 import { memberStore } from "../accounts/member-store";
 import { inBusinessTransaction } from "../businesses/membership";
 import { auditLog, systemActor } from "../core/audit-log";
-import { followWork, type FollowedWork } from "../core/followed-work";
-import type { Logger } from "../core/logger";
 import type { Deps } from "../deps";
 import { memberEvents } from "../seats/member-events";
 import { present, settle } from "./directory";
@@ -17,7 +15,7 @@ import { reconcileDirectory } from "./rules";
  * role and seat the groups and settings now call for (a seat given up goes to whoever waits
  * longest, as in any change), so that one small request changes a directory of any size.
  * Deployed, `scimDirectoryJob` runs each job recorded and `scimDirectorySweep` every minute any an
- * instance left half-way; `npm start` follows the jobs (startDirectoryJobs).
+ * instance left half-way; `npm start` runs both as deployed (local-functions.ts).
  */
 
 /** Members a job moves per transaction: each writes its member twice, perhaps a seat shard, and its event. */
@@ -99,20 +97,4 @@ export async function sweepDirectoryJobs(deps: Deps): Promise<number> {
   const pending = await directoryJobStore(deps.db).pending(20);
   for (const job of pending) await runDirectoryJob(deps, job);
   return pending.length;
-}
-
-const keyOf = (job: DirectoryJob) => (job.kind === "settle" ? `${job.businessId}/settle` : `${job.businessId}/group/${job.groupId}`);
-
-/** `npm start`: follows the jobs recorded and runs each, as the deployment's trigger does. */
-export function startDirectoryJobs(deps: Deps & { logger: Logger }, options: { sweepMs: number }): FollowedWork {
-  const jobs = directoryJobStore(deps.db);
-  return followWork({
-    what: "directory job",
-    follow: (onJobs, onError) => jobs.follow(onJobs, onError),
-    pending: () => jobs.pending(20),
-    run: (job: DirectoryJob) => runDirectoryJob(deps, job),
-    keyOf,
-    sweepMs: options.sweepMs,
-    logger: deps.logger,
-  });
 }

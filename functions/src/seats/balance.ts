@@ -5,7 +5,6 @@ import { seatShardStore } from "../accounts/seat-shard-store";
 import { subscriptionStore } from "../accounts/subscription-store";
 import { auditLog, systemActor } from "../core/audit-log";
 import { withinDeadline } from "../core/deadline";
-import { followWork, type FollowedWork } from "../core/followed-work";
 import type { Logger } from "../core/logger";
 import type { Deps } from "../deps";
 import { seated, unseated, type MemberChange } from "./ledger";
@@ -104,17 +103,4 @@ export async function sweepSeats(deps: BalanceDeps & { logger: Logger }): Promis
   const pending = await subscriptionStore(deps.db).pendingSeatBalances(100);
   for (const businessId of pending) await balanceSeats(deps, businessId).catch((error: Error) => deps.logger.warn("seat balance failed; the next sweep tries again", { businessId, error: error.message }));
   return pending.length;
-}
-
-/** The balancer on this instance (the local stack, tests): follows the subscriptions whose seats wait, one business at a time each. */
-export function startSeatBalancer(deps: BalanceDeps & { logger: Logger }, options: { sweepMs: number }): FollowedWork {
-  return followWork({
-    what: "seat balance",
-    follow: (onIds, onError) => subscriptionStore(deps.db).followPendingSeatBalances(onIds, onError),
-    pending: () => subscriptionStore(deps.db).pendingSeatBalances(100),
-    run: (businessId: string) => balanceSeats(deps, businessId),
-    keyOf: (businessId) => businessId,
-    sweepMs: options.sweepMs,
-    logger: deps.logger,
-  });
 }
