@@ -153,10 +153,10 @@ export const webhookEvents = onDocumentCreated(
   },
 );
 
-/** Every minute: webhook deliveries that are due, endpoint by endpoint, and events a trigger missed (webhooks/dispatch.ts sweepWebhooks). */
+/** Every minute: webhook deliveries that are due, endpoint by endpoint, and events a trigger missed (webhooks/sweep.ts). */
 export const webhookSweep = onSchedule({ schedule: "every 1 minutes", region: REGION, timeoutSeconds: 120, secrets: [params.moduleSigningKeys, params.webhookSecretsKey] }, async () => {
   const startBefore = performance.now() + WEBHOOK_ATTEMPTS_FOR_MS;
-  const [{ sweepWebhooks }, deps] = await Promise.all([import("./webhooks/dispatch"), dispatchDeps()]);
+  const [{ sweepWebhooks }, deps] = await Promise.all([import("./webhooks/sweep"), dispatchDeps()]);
   const swept = await sweepWebhooks(deps, startBefore);
   if (swept.events + swept.attempts + swept.deferred > 0) cloudLogger.info("webhooks swept", swept);
 });
