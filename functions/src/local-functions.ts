@@ -2,12 +2,12 @@
  * The deployed background functions, run on the local stack the way Cloud Functions runs them
  * (contract §21 and §23 "As deployed"): the exported handlers of `functions/src/index.ts`
  * themselves, nothing written for the local stack in their place. A Firestore trigger's handler
- * is invoked with the event Cloud Functions would give it, once for each document its listener
- * sees created (as the emulator's triggers would fire); a scheduled function's on a timer, as
- * Cloud Scheduler calls it, more often than deployed where a minute would make the local stack
- * and the tests wait. The handlers read their
- * configuration from the environment, as deployed: set it before the first event.
- * `npm start`, the tests and the bench run them through here; nothing deployed imports it.
+ * is invoked with the event Cloud Functions would give it, for each document its listener sees
+ * created or written (as the emulator's triggers would fire); a scheduled function's on a timer,
+ * as Cloud Scheduler calls it, more often than deployed where a minute would make the local stack
+ * and the tests wait. The handlers read their configuration from the environment, as deployed:
+ * set it before the first event. `npm start`, the tests and the bench run them through here;
+ * nothing deployed imports it.
  */
 import { randomUUID } from "node:crypto";
 import type { DocumentSnapshot, Firestore, Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
@@ -46,10 +46,7 @@ export interface DeployedFunctionsOptions {
 }
 
 export interface DeployedFunctions {
-  /** Runs a scheduled function now, as Cloud Scheduler would. */
-  runSchedule(name: ScheduleName): Promise<void>;
-  /** Resolves once no handler is running and none is about to start (the triggers' events all handled). */
-  settled(): Promise<void>;
+  /** Stops firing and running; resolves once every handler under way has ended. */
   stop(): Promise<void>;
 }
 
@@ -99,7 +96,7 @@ export async function runDeployedFunctions(db: Firestore, options: DeployedFunct
           track(Promise.resolve(trigger.run(eventOf(name, change.doc))), name, { document: change.doc.ref.path });
         }
       },
-      (error) => options.warn(`the ${name} trigger's listener stopped; the sweep delivers`, { error: error.message }),
+      (error) => options.warn(`the ${name} trigger's listener stopped; its sweep takes what waits`, { error: error.message }),
     );
   });
 
@@ -122,10 +119,6 @@ export async function runDeployedFunctions(db: Firestore, options: DeployedFunct
   });
 
   return {
-    runSchedule,
-    async settled() {
-      while (running.size > 0) await Promise.allSettled([...running]);
-    },
     async stop() {
       stopped = true;
       unsubscribes.forEach((unsubscribe) => unsubscribe());
