@@ -34,8 +34,11 @@ export function present(business: BusinessRecord | null): BusinessRecord {
   return business;
 }
 
+/** Whether an If-Match names versions to check (none, or `*`: any version matches). */
+export const namesVersion = (ifMatch: string | undefined): ifMatch is string => ifMatch !== undefined && ifMatch.trim() !== "*";
+
 export function assertVersion(resource: ScimResource, ifMatch: string | undefined): void {
-  if (ifMatch === undefined || ifMatch.trim() === "*") return;
+  if (!namesVersion(ifMatch)) return;
   const wanted = ifMatch.split(",").map((tag) => tag.trim());
   if (!wanted.includes(String(resource.meta.version))) throw new ScimError(412, null, `The resource has changed: its version is ${String(resource.meta.version)}.`);
 }

@@ -11,7 +11,7 @@ import { randomBase62 } from "../core/secret-tokens";
 import type { Deps } from "../deps";
 import type { MemberChange } from "../seats/ledger";
 import { memberEvents } from "../seats/member-events";
-import { answer, assertVersion, MAX_GROUPS, MAX_MEMBERS_MOVED, present, settle, type Projected, type Query } from "./directory";
+import { answer, assertVersion, MAX_GROUPS, namesVersion, MAX_MEMBERS_MOVED, present, settle, type Projected, type Query } from "./directory";
 import { splitGroupPatch } from "./group-patch";
 import { directoryJobStore } from "./directory-job-store";
 import { groupStateStore, type GroupState } from "./group-state-store";
@@ -33,6 +33,14 @@ export const MAX_LISTED_MEMBERS = 10_000;
 
 /** A group's resource before any change: the version a PATCH's operations see is not theirs to change. */
 const NO_REVISION: GroupState = { revision: 0, lastModified: null };
+
+/**
+ * An If-Match checked against the group's version. The revision is read (every shard, held in the
+ * transaction) only when the If-Match names a version: a change otherwise adds to it blindly.
+ */
+async function assertGroupVersion(deps: Deps, tx: Transaction, businessId: string, group: ScimGroupRecord, ifMatch: string | undefined): Promise<void> {
+  if (namesVersion(ifMatch)) assertVersion(groupResource(group, await groupStateStore(deps.db).getIn(tx, businessId, group.id), null, scimBaseUrl(deps)), ifMatch);
+}
 
 /** Members are named in `attributes` or not excluded: the answer lists them. */
 const wantsMembers = (query: Query) => {
@@ -174,7 +182,6 @@ export async function createGroup(deps: Deps, caller: ScimCaller, body: unknown,
  */
 async function changeGroup(deps: Deps, caller: ScimCaller, id: string, ifMatch: string | undefined, definition: (current: ScimGroupRecord) => Pick<ScimGroupInput, "displayName" | "externalId">, moves: Moves) {
   const now = deps.clock();
-  const base = scimBaseUrl(deps);
   const group = await inBusinessTransaction(
     deps,
     caller.businessId,
@@ -182,8 +189,7 @@ async function changeGroup(deps: Deps, caller: ScimCaller, id: string, ifMatch: 
       const business = present(current.business);
       const existing = business.scimGroups.find((candidate) => candidate.id === id);
       if (!existing) throw notFound("Group", id);
-      // The group's revision is read only to check an If-Match: a change adds to it blindly.
-      if (ifMatch !== undefined && ifMatch.trim() !== "*") assertVersion(groupResource(existing, await groupStateStore(deps.db).getIn(tx, business.id, id), null, base), ifMatch);
+      await assertGroupVersion(deps, tx, business.id, existing, ifMatch);
       const group = groupOf(business, definition(existing), existing, now);
       const moved = await movedMembers(deps, tx, business.id, id, moves);
       if (moved.length === 0 && group === existing) return group;
@@ -231,10 +237,9 @@ export async function deleteGroup(deps: Deps, caller: ScimCaller, id: string, if
     const business = present(current.business);
     const group = business.scimGroups.find((candidate) => candidate.id === id);
     if (!group) throw notFound("Group", id);
-    const states = groupStateStore(deps.db);
-    if (ifMatch !== undefined && ifMatch.trim() !== "*") assertVersion(groupResource(group, await states.getIn(tx, business.id, id), null, scimBaseUrl(deps)), ifMatch);
+    await assertGroupVersion(deps, tx, business.id, group, ifMatch);
     businessStore(deps.db).deleteScimGroup(tx, business.id, id);
-    states.deleteIn(tx, business.id, id);
+    groupStateStore(deps.db).deleteIn(tx, business.id, id);
     directoryJobStore(deps.db).addIn(tx, { businessId: business.id, kind: "group-removal", groupId: id }, now);
     auditLog(deps.db).record(tx, caller.actor, { action: "scim.group.delete", target: business.id, details: { groupId: id, displayName: group.displayName } }, now);
   });

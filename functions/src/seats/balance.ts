@@ -55,7 +55,7 @@ async function balanceStep(deps: BalanceDeps, businessId: string): Promise<Step>
         commit(deps, tx, businessId, changes, quantity, now);
         return { done: false, seated: 0, unseated: changes.length };
       }
-      // The shares, in a step of their own: 128 writes, beside which a batch of members would pass 500.
+      // The shares, in a step of their own: 256 writes, beside which a batch of members would pass 500.
       if (shards.shareOutIn(tx, businessId, current, quantity)) return { done: false, seated: 0, unseated: 0 };
       const room = current.map((shard) => roomIn(shard));
       const asked = Math.min(SEAT_BATCH, quantity - used);

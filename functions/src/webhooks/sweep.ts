@@ -28,11 +28,10 @@ const LEFT_OVER_DEFER_MS = 60_000;
  * stalls holds each for 15 s), or whose attempt fails, is left at once. What the sweep read of a
  * failing endpoint and did not attempt (or had no time for) is put back a minute once no trigger
  * has it: the next sweep reads it behind every other endpoint's due deliveries, so that one
- * endpoint's backlog delays no other's. In flight is not
- * due (the claim moved it to the end of its lease), so a stalled endpoint's attempts are not read
- * again either.
+ * endpoint's backlog delays no other's. In flight is not due (the claim moved it to the end of its
+ * lease), so a stalled endpoint's attempts are not read again either.
  */
-export async function sweepWebhooks(deps: DispatchDeps, startBefore = performance.now() + 60_000): Promise<{ events: number; recovered: number; attempts: number; deferred: number }> {
+export async function sweepWebhooks(deps: DispatchDeps, startBefore: number): Promise<{ events: number; recovered: number; attempts: number; deferred: number }> {
   const left = () => startBefore - performance.now();
   // An event committed just now is its trigger's to fan out: the sweep takes what they left, and
   // so does not contend with them for the same documents. A due delivery is anyone's to claim.
@@ -52,7 +51,11 @@ export async function sweepWebhooks(deps: DispatchDeps, startBefore = performanc
     read += page.deliveries.length;
     more = page.deliveries.length === SWEEP_PAGE;
     after = page.last;
-    for (const delivery of page.deliveries) byEndpoint.set(delivery.endpointId, [...(byEndpoint.get(delivery.endpointId) ?? []), delivery]);
+    for (const delivery of page.deliveries) {
+      const queue = byEndpoint.get(delivery.endpointId) ?? [];
+      byEndpoint.set(delivery.endpointId, queue);
+      queue.push(delivery);
+    }
   }
   let attempts = 0;
   await Promise.all(
@@ -87,7 +90,7 @@ const RECOVERED_PER_TRANSACTION = 200;
 /**
  * The recoveries asked for (`recover`), oldest first: each endpoint's failed deliveries since the
  * time asked made due now, a page per transaction with the recovery's place, while the sweep has
- * time; the next sweep sends them. How many were made due.
+ * time; the sweep's due deliveries then include them. How many were made due.
  */
 async function queueRecoveries(deps: DispatchDeps, left: () => number): Promise<number> {
   const deliveries = deliveryStore(deps.db);
