@@ -6,7 +6,7 @@ import type { Deps } from "../functions/src/deps";
 import { verifyDomainForBusiness } from "../functions/src/domains/service";
 import { sweepDirectoryJobs } from "../functions/src/scim/directory-jobs";
 import { createScimToken } from "../functions/src/scim/tokens";
-import { reportLimits, startLimits, type BenchServer } from "./bench-harness";
+import { percentile, reportLimits, startLimits, type BenchServer } from "./bench-harness";
 
 /**
  * §25's rows: a business of 100,000 members against one of 10, on the same API. The large one is
@@ -39,7 +39,6 @@ interface Scale {
 
 export const BUSINESS_SCALE = { full: { members: LARGE, samples: 60, provision: 10_000 }, quick: { members: 10_000, samples: 20, provision: 1_000 } } satisfies Record<string, Scale>;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const timed = async <T>(work: () => Promise<T>) => {
   const started = performance.now();
   const result = await work();

@@ -197,6 +197,12 @@ export async function elapsedMs(work: () => unknown): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
+/** The nearest-rank `p`th percentile of the values (0 for none). */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+}
+
 /** The middle value, or the mean of the two middle ones. */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -15,12 +15,8 @@ import type { Deps } from "../functions/src/deps";
 import { verifyDomainForBusiness } from "../functions/src/domains/service";
 import { createScimToken } from "../functions/src/scim/tokens";
 import { balanceSeats } from "../functions/src/seats/balance";
-import { quick, report, reportLimits, startLimits, type BenchServer } from "./bench-harness";
+import { percentile, quick, report, reportLimits, startLimits, type BenchServer } from "./bench-harness";
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
-};
 const tally = (statuses: number[]) => [...statuses.reduce((counts, status) => counts.set(status, (counts.get(status) ?? 0) + 1), new Map<number, number>())].map(([status, count]) => `${count}× ${status}`).join(", ");
 
 /** A business with a SCIM token, a verified domain and a subscription of `seats`, its seats' shares worked out as the balancer does. */

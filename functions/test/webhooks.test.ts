@@ -40,8 +40,9 @@ describe("webhooks (§21)", () => {
   const verified = (secret: string, requests: Received[]) => requests.map((received) => new Webhook(secret).verify(received.body, received.headers as Record<string, string>) as { type: string; data: Record<string, unknown> });
   const within5s = (check: () => void | Promise<void>) => eventually(async () => check(), 5_000);
 
-  const addBusinessEndpoint = async (path: string, events: string[] = ["*"]) => {
-    const response = await request(app).post(`${api}/businesses/${businessId}/webhooks`).set(bearer(owner)).send({ url: `${receiver.origin}${path}`, events });
+  /** An endpoint of the test's business (or of `business`, one of the owner's own) for the receiver's `path`. */
+  const addBusinessEndpoint = async (path: string, events: string[] = ["*"], business = businessId) => {
+    const response = await request(app).post(`${api}/businesses/${business}/webhooks`).set(bearer(owner)).send({ url: `${receiver.origin}${path}`, events });
     expect(response.status).toBe(201);
     return response.body as { id: string; secret: string };
   };
@@ -312,11 +313,7 @@ describe("webhooks (§21)", () => {
     const stalledId = `stalled-${owner.uid}`.toLowerCase();
     const healthyId = `healthy-${owner.uid}`.toLowerCase();
     for (const id of [stalledId, healthyId]) await putBusiness(id, { name: id, memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
-    const add = async (id: string, path: string) => {
-      const created = await request(app).post(`${api}/businesses/${id}/webhooks`).set(bearer(owner)).send({ url: `${receiver.origin}${path}`, events: ["business.invitation.created", "webhook.test"] });
-      expect(created.status).toBe(201);
-      return created.body as { id: string };
-    };
+    const add = (id: string, path: string) => addBusinessEndpoint(path, ["business.invitation.created", "webhook.test"], id);
     const healthy = await add(healthyId, "/healthy");
     expect((await request(app).post(`${api}/businesses/${healthyId}/webhooks/${healthy.id}/test`).set(bearer(owner))).status).toBe(202);
     await within5s(() => expect(receiver.at("/healthy")).toHaveLength(1));
@@ -379,8 +376,7 @@ describe("webhooks (§21)", () => {
   it("recover queues any number of failed messages without reading them in the request, and the sweep sends each once", async () => {
     const recoveringId = `recovering-${owner.uid}`.toLowerCase();
     await putBusiness(recoveringId, { name: "Recovering Co", memberIds: [owner.uid], roles: { [owner.uid]: "owner" } });
-    const created = await request(app).post(`${api}/businesses/${recoveringId}/webhooks`).set(bearer(owner)).send({ url: `${receiver.origin}/recovered`, events: ["webhook.test"] });
-    const endpointId = (created.body as { id: string }).id;
+    const { id: endpointId } = await addBusinessEndpoint("/recovered", ["webhook.test"], recoveringId);
     // 450 messages that failed an hour ago (more than two of the sweep's pages of 200), and one from before `since`.
     const hourAgo = new Date(Date.now() - 3_600_000);
     const failed = (index: number, createdAt: Date) => ({ endpointId, messageId: `msg_recover${String(index).padStart(4, "0")}`, type: "webhook.test", payload: `{"type":"webhook.test","data":{"n":${index}}}`, createdAt, status: "failed" as const, attempts: [], nextAttemptAt: null, leaseUntil: null });
