@@ -1,10 +1,13 @@
+import { createHash } from "node:crypto";
+import { exportJWK, generateKeyPair } from "jose";
 import request from "supertest";
 import type { Express } from "express";
 import { auditLog, type CommitsWithChange } from "../src/core/audit-log";
 import { instanceQueue } from "../src/core/concurrency";
 import { IDEMPOTENCY_LEASE_MS, idempotencyKeys } from "../src/core/idempotency";
 import { countDocuments } from "./support/fixtures";
-import { bearer, createDeveloper, createUser, eventually, expectProblem, publishModule, resetEmulators, testApp, testDeps, type TestUser } from "./support/harness";
+import { modulePackage } from "./support/packages";
+import { bearer, createDeveloper, createUser, eventually, expectProblem, publishModule, resetEmulators, signRequest, testApp, testDeps, type TestUser } from "./support/harness";
 
 /** Contract §1, "Safe retries": an Idempotency-Key makes a retry of any creating or changing POST safe. */
 
@@ -128,30 +131,56 @@ describe("safe retries with Idempotency-Key (§1)", () => {
       const deps = await testDeps();
       return { deps, keys: idempotencyKeys({ db: deps.db, clock: at, logger: deps.logger }) };
     };
-    const change = async (deps: Awaited<ReturnType<typeof testDeps>>, target: string, commitsWith: CommitsWithChange | undefined) =>
-      auditLog(deps.db).commit({ kind: "user", id: "uid-commit", commitsWith }, { action: "test.change", target }, new Date(), (batch) => batch.set(deps.db.doc(`commitTests/${target}`), { at: Date.now() }));
+    const change = async (deps: Awaited<ReturnType<typeof testDeps>>, target: string, commitsWith: CommitsWithChange | undefined, answer?: unknown) =>
+      auditLog(deps.db).commit({ kind: "user", id: "uid-commit", commitsWith }, { action: "test.change", target, answer }, new Date(), (batch) => batch.set(deps.db.doc(`commitTests/${target}`), { at: Date.now() }));
 
-    it("a retry after an instance was lost past its commit never does the work twice", async () => {
+    it("a retry after an instance was lost past its commit gets the answer that committed with the change, and the work is done once", async () => {
       let now = new Date();
       const { deps, keys } = await runnerAt(() => now);
       let runs = 0;
-      // The instance commits its change, then dies before its answer is recorded (here: it fails).
+      const created = { status: 201, body: { id: "lost-after-commit", secret: "shown once" } };
+      const withAnswer = { ...request, secrets: ["secret"], success: { status: 201, body: true } };
+      // The instance commits its change with its answer, then dies before the request records it (here: it fails).
       await expect(
-        keys.run({ ...request, key: "lost-after-commit" }, async (commitsWith) => {
+        keys.run({ ...withAnswer, key: "lost-after-commit" }, async (commitsWith) => {
           runs += 1;
-          await change(deps, "lost-after-commit", commitsWith);
+          await change(deps, "lost-after-commit", commitsWith, created.body);
           throw new Error("the instance is gone");
         }),
       ).rejects.toThrow("the instance is gone");
+      const retry = () =>
+        keys.run({ ...withAnswer, key: "lost-after-commit" }, async (commitsWith) => {
+          runs += 1;
+          await change(deps, "lost-after-commit", commitsWith, created.body);
+          return created;
+        });
+      // At once (the first attempt's lease still runs), and after the lease as well.
+      expect(await retry()).toEqual({ status: 201, body: { id: "lost-after-commit", secret: null }, headers: { "Idempotency-Replayed": "true" } });
       now = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS + 1_000);
-      const retry = keys.run({ ...request, key: "lost-after-commit" }, async (commitsWith) => {
-        runs += 1;
-        await change(deps, "lost-after-commit", commitsWith);
-        return { status: 201, body: {} };
-      });
-      await expect(retry).rejects.toMatchObject({ code: "request_in_progress" });
+      expect((await retry()).body).toEqual({ id: "lost-after-commit", secret: null });
       expect(runs).toBe(1);
       expect(await auditEntries("test.change", "lost-after-commit")).toBe(1);
+    });
+
+    it("a change that committed without its answer (the first of a request's several) is never done twice: the retry waits, then is told the change stands", async () => {
+      let now = new Date();
+      const { deps, keys } = await runnerAt(() => now);
+      let runs = 0;
+      const run = () =>
+        keys.run({ ...request, success: { status: 201, body: true }, key: "lost-between-commits" }, async (commitsWith) => {
+          runs += 1;
+          await change(deps, "lost-between-commits", commitsWith);
+          throw new Error("the instance is gone");
+        });
+      await expect(run()).rejects.toThrow("the instance is gone");
+      const waiting = await run().catch((error: unknown) => error);
+      expect(waiting).toMatchObject({ code: "request_in_progress", headers: { "Retry-After": "1" } });
+      now = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS + 1_000);
+      const told = await run().catch((error: unknown) => error);
+      expect(told).toMatchObject({ code: "request_in_progress" });
+      expect((told as { headers: Record<string, string> }).headers["Retry-After"]).toBeUndefined();
+      expect(runs).toBe(1);
+      expect(await auditEntries("test.change", "lost-between-commits")).toBe(1);
     });
 
     it("an attempt whose key was taken over after its lease commits nothing", async () => {
@@ -204,6 +233,99 @@ describe("safe retries with Idempotency-Key (§1)", () => {
     const listed = await request(app).get(`${api}/developers/tokens`).set(bearer(developer));
     expect(listed.body.items).toHaveLength(1);
   }, 30_000);
+});
+
+describe("a keyed change commits its answer with it (§1)", () => {
+  let app: Express;
+  const receiverUrl = "http://127.0.0.1:9/hook";
+
+  beforeAll(async () => {
+    await resetEmulators();
+    app = await testApp({
+      config: {
+        rateLimit: { perIpPerMinute: 1_000_000, perUserPerMinute: 1_000_000 },
+        trustedPublishing: { issuers: ["https://ci.example"], audience: "marketplace" },
+        webhooks: { ...(await testDeps()).config.webhooks, allowedHosts: ["127.0.0.1"] },
+      },
+    });
+  });
+
+  /**
+   * The key's record as the change's own commit wrote it: done, with the answer the request gave
+   * (what a retry gets if that answer is lost), in the same commit as the request's audit entry.
+   */
+  async function expectAnsweredInCommit(who: TestUser, key: string, first: request.Response, shownOnce: string[] = []) {
+    expect(first.status).toBeGreaterThanOrEqual(200);
+    expect(first.status).toBeLessThan(300);
+    const { db } = await testDeps();
+    const record = await db.doc(`idempotencyKeys/${createHash("sha256").update(`${who.uid}\n${key}`).digest("hex")}`).get();
+    const entries = await db.collection("auditLog").where("requestId", "==", first.headers["x-request-id"]).get();
+    expect(entries.size).toBeGreaterThan(0);
+    expect(record.get("state")).toBe("done");
+    expect(entries.docs.some((entry) => entry.createTime!.isEqual(record.updateTime!))).toBe(true);
+    const withoutSecrets = first.body && typeof first.body === "object" && Object.keys(first.body).length > 0 ? { ...first.body, ...Object.fromEntries(shownOnce.map((field) => [field, null])) } : undefined;
+    expect({ status: record.get("status"), body: record.get("body") === "" ? undefined : JSON.parse(record.get("body")) }).toEqual({ status: first.status, body: withoutSecrets });
+  }
+
+  const keyed = (call: request.Test, key: string) => call.set("Idempotency-Key", key);
+
+  it("for a business's changes: create, invite, accept, decline, SCIM token, domain, publisher id, webhooks", async () => {
+    const owner = await createUser();
+    const created = await keyed(request(app).post(`${api}/businesses`).set(bearer(owner)), "b-create").send({ name: "Answer Corp" });
+    await expectAnsweredInCommit(owner, "b-create", created);
+    const businessId = created.body.id as string;
+    const base = `${api}/businesses/${businessId}`;
+
+    const invitee = await createUser();
+    const { auth } = await testDeps();
+    await auth.updateUser(invitee.uid, { emailVerified: true });
+    const invited = await keyed(request(app).post(`${base}/invitations`).set(bearer(owner)), "b-invite").send({ email: invitee.email });
+    await expectAnsweredInCommit(owner, "b-invite", invited, ["acceptUrl"]);
+    const token = (invited.body.acceptUrl as string).split("/invitations/")[1];
+    await expectAnsweredInCommit(invitee, "b-accept", await keyed(request(app).post(`${api}/invitations/accept`).set(bearer(invitee)), "b-accept").send({ token }));
+
+    const other = await request(app).post(`${base}/invitations`).set(bearer(owner)).send({ email: "declines@example.test" });
+    const decliner = await createUser();
+    const declined = await keyed(request(app).post(`${api}/invitations/decline`).set(bearer(decliner)), "b-decline").send({ token: (other.body.acceptUrl as string).split("/invitations/")[1] });
+    await expectAnsweredInCommit(decliner, "b-decline", declined);
+
+    await expectAnsweredInCommit(owner, "b-scim", await keyed(request(app).post(`${base}/scim/tokens`).set(bearer(owner)), "b-scim").send({ name: "Entra" }), ["token"]);
+    await expectAnsweredInCommit(owner, "b-domain", await keyed(request(app).post(`${base}/domains`).set(bearer(owner)), "b-domain").send({ domain: "answer-corp.example" }));
+    await expectAnsweredInCommit(owner, "b-publisher", await keyed(request(app).post(`${base}/publisher`).set(bearer(owner)), "b-publisher").send({ publisherId: "answercorp" }));
+
+    const hook = await keyed(request(app).post(`${base}/webhooks`).set(bearer(owner)), "b-hook").send({ url: receiverUrl, events: ["*"] });
+    await expectAnsweredInCommit(owner, "b-hook", hook, ["secret"]);
+    const hookBase = `${base}/webhooks/${hook.body.id}`;
+    await expectAnsweredInCommit(owner, "b-rotate", await keyed(request(app).post(`${hookBase}/rotate-secret`).set(bearer(owner)), "b-rotate").send(), ["secret"]);
+    await expectAnsweredInCommit(owner, "b-test", await keyed(request(app).post(`${hookBase}/test`).set(bearer(owner)), "b-test").send());
+    await expectAnsweredInCommit(owner, "b-recover", await keyed(request(app).post(`${hookBase}/recover`).set(bearer(owner)), "b-recover").send({ since: new Date(Date.now() - 60_000).toISOString() }));
+  }, 60_000);
+
+  it("for a developer's changes: token, author key, sign, publish, yank, unyank, trusted publisher, webhook; and a review's report", async () => {
+    const developer = await createDeveloper("answerdev");
+    await expectAnsweredInCommit(developer, "d-token", await keyed(request(app).post(`${api}/developers/tokens`).set(bearer(developer)), "d-token").send({ name: "ci" }), ["token"]);
+    const { publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519" });
+    const { kty, crv, x } = await exportJWK(publicKey);
+    await expectAnsweredInCommit(developer, "d-key", await keyed(request(app).post(`${api}/developers/keys`).set(bearer(developer)), "d-key").send({ name: "laptop", publicKey: { kty, crv, x } }));
+
+    const bytes = await modulePackage({ id: "answerdev.tool", name: "Answer Tool", version: "1.0.0", summary: "A tool." });
+    await expectAnsweredInCommit(developer, "d-sign", await keyed(signRequest(app, developer, bytes), "d-sign"));
+    const version = { moduleId: "answerdev.tool", version: "1.0.0" };
+    await expectAnsweredInCommit(developer, "d-publish", await keyed(request(app).post(`${api}/developers/modules/publish`).set(bearer(developer)), "d-publish").send(version));
+    await expectAnsweredInCommit(developer, "d-yank", await keyed(request(app).post(`${api}/developers/modules/yank`).set(bearer(developer)), "d-yank").send({ ...version, reason: "broken" }));
+    await expectAnsweredInCommit(developer, "d-unyank", await keyed(request(app).post(`${api}/developers/modules/unyank`).set(bearer(developer)), "d-unyank").send(version));
+    const trusted = await keyed(request(app).post(`${api}/developers/modules/answerdev.tool/trusted-publishers`).set(bearer(developer)), "d-trusted").send({ issuer: "https://ci.example", subject: "repo:answer/tool:ref:refs/heads/main" });
+    await expectAnsweredInCommit(developer, "d-trusted", trusted);
+    await expectAnsweredInCommit(developer, "d-hook", await keyed(request(app).post(`${api}/developers/webhooks`).set(bearer(developer)), "d-hook").send({ url: receiverUrl, events: ["*"] }), ["secret"]);
+
+    const reviewer = await createUser();
+    expect((await request(app).post(`${api}/modules/confirm`).set(bearer(reviewer)).send({ moduleId: "answerdev.tool" })).status).toBe(200);
+    const review = await request(app).put(`${api}/modules/answerdev.tool/reviews/me`).set(bearer(reviewer)).send({ rating: 2, title: "Meh" });
+    expect(review.status).toBe(200);
+    const reporter = await createUser();
+    const reported = await keyed(request(app).post(`${api}/modules/answerdev.tool/reviews/${review.body.id}/report`).set(bearer(reporter)), "r-report").send({ reason: "spam" });
+    await expectAnsweredInCommit(reporter, "r-report", reported);
+  }, 60_000);
 });
 
 describe("many callers on one document (§1): 2xx or a contract 4xx, never a 503", () => {

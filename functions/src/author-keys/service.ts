@@ -45,14 +45,14 @@ export async function addAuthorKey({ db, clock }: Deps, developer: DeveloperAcco
     createdAt: now,
     revokedAt: null,
   };
-  const event = { action: "author-key.add", target: developer.id, details: { kid: key.kid, name: key.name, publisherId: key.publisherId } };
+  const event = { action: "author-key.add", target: developer.id, details: { kid: key.kid, name: key.name, publisherId: key.publisherId }, answer: view(key) };
   await auditLog(db)
     .commit(actor, event, now, (batch) => keys.createIn(batch, key))
     .catch((error: unknown) => {
       if (isAlreadyExists(error)) throw new ApiError("author_key_exists", `The key ${key.kid} is registered already (a revoked key cannot come back); generate a new one.`);
       throw error;
     });
-  return view(key);
+  return event.answer;
 }
 
 /** The caller's publisher's keys, revoked ones included, oldest first. */

@@ -54,6 +54,7 @@ export async function invite(deps: Deps, caller: MemberCaller & { name: string |
     tokenHash: tokenHash(token),
   };
   const acceptUrl = `${siteUrl(config.publicBaseUrl)}/invitations/${token}`;
+  const created = { id: invitation.id, email: invitation.email, role: invitation.role, seat: invitation.seat, expiresAt: toIso(invitation.expiresAt), acceptUrl };
   await inBusinessTransaction(
     deps,
     businessId,
@@ -90,13 +91,14 @@ export async function invite(deps: Deps, caller: MemberCaller & { name: string |
         target: businessId,
         details: { invitationId: record.id, email: record.email, role: record.role, seat: record.seat, replaced: replaced.filter((other) => other.email === input.email).map((other) => other.id) },
         emits: [outboundEvent("business.invitation.created", [{ kind: "business", id: businessId }], { businessId, id: record.id, email: record.email, role: record.role, seat: record.seat, path: `/businesses/${businessId}/invitations` })],
+        answer: created,
       },
       now,
     );
     },
     { uid: caller.uid },
   );
-  return { id: invitation.id, email: invitation.email, role: invitation.role, seat: invitation.seat, expiresAt: toIso(invitation.expiresAt), acceptUrl };
+  return created;
 }
 
 /** GET /businesses/:id/invitations: the pending ones, newest first, never their tokens. */
@@ -212,6 +214,7 @@ export async function acceptInvitation(deps: Deps, uid: string, actor: Actor, to
       businessStore(db).deleteInvitations(tx, record.businessId, [invitation.id]);
       invitationTokenStore(db).deleteIn(tx, [hash]);
       const owners = [{ kind: "business" as const, id: record.businessId }];
+      const joined = { businessId: record.businessId, role: invitation.role, seat: invitation.seat };
       auditLog(db).record(
         tx,
         actor,
@@ -223,10 +226,11 @@ export async function acceptInvitation(deps: Deps, uid: string, actor: Actor, to
             outboundEvent("business.invitation.accepted", owners, { businessId: record.businessId, id: invitation.id, email: invitation.email, uid, path: `/businesses/${record.businessId}/members/${uid}` }),
             outboundEvent("business.member.joined", owners, { businessId: record.businessId, uid, role: invitation.role, seat: invitation.seat, path: `/businesses/${record.businessId}/members/${uid}` }),
           ],
+          answer: joined,
         },
         now,
       );
-      return { businessId: record.businessId, role: invitation.role, seat: invitation.seat };
+      return joined;
     }),
   );
 }

@@ -46,6 +46,7 @@ export async function createOwnedBusiness(deps: Deps, uid: string, actor: Actor,
   const { db, clock } = deps;
   const id = randomBase62(20);
   const now = clock();
+  const created = { id, name, role: "owner" as const };
   await withinDeadline(
     "Firestore",
     db.runTransaction(async (tx) => {
@@ -55,10 +56,10 @@ export async function createOwnedBusiness(deps: Deps, uid: string, actor: Actor,
       }
       businessStore(db).createFreshIn(tx, id, name);
       members.put(tx, id, null, { uid, role: "owner", joinedAt: now, seat: true, seatAssignedAt: now, seatShard: homeSeatShard(uid), waitingSince: null, source: "owner", suspended: false, managed: false, scim: null, groups: [] });
-      auditLog(db).record(tx, actor, { action: "business.create", target: id, details: { name, owner: uid } }, now);
+      auditLog(db).record(tx, actor, { action: "business.create", target: id, details: { name, owner: uid }, answer: created }, now);
     }),
   );
-  return { id, name, role: "owner" as const };
+  return created;
 }
 
 /** GET /businesses/:id: the business as the calling member sees it. */

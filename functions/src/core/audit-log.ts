@@ -28,9 +28,9 @@ export interface Actor {
   commitsWith?: CommitsWithChange;
 }
 
-/** A write that joins the batch or transaction of each change an actor commits. */
+/** A write that joins the batch or transaction of each change an actor commits, with the answer the change gives (AuditEvent.answer). */
 export interface CommitsWithChange {
-  addTo(writer: WriteBatch | Transaction): void;
+  addTo(writer: WriteBatch | Transaction, answer: unknown): void;
 }
 
 /** The service itself, or a tool of it (the seed, the bench), acting on its own. */
@@ -47,9 +47,16 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
   /** What the change tells the webhooks (§21): recorded in the outbox with the entry, in its batch or transaction. */
   emits?: OutboundEvent[];
+  /**
+   * What the request answers once this change commits (the body of its route's success answer),
+   * when the change is the request's last: kept with the request's Idempotency-Key in the same
+   * commit (§1), so that a retry gets it even when the request's own answer is lost with its
+   * instance. Not part of the entry.
+   */
+  answer?: unknown;
 }
 
-export interface AuditRecord extends Required<Omit<AuditEvent, "emits">> {
+export interface AuditRecord extends Required<Omit<AuditEvent, "emits" | "answer">> {
   id: string;
   at: Date;
   actor: { kind: Actor["kind"]; id: string };
@@ -106,7 +113,7 @@ export function auditLog(db: Firestore) {
     record(writer: WriteBatch | Transaction, actor: Actor, event: AuditEvent, at: Date): void {
       (writer as WriteBatch).create(collection.doc(), data(actor, event, at));
       if (event.emits?.length) eventOutbox(db).record(writer, event.emits, at);
-      actor.commitsWith?.addTo(writer);
+      actor.commitsWith?.addTo(writer, event.answer);
     },
     /** Commits the writes of one change together with its entry, in one batch. */
     async commit(actor: Actor, event: AuditEvent, at: Date, write: (batch: WriteBatch) => void): Promise<void> {
@@ -114,7 +121,7 @@ export function auditLog(db: Firestore) {
       write(batch);
       batch.create(collection.doc(), data(actor, event, at));
       if (event.emits?.length) eventOutbox(db).record(batch, event.emits, at);
-      actor.commitsWith?.addTo(batch);
+      actor.commitsWith?.addTo(batch, event.answer);
       await withinDeadline(`Firestore (${event.action})`, batch.commit());
     },
     ...withDeadlines("Firestore", {

@@ -9,7 +9,8 @@ import { documentAt, isAlreadyExists, isFailedPrecondition, readDocument, timest
  * `idempotencyKeys/{sha256(scope, key)}`: one caller's `Idempotency-Key` (contract §1, "Safe
  * retries"): which request first came with it (its fingerprint), which attempt holds it and until
  * when, whether its change has committed (`committed`: written in the change's own batch or
- * transaction), and once done, the answer to replay. Kept 24 hours: `expireAt` is the
+ * transaction), and once done, the answer to replay (`done`: written with the change that gives
+ * it, or after it by the request). Kept 24 hours: `expireAt` is the
  * collection's TTL field (docs/deploy.md), and an expired record is taken over.
  */
 
@@ -105,12 +106,15 @@ export const idempotencyKeyStore = oncePerDatabase((db: Firestore) => {
         throw error;
       }
     },
-    /** Records the answer of the attempt that holds the claim (not if another took the key over). */
+    /**
+     * Records the answer of the attempt that holds the claim (not if another took the key over),
+     * unless its change already committed it.
+     */
     async finish(claim: KeyClaim, answer: StoredAnswer): Promise<void> {
       await db.runTransaction(async (tx) => {
         const snapshot = await tx.get(claim.ref);
-        if (snapshot.get("attempt") !== claim.attempt) return;
-        tx.update(claim.ref, { state: "done", leaseUntil: FieldValue.delete(), status: answer.status, body: answer.body, headers: answer.headers });
+        if (snapshot.get("attempt") !== claim.attempt || snapshot.get("state") === "done") return;
+        tx.update(claim.ref, doneWith(answer));
       });
     },
     /** Gives the key up after an attempt that changed nothing, so that a retry runs again; a key whose change committed is kept. */
@@ -123,19 +127,27 @@ export const idempotencyKeyStore = oncePerDatabase((db: Firestore) => {
   });
 });
 
+const doneWith = (answer: StoredAnswer) => ({ state: "done", leaseUntil: FieldValue.delete(), status: answer.status, body: answer.body, headers: answer.headers });
+
 /**
- * Marks the claim's key as committed in a change's batch or transaction. The first change of an
- * attempt commits only while the claim holds (an attempt whose key was taken over after its lease
- * commits nothing); once it committed, the key is never taken over again, so an attempt's later
- * changes mark it unconditionally.
+ * Marks the claim's key in a change's batch or transaction: `done` with the request's answer when
+ * the change gives it (`answerOf`: the answer for the body the change hands over, or null when it
+ * gives none), otherwise `committed`. The first change of an attempt commits only while the claim
+ * holds (an attempt whose key was taken over after its lease commits nothing); once it committed,
+ * the key is never taken over again, so an attempt's later changes mark it unconditionally, and
+ * one without an answer leaves an answer already given in place.
  */
-export function commitMark(claim: KeyClaim): CommitsWithChange {
+export function commitMark(claim: KeyClaim, answerOf: (body: unknown) => StoredAnswer | null): CommitsWithChange {
   let first: WriteBatch | Transaction | null = null;
+  let answered = false;
   return {
-    addTo(writer) {
+    addTo(writer, body) {
       // One change's writer may be told more than once (several entries; a transaction's retries run again): each adds the same write.
       first ??= writer;
-      const mark = { state: "committed" };
+      const answer = answerOf(body);
+      if (writer !== first && !answer && answered) return;
+      answered ||= answer !== null;
+      const mark = answer ? doneWith(answer) : { state: "committed" };
       if (writer === first) (writer as WriteBatch).update(claim.ref, mark, { lastUpdateTime: claim.claimedAt });
       else (writer as WriteBatch).update(claim.ref, mark);
     },

@@ -17,15 +17,21 @@ import type { Logger } from "./logger";
  *
  * The key's record commits with the change itself: the request's actor carries a mark
  * (`commitsWith`) that the audit log adds to the batch or transaction of every change it records,
- * conditional on the claim still holding. A change that committed therefore always finds its key
- * `committed`, which is never taken over: not after a failure, a timeout, nor a lost instance.
+ * conditional on the claim still holding. A change that committed therefore always finds its key,
+ * which is never taken over: not after a failure, a timeout, nor a lost instance. And the answer
+ * commits with it: a change hands the mark the body it answers (AuditEvent.answer), and the route
+ * knows its success status, so the key is `done` with the request's answer in the commit that made
+ * the change. A retry replays it at once, even while the first attempt is still running, and
+ * whatever happens to that attempt after its commit (an error, a deadline, a lost instance).
  *
  * Only successful answers are kept: an answer of 4xx changed nothing, and a 5xx or a failure ends
- * in nothing changed (each change is one batch or transaction), so the key is given up and a retry
- * runs the work afresh. An attempt whose instance died before its change committed holds the key
- * until its lease runs out; one that died after it leaves the key committed with no answer to
- * replay, which a retry is told (409 request_in_progress, without Retry-After) rather than doing
- * the work again.
+ * in nothing changed (each change is one batch or transaction) unless its change committed with
+ * its answer, so the key is given up and a retry runs the work afresh. An attempt whose instance
+ * died before its change committed holds the key until its lease runs out. A change that
+ * committed without its answer (an earlier change of a request that makes several) leaves the key
+ * `committed`: a retry waits for the answer (409 request_in_progress with Retry-After) while the
+ * attempt's lease runs, and past it is told the change stands (409, without Retry-After) rather
+ * than doing the work again.
  */
 
 /** 1–255 printable ASCII characters. */
@@ -52,6 +58,12 @@ export interface IdempotentRequest {
   fingerprint: string;
   /** Top-level answer fields shown only once (a token, a secret): replays carry null. */
   secrets: readonly string[];
+  /**
+   * The route's answer once its change commits, when it has one kind of success: its status, and
+   * whether it has a body (the change then hands the body to the commit; without one, nothing is
+   * kept there and the request records its answer after).
+   */
+  success?: { status: number; body: boolean };
 }
 
 /** The request's Idempotency-Key, or null without one; a malformed one is a 400. */
@@ -119,7 +131,7 @@ export function idempotencyKeys(deps: { db: Firestore; clock: () => Date; logger
         if (!("ref" in claimed)) return claimed;
         let result: IdempotentAnswer;
         try {
-          result = await work(commitMark(claimed));
+          result = await work(commitMark(claimed, (body) => answerInCommit(request, body)));
         } catch (error) {
           await store.release(claimed).catch((failure) => deps.logger.error("idempotency key not released", { error: String(failure) }));
           throw error;
@@ -150,6 +162,13 @@ function storedAnswer(answer: IdempotentAnswer, secrets: readonly string[]): Sto
     body = { ...body, ...Object.fromEntries(secrets.filter((field) => field in (body as object)).map((field) => [field, null])) };
   }
   return { status: answer.status, body: body === undefined ? "" : JSON.stringify(body), headers: answer.headers ?? {} };
+}
+
+/** The answer a committed change gives, as the key keeps it; null when the route's success answer is not known from the change. */
+function answerInCommit(request: IdempotentRequest, body: unknown): StoredAnswer | null {
+  const { success } = request;
+  if (!success || success.body !== (body !== undefined)) return null;
+  return storedAnswer({ status: success.status, ...(body === undefined ? {} : { body }) }, request.secrets);
 }
 
 function replayOf(stored: StoredAnswer): IdempotentAnswer {

@@ -222,7 +222,7 @@ function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHan
       // A raw body is read here to be compared; the handler's read then finds it (core/body.ts).
       const raw = route.rawBody ? ((req as Request & { rawBody?: Buffer }).rawBody = await readBodyBytes(req, route.rawBody.maxBytes)) : undefined;
       const fingerprint = requestFingerprint(req.method, req.path, raw ?? json);
-      reply = await keyed.run({ scope: caller?.uid ?? "anonymous", key, fingerprint, secrets: route.shownOnce ?? [] }, run);
+      reply = await keyed.run({ scope: caller?.uid ?? "anonymous", key, fingerprint, secrets: route.shownOnce ?? [], success: successOf(route) }, run);
     } else {
       reply = await run();
     }
@@ -237,6 +237,14 @@ function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHan
   const signing = route.signedAnswers && middleware.signAnswers ? [middleware.signAnswers] : [];
   // Public routes have no caller to find or to limit.
   return route.auth === "none" ? [...signing, handle] : [...signing, authenticate, middleware.afterAuth, handle];
+}
+
+/** A route's one success answer (status, and whether it has a body), when it has one. */
+function successOf(route: AnyRoute): { status: number; body: boolean } | undefined {
+  const successes = Object.entries(route.responses).filter(([status]) => status.startsWith("2"));
+  if (successes.length !== 1) return undefined;
+  const [[status, response]] = successes;
+  return { status: Number(status), body: response.schema !== undefined };
 }
 
 /**

@@ -42,10 +42,11 @@ export async function createAccessToken({ db, clock }: Deps, developer: Develope
   const now = clock();
   const token = `${ACCESS_TOKEN_PREFIX}${randomBase62(43)}`;
   const record = { id: `tok_${randomBase62(16)}`, developerId: developer.id, name: input.name, createdAt: now, expiresAt: new Date(now.getTime() + input.expiresInDays * DAY_MS) };
-  const event = { action: "token.create", target: developer.id, details: { tokenId: record.id, name: record.name, expiresAt: toIso(record.expiresAt) } };
-  await auditLog(db).commit(actor, event, now, (batch) => tokens.createIn(batch, tokenHash(token), record));
   const { lastUsedAt: _never, ...shown } = view({ ...record, lastUsedAt: null });
-  return { ...shown, token };
+  const created = { ...shown, token };
+  const event = { action: "token.create", target: developer.id, details: { tokenId: record.id, name: record.name, expiresAt: toIso(record.expiresAt) }, answer: created };
+  await auditLog(db).commit(actor, event, now, (batch) => tokens.createIn(batch, tokenHash(token), record));
+  return created;
 }
 
 export async function listAccessTokens({ db }: Deps, developer: DeveloperAccount) {

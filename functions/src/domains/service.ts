@@ -55,7 +55,7 @@ export async function addDomain(deps: Deps, caller: MemberCaller, actor: Actor, 
     if (business.domains.length >= MAX_DOMAINS) throw new ApiError("too_many_domains", `A business may have ${MAX_DOMAINS} domains; remove one first.`);
     const record: DomainRecord = { domain, txtValue: `${TXT_VALUE_PREFIX}${randomBase62(32)}`, createdAt: now, verifiedAt: null };
     businessStore(deps.db).putDomain(tx, businessId, record);
-    auditLog(deps.db).record(tx, actor, { action: "business.domain.add", target: businessId, details: { domain } }, now);
+    auditLog(deps.db).record(tx, actor, { action: "business.domain.add", target: businessId, details: { domain }, answer: domainView(record) }, now);
     return record;
   }, { uid: caller.uid });
   return domainView(added);
@@ -97,7 +97,7 @@ export async function verifyDomain(deps: Deps, caller: MemberCaller, actor: Acto
     const record = { ...current, verifiedAt: current.verifiedAt ?? now };
     businessStore(deps.db).putDomain(tx, businessId, record);
     domains.put(tx, { domain, businessId, verifiedAt: record.verifiedAt, nextCheckAt: new Date(now.getTime() + DOMAIN_CHECK_EVERY_MS), missingSince: null });
-    auditLog(deps.db).record(tx, actor, { action: "business.domain.verify", target: businessId, details: { domain } }, now);
+    auditLog(deps.db).record(tx, actor, { action: "business.domain.verify", target: businessId, details: { domain }, answer: domainView(record) }, now);
     return record;
   }, { uid: caller.uid });
   return domainView(verified);

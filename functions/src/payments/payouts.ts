@@ -112,12 +112,12 @@ export async function openPayoutAccount(deps: Deps, developer: DeveloperAccount,
   const link = await callStripe(logger, "accountLinks.create", () =>
     stripe.accountLinks.create({ account: accountId, type: "account_onboarding", refresh_url: `${portal}refresh`, return_url: `${portal}return` }),
   );
-  const account = stored ?? (await recordAccount(deps, developer, actor, created!));
+  const account = stored ?? (await recordAccount(deps, developer, actor, created!, link.url));
   return { ...view(account), onboardingUrl: link.url };
 }
 
 /** Records a new connected account with its audit entry, unless a concurrent first call recorded it first. */
-function recordAccount(deps: Deps, developer: DeveloperAccount, actor: Actor, created: Stripe.Account): Promise<PayoutAccountRecord> {
+function recordAccount(deps: Deps, developer: DeveloperAccount, actor: Actor, created: Stripe.Account, onboardingUrl: string): Promise<PayoutAccountRecord> {
   const { db, clock } = deps;
   const accounts = payoutAccountStore(db);
   const now = clock();
@@ -138,7 +138,8 @@ function recordAccount(deps: Deps, developer: DeveloperAccount, actor: Actor, cr
         updatedAt: now,
       };
       accounts.setIn(tx, record);
-      auditLog(db).record(tx, actor, { action: "payouts.account.created", target: developer.publisherId, details: { accountId: created.id } }, now);
+      const answer = { ...view(record), onboardingUrl };
+      auditLog(db).record(tx, actor, { action: "payouts.account.created", target: developer.publisherId, details: { accountId: created.id }, answer }, now);
       return record;
     }),
   );

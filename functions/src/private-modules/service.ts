@@ -29,7 +29,7 @@ export async function claimBusinessPublisher(deps: Deps, caller: MemberCaller, a
       if (await publishers.claimIn(tx, publisherId)) throw new ApiError("publisher_taken", `Publisher id '${publisherId}' is taken.`);
       publishers.claimForBusiness(tx, publisherId, businessId);
       businessStore(deps.db).setPublisher(tx, businessId, publisherId);
-      auditLog(deps.db).record(tx, actor, { action: "business.publisher.claim", target: businessId, details: { publisherId } }, now);
+      auditLog(deps.db).record(tx, actor, { action: "business.publisher.claim", target: businessId, details: { publisherId }, answer: { publisherId, businessId } }, now);
     },
     { uid: caller.uid },
   );

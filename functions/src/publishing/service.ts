@@ -131,15 +131,16 @@ export async function signPackage(deps: Deps, signer: Publisher, bytes: Buffer, 
           const findings = verdict.findings.map((finding) => (finding.similarTo ? `similar_name: ${finding.similarTo}` : finding.check));
           emits.push(outboundEvent("module.version.quarantined", [...owners, OPERATORS], { moduleId, version, findings, path }));
         }
-        auditLog(db).record(tx, publisher.actor, { action: "module.sign", target: `${moduleId}@${version}`, details, emits }, signedAt);
-        return { replacedPath: previous?.storagePath, signed, verdict };
+        const answer = signedVersionView(signed, verdict);
+        auditLog(db).record(tx, publisher.actor, { action: "module.sign", target: `${moduleId}@${version}`, details, emits, answer }, signedAt);
+        return { replacedPath: previous?.storagePath, answer };
       }));
     },
     recordedAnyway: async () => (await modules.getVersion(moduleId, version))?.storagePath === storagePath,
   });
   // When the upload fails, the examination beside it is waited for too (up to the request's end):
   // no work of a sign, whose memory MAX_CONCURRENT_SIGNS counts, goes on after its answer.
-  const { replacedPath, signed, verdict } = await stored.catch(async (error: unknown) => {
+  const { replacedPath, answer } = await stored.catch(async (error: unknown) => {
     await withinRequestDeadline("The package's examination", examined).catch(() => undefined);
     throw error;
   });
@@ -148,20 +149,23 @@ export async function signPackage(deps: Deps, signer: Publisher, bytes: Buffer, 
       logger.warn("could not delete a replaced package", { storagePath: replacedPath, error: error.message }),
     );
   }
-  return {
-    moduleId,
-    version,
-    sha256,
-    size,
-    signature: signed.signature,
-    keyId: signed.keyId,
-    signedAt: toIso(signedAt),
-    state: "signed" as const,
-    review: verdict,
-    provenance: signed.provenance,
-    authorKeyId: signed.authorKeyId,
-  };
+  return answer;
 }
+
+/** What a sign answers: the signed version, its signature and its review. */
+const signedVersionView = (signed: VersionRecord, verdict: VersionRecord["review"]) => ({
+  moduleId: signed.moduleId,
+  version: signed.version,
+  sha256: signed.sha256,
+  size: signed.size,
+  signature: signed.signature,
+  keyId: signed.keyId,
+  signedAt: toIso(signed.signedAt),
+  state: "signed" as const,
+  review: verdict,
+  provenance: signed.provenance,
+  authorKeyId: signed.authorKeyId,
+});
 
 /**
  * Every entry verified and checked, then the checks' verdict (or their refusal), with what the
@@ -184,6 +188,8 @@ async function examinePackage(db: Deps["db"], bytes: Buffer, manifest: Manifest,
  * publishes of one version exactly one succeeds, the others see it published).
  */
 export async function publishVersion({ db, clock, config }: Deps, publisher: Publisher, moduleId: string, version: string) {
+  // Read before the change, so that its answer commits with it (§1): publishing downloads nothing.
+  const downloads = await downloadStore(db, config.downloadShards).total(moduleId);
   const now = clock();
   return changeVersion(db, publisher, moduleId, version, now, (module, signed, acting) => {
     assertMayChangeVersion({ moduleId, version }, module, signed, acting.id);
@@ -194,23 +200,22 @@ export async function publishVersion({ db, clock, config }: Deps, publisher: Pub
     const published: VersionRecord = { ...signed, state: "published", publishedAt: now };
     const summary = withEntry(module.versionSummary, summaryOf(published));
     const named = module.highestPublishedVersion === null || module.name !== signed.listing.name;
+    const changed: ModuleRecord = { ...withListing(module, signed.listing), ...latestOf(summary, module.revocation), highestPublishedVersion: version, updatedAt: now };
     return {
       version: published,
-      module: { ...withListing(module, signed.listing), ...latestOf(summary, module.revocation), highestPublishedVersion: version, updatedAt: now },
+      module: changed,
       audit: {
         action: "module.publish",
         target: `${moduleId}@${version}`,
         details: { sha256: signed.sha256 },
         emits: [outboundEvent("module.version.published", [{ kind: "publisher", id: module.publisherId }], { moduleId, version, sha256: signed.sha256, path: `/modules/${moduleId}` })],
+        answer: { module: toModuleView(changed, downloads), version: toVersionView(published) },
       },
       // A first publish, or one under a new name, files the name against look-alikes of other
       // publishers; a private module's name is nobody else's business (§26).
       alsoWrite: named && !module.businessId ? (batch) => nameIndexStore(db).add(batch, { moduleId, publisherId: module.publisherId, name: signed.listing.name }) : undefined,
     };
-  }).then(async ({ module, version: published }) => ({
-    module: toModuleView(module, await downloadStore(db, config.downloadShards).total(moduleId)),
-    version: toVersionView(published),
-  }));
+  });
 }
 
 /**
@@ -220,7 +225,7 @@ export async function publishVersion({ db, clock, config }: Deps, publisher: Pub
  */
 export async function setYanked({ db, clock }: Deps, publisher: Publisher, moduleId: string, version: string, yank: { reason?: string } | null) {
   const now = clock();
-  const { version: record } = await changeVersion(db, publisher, moduleId, version, now, (module, current) => {
+  return changeVersion(db, publisher, moduleId, version, now, (module, current) => {
     if (current.state !== "published") throw new ApiError("version_not_found", `${moduleId}@${version} is not published.`);
     const changed: VersionRecord = { ...current, yankedAt: yank ? (current.yankedAt ?? now) : null, yankReason: yank ? (yank.reason ?? current.yankReason) : null };
     const summary = withEntry(module.versionSummary, summaryOf(changed));
@@ -232,16 +237,17 @@ export async function setYanked({ db, clock }: Deps, publisher: Publisher, modul
         target: `${moduleId}@${version}`,
         details: yank?.reason ? { reason: yank.reason } : {},
         emits: [outboundEvent("module.version.yanked", [{ kind: "publisher", id: module.publisherId }], { moduleId, version, yanked: yank !== null, reason: changed.yankReason, path: `/modules/${moduleId}` })],
+        answer: { moduleId, version, yankedAt: changed.yankedAt ? toIso(changed.yankedAt) : null },
       },
     };
   });
-  return { moduleId, version, yankedAt: record.yankedAt ? toIso(record.yankedAt) : null };
 }
 
-interface VersionChange {
+interface VersionChange<Answer> {
   module: ModuleRecord;
   version: VersionRecord;
-  audit: AuditEvent;
+  /** The entry, with the change's answer (committed with the request's Idempotency-Key, §1). */
+  audit: AuditEvent & { answer: Answer };
   /** Other writes that belong to the change, in the same batch. */
   alsoWrite?: (batch: WriteBatch) => void;
 }
@@ -253,14 +259,14 @@ interface VersionChange {
  * again and decide again (a second publish then sees the version published: 409). No locks are
  * held, so a burst of callers ends in a round or two, not in lock timeouts.
  */
-async function changeVersion(
+async function changeVersion<Answer>(
   db: Deps["db"],
   signer: Publisher,
   moduleId: string,
   version: string,
   at: Date,
-  change: (module: ModuleRecord, record: VersionRecord, publisher: Publisher) => VersionChange,
-): Promise<{ module: ModuleRecord; version: VersionRecord }> {
+  change: (module: ModuleRecord, record: VersionRecord, publisher: Publisher) => VersionChange<Answer>,
+): Promise<Answer> {
   const modules = moduleStore(db);
   const publisher = await actingPublisher(db, signer, moduleId);
   const changes = catalogChanges(db);
@@ -284,7 +290,7 @@ async function changeVersion(
     try {
       await withinDeadline("Firestore (publish)", batch.commit());
       changes.applied(moduleChange(moduleId));
-      return changed;
+      return changed.audit.answer;
     } catch (error) {
       if (!isFailedPrecondition(error)) throw error;
     }

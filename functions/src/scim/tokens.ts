@@ -31,6 +31,7 @@ export async function createScimToken(deps: Deps, caller: MemberCaller, actor: A
   const tokens = scimTokenStore(db);
   const token = `${SCIM_TOKEN_PREFIX}${randomBase62(43)}`;
   const record = { id: `st_${randomBase62(16)}`, businessId, name, createdAt: clock() };
+  const created = { id: record.id, name, token, baseUrl: scimBaseUrl(deps), createdAt: toIso(record.createdAt) };
   await withinDeadline(
     "Firestore",
     db.runTransaction(async (tx) => {
@@ -39,10 +40,10 @@ export async function createScimToken(deps: Deps, caller: MemberCaller, actor: A
         throw new ApiError("too_many_scim_tokens", `A business may have ${MAX_SCIM_TOKENS} SCIM tokens; revoke one first.`);
       }
       tokens.create(tx, tokenHash(token), record);
-      auditLog(db).record(tx, actor, { action: "scim.token.create", target: businessId, details: { tokenId: record.id, name } }, record.createdAt);
+      auditLog(db).record(tx, actor, { action: "scim.token.create", target: businessId, details: { tokenId: record.id, name }, answer: created }, record.createdAt);
     }),
   );
-  return { id: record.id, name, token, baseUrl: scimBaseUrl(deps), createdAt: toIso(record.createdAt) };
+  return created;
 }
 
 /** GET /businesses/:id/scim/tokens (owners): never the tokens themselves. */

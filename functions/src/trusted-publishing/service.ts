@@ -83,9 +83,9 @@ export async function addTrustedPublisher(
   }
   const now = clock();
   const record: TrustedPublisherRecord = { id: `tp_${randomBase62(16)}`, moduleId, developerId: developer.id, issuer: input.issuer, subject: input.subject ?? null, claims: input.claims ?? {}, createdAt: now };
-  const event = { action: "trusted-publisher.add", target: moduleId, details: { id: record.id, issuer: record.issuer, subject: record.subject, claims: record.claims } };
+  const event = { action: "trusted-publisher.add", target: moduleId, details: { id: record.id, issuer: record.issuer, subject: record.subject, claims: record.claims }, answer: view(record) };
   await auditLog(db).commit(actor, event, now, (batch) => store.createIn(batch, record));
-  return view(record);
+  return event.answer;
 }
 
 export async function listTrustedPublishers({ db }: Deps, developer: DeveloperAccount, moduleId: string) {

@@ -83,7 +83,7 @@ export async function createWebhook(deps: WebhookDeps, owner: EventOwner, actor:
   const id = `wh_${randomBase62(20)}`;
   const sealed = encryptSecret(secret, config.webhooks.secretsKey, id);
   const endpoints = endpointStore(db);
-  const endpoint = await withinDeadline(
+  return withinDeadline(
     "Firestore",
     db.runTransaction(async (tx) => {
       const owned = await endpoints.ownedIn(tx, ownerKey(owner));
@@ -104,11 +104,11 @@ export async function createWebhook(deps: WebhookDeps, owner: EventOwner, actor:
         contactEmail,
       };
       endpoints.put(tx, created);
-      auditLog(db).record(tx, actor, { action: "webhook.create", target: created.id, details: { owner: created.owner, url: created.url, events } }, now);
-      return created;
+      const answer = { ...toWebhookView(created), secret };
+      auditLog(db).record(tx, actor, { action: "webhook.create", target: created.id, details: { owner: created.owner, url: created.url, events }, answer }, now);
+      return answer;
     }),
   );
-  return { ...toWebhookView(endpoint), secret };
 }
 
 export async function listWebhooks(deps: WebhookDeps, owner: EventOwner) {
@@ -160,7 +160,7 @@ export async function rotateWebhookSecret(deps: WebhookDeps, owner: EventOwner, 
     // The current one and the one it replaced: never more than two sign.
     const secrets = [{ sealed, createdAt: now, retiresAt: null }, ...retiring.slice(0, 1)];
     endpointStore(deps.db).put(tx, { ...endpoint, secrets, updatedAt: now });
-    auditLog(deps.db).record(tx, actor, { action: "webhook.rotate-secret", target: webhookId, details: { owner: endpoint.owner } }, now);
+    auditLog(deps.db).record(tx, actor, { action: "webhook.rotate-secret", target: webhookId, details: { owner: endpoint.owner }, answer: { secret } }, now);
   });
   return { secret };
 }
