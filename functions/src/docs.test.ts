@@ -45,7 +45,8 @@ function linksOf(file: string): string[] {
 
 describe("the docs' code examples", () => {
   // The examples are compiled and run by the tests (test/activations.test.ts …); the guides show them.
-  it.each(readdirSync(EXAMPLES))("quotes docs/examples/%s exactly as the tests run it", (file) => {
+  const examples = readdirSync(EXAMPLES, { recursive: true, encoding: "utf8" }).filter((file) => statSync(path.join(EXAMPLES, file)).isFile());
+  it.each(examples)("quotes docs/examples/%s exactly as the tests run it", (file) => {
     const language = file.endsWith(".mjs") ? "js" : "ts";
     const quoted = `\`\`\`${language}\n${readFileSync(path.join(EXAMPLES, file), "utf8").trimEnd()}\n\`\`\``;
     expect(DOCUMENTS.filter((document) => readFileSync(document, "utf8").includes(quoted)).map((document) => path.relative(ROOT, document))).not.toEqual([]);

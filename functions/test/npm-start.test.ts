@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { allFree, collectionsOf, dumpFirestore, listStorage, npmStart, until, untilReady, type Started } from "./support/npm-start";
+import { allFree, collectionsOf, dumpFirestore, listStorage, npmStart, REPOSITORY, until, untilReady, type Started } from "./support/npm-start";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -154,6 +154,36 @@ describe("npm start", () => {
     expect(((await gone.json()) as { code: string }).code).toBe("invalid_credentials");
     fresh.npm.kill("SIGTERM");
     await until("every port to be free", () => allFree(ports), 30_000);
+  }, 180_000);
+
+  it("runs the desktop app example (§29): installs with the SDK, verifies with the stack stopped, updates and uninstalls", async () => {
+    const appData = mkdtempSync(path.join(tmpdir(), "desktop-app-"));
+    // As the guide runs it: plain Node importing @marketplace/desktop (the bundle npm start builds).
+    const example = (step: string) =>
+      execFileSync(process.execPath, [path.join(REPOSITORY, "docs", "examples", "desktop-app", "main.mjs"), step], {
+        cwd: REPOSITORY,
+        env: { ...process.env, MARKETPLACE_API: base(), MARKETPLACE_DATA: appData, FIREBASE_AUTH_EMULATOR_HOST: `${HOST}:${ports[2]}` },
+        encoding: "utf8",
+      });
+    try {
+      const first = await start();
+      const installed = example("install");
+      expect(installed).toContain("contoso.charts");
+      expect(installed).toMatch(/installed contoso\.charts@1\.0\.0 in /);
+      first.npm.kill("SIGTERM");
+      await first.exited;
+      await until("every port to be free", () => allFree(ports), 30_000);
+
+      expect(example("verify")).toContain("{ ok: true }");
+
+      const second = await start();
+      expect(example("update")).toMatch(/now contoso\.charts@1\.1\.0 in /);
+      expect(example("uninstall").trim()).toBe("[]");
+      second.npm.kill("SIGTERM");
+      await until("every port to be free", () => allFree(ports), 30_000);
+    } finally {
+      rmSync(appData, { recursive: true, force: true });
+    }
   }, 180_000);
 
   it("takes the Firestore emulator from firebase-tools' cache, and stops whole when it dies", async () => {
