@@ -31,6 +31,8 @@
  *                daily metrics query (bench-analytics.ts)
  *   businesses   §25 at 100,000 members against 10: SCIM create and PATCH p95, a member's /users/me,
  *                paging every SCIM user, provisioning 10,000 with 10 clients (bench-businesses.ts)
+ *   desktop      §29: a 20 MiB install through the desktop SDK against a raw download of the same
+ *                bytes (ratio), and the offline verify per call (bench-desktop.ts)
  *   limits       over two API processes: 10 SCIM clients with seats counted, a seat raise with
  *                10,000 waiting, 200 concurrent confirms, 100 update checks a second; after each
  *                row (and each businesses row) the busiest document's writes per second and the
@@ -44,7 +46,7 @@
  * profiles of the API's and the ceiling's processes (node --cpu-prof) and says where; `-- --search`
  * runs only the search rows (bench-search.ts), `-- --webhooks` only the webhooks' row, `-- --tuf` only
  * the TUF rows (no emulators), `-- --businesses` only §25's rows (and the limits rows), `-- --limits`
- * only the limits rows, `-- --analytics` only §28's.
+ * only the limits rows, `-- --analytics` only §28's, `-- --desktop` only §29's.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -56,12 +58,14 @@ import { analyticsRows } from "./bench-analytics";
 import { BUSINESS_SCALE, businessesAtScale } from "./bench-businesses";
 import { limitsRows } from "./bench-limits-rows";
 import { coldLoad, signCost, signMemory } from "./bench-costs";
+import { desktopRows } from "./bench-desktop";
 import { FUNCTIONS_DIR, letGo, PROJECT_ID, profileDir, quick, report, rows, startServer, type BenchServer } from "./bench-harness";
 import { callerReads, publicReads, seedReads } from "./bench-reads";
 import { searchAtScale } from "./bench-search";
 import { tufAtScale } from "./bench-tuf";
 import { WEBHOOK_BENCH_ENV, webhookFairness, webhookFirstAttempts } from "./bench-webhooks";
 import { generateModuleSigningKeys, throwawayServiceAccount } from "./local-keys";
+import { generateTufKey } from "../functions/src/core/tuf-keys";
 import { freePort, startLocalStack } from "./local-stack";
 
 /** `-- --search`: only the search rows at 50,000 modules. */
@@ -76,6 +80,8 @@ const businessesOnly = process.argv.includes("--businesses");
 const analyticsOnly = process.argv.includes("--analytics");
 /** `-- --limits`: only the rows at Firestore's limits over two instances (bench-limits-rows.ts). */
 const limitsOnly = process.argv.includes("--limits");
+/** `-- --desktop`: only the desktop SDK's rows. */
+const desktopOnly = process.argv.includes("--desktop");
 /** `-- --reads`: only the public and the callers' reads (with `--profile`, what to profile them by). */
 const readsOnly = process.argv.includes("--reads");
 
@@ -94,6 +100,7 @@ async function main(): Promise<number> {
     const serverEnv = {
       ...process.env,
       MODULE_SIGNING_KEYS: await generateModuleSigningKeys(),
+      TUF_ONLINE_KEY: generateTufKey(),
       RATE_LIMIT_PER_IP_PER_MINUTE: "100000000",
       RATE_LIMIT_PER_USER_PER_MINUTE: "100000000",
       TRUST_PROXY_HOPS: "0",
@@ -101,7 +108,7 @@ async function main(): Promise<number> {
     } as Record<string, string>;
     const deps = await localDeps({ serviceAccount, env: serverEnv, logger: silentLogger, appName: "bench" });
     // The deployed functions this process runs (webhooks) read their configuration from its environment, as deployed.
-    Object.assign(process.env, { MODULE_SIGNING_KEYS: serverEnv.MODULE_SIGNING_KEYS }, WEBHOOK_BENCH_ENV);
+    Object.assign(process.env, { MODULE_SIGNING_KEYS: serverEnv.MODULE_SIGNING_KEYS, TUF_ONLINE_KEY: serverEnv.TUF_ONLINE_KEY }, WEBHOOK_BENCH_ENV);
     const seeded = await seedReads(deps);
     // The servers run the compiled function (functions/lib), as deploy ships it.
     execFileSync("npm", ["run", "-s", "build"], { cwd: FUNCTIONS_DIR });
@@ -112,6 +119,12 @@ async function main(): Promise<number> {
     if (webhooksOnly) {
       await webhookFirstAttempts(deps, report);
       await webhookFairness(deps, report);
+      return rows.some((row) => row.ok === false) ? 1 : 0;
+    }
+    if (desktopOnly) {
+      const api = await startServer("--api", serverEnv);
+      servers.push(api);
+      await desktopRows(deps, api);
       return rows.some((row) => row.ok === false) ? 1 : 0;
     }
     if (analyticsOnly) {
@@ -148,6 +161,8 @@ async function main(): Promise<number> {
       await signCost(deps);
       await signMemory(base, deps, api);
       await coldLoad();
+      console.log("\nThe desktop SDK (§29):");
+      await desktopRows(deps, api);
       console.log("\nWebhooks (§21):");
       await webhookFirstAttempts(deps, report);
       await webhookFairness(deps, report);
