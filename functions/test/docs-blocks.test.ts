@@ -82,6 +82,9 @@ describe("the README's and the guides' blocks", () => {
         // What `npm start` on its usual ports gives `mpkg` and `npm run admin -- --emulators` without being told.
         MPKG_API: `http://127.0.0.1:${ports[0]}/api/v1`,
         MPKG_CONFIG_DIR: path.join(scratch, "mpkg"),
+        // The desktop app example's (docs/examples/desktop-app/main.mjs): the API, and a data folder of this run's.
+        MARKETPLACE_API: `http://127.0.0.1:${ports[0]}/api/v1`,
+        MARKETPLACE_DATA: path.join(scratch, "desktop-app"),
         FIRESTORE_EMULATOR_HOST: `127.0.0.1:${ports[1]}`,
         FIREBASE_AUTH_EMULATOR_HOST: `127.0.0.1:${ports[2]}`,
         STORAGE_EMULATOR_HOST: `http://127.0.0.1:${ports[3]}`,
