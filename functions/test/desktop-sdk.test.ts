@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -345,6 +345,19 @@ describe("the desktop app's SDK (§29)", () => {
     expect(JSON.parse(readFileSync(path.join(before.path, "module.json"), "utf8")).version).toBe("1.0.0");
     expect(readdirSync(path.join(dataDir, "modules", "acme.crash"))).toEqual([path.basename(before.path)]);
     expect((await restarted.update("acme.crash")).version).toBe("1.1.0");
+  }, 60_000);
+
+  it("stops an install when its signal is aborted, with nothing installed", async () => {
+    await publish({ id: "acme.cancel", name: "Cancel", version: "1.0.0" }, [{ name: "payload.bin", content: randomBytes(4 * 1024 * 1024), compress: false }]);
+    const user = await createUser();
+    const dataDir = newDataDir();
+    const client = sdk(user, { dataDir });
+    const controller = new AbortController();
+    const refused = await refusal(client.install("acme.cancel", { signal: controller.signal, onProgress: ({ transferred }) => transferred > 0 && controller.abort() }));
+    expect(refused.code).toBe("cancelled");
+    expect(client.installed()).toEqual([]);
+    expect(readdirSync(path.join(dataDir, "modules"))).toEqual([]);
+    expect((await client.install("acme.cancel")).version).toBe("1.0.0");
   }, 60_000);
 
   it("retries a 503 after its Retry-After, and gives up after three tries", async () => {

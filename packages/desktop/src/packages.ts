@@ -7,7 +7,7 @@ import { readZipDirectory, verifyEntry, ZipFormatError } from "../../../function
 import { PACKAGE_RULES } from "../../../functions/src/publishing/package-entries";
 import { VerificationError, verifyPackage } from "../../mpkg/src/verify";
 import type { SignaturePayload } from "../../../functions/src/publishing/signature";
-import { DesktopError, integrityFailed } from "./errors";
+import { DesktopError, integrityFailed, offline } from "./errors";
 import { answerOf, type Transport } from "./http";
 
 export interface Progress {
@@ -100,12 +100,18 @@ export async function fetchFromUrl(http: Transport, download: DownloadAnswer, on
   if (!response.ok || !response.body) throw new DesktopError("unavailable", `The package could not be downloaded (${response.status}).`, { status: response.status });
   const chunks: Buffer[] = [];
   let length = 0;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    length += chunk.byteLength;
-    // More than was signed is refused before it fills the memory.
-    if (length > download.size) throw integrityFailed("The package is larger than the one the marketplace signed.");
-    chunks.push(Buffer.from(chunk));
-    onBytes(chunk.byteLength);
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      length += chunk.byteLength;
+      // More than was signed is refused before it fills the memory.
+      if (length > download.size) throw integrityFailed("The package is larger than the one the marketplace signed.");
+      chunks.push(Buffer.from(chunk));
+      onBytes(chunk.byteLength);
+    }
+  } catch (error) {
+    if (error instanceof DesktopError) throw error;
+    if (signal?.aborted) throw new DesktopError("cancelled", "Cancelled.", { cause: error });
+    throw offline("The download broke off.", error);
   }
   return Buffer.concat(chunks);
 }
