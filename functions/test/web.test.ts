@@ -219,7 +219,8 @@ describe("web pages (§16)", () => {
     const { page, watch } = await openPage();
     await page.goto(`${origin}/modules/acme.plotter`);
     await page.waitForSelector("h1:has-text('Plotter')");
-    expect(await page.locator(".module-header img.module-icon").evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth)).toBe(96);
+    // Read until the browser has loaded it, as the listing's card is: right after the heading a loaded machine may not have (0 once in a clean-clone run).
+    await expect_(async () => expect(await page.locator(".module-header img.module-icon").evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth)).toBe(96));
     const readme = page.locator(".markdown").first();
     expect(await readme.textContent()).toContain("Safe: the docs and code.");
     expect(await readme.locator("script, iframe, form, input, style, svg, object, embed, meta, base, img, [style], [onerror], [onclick], [onload]").count()).toBe(0);
