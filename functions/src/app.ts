@@ -40,6 +40,8 @@ import { scimProtocol } from "./scim/protocol";
 import { scimRoutes } from "./scim/routes";
 import { ssoRoutes } from "./sso/routes";
 import { tufRoutes } from "./tuf/routes";
+import { traderRoutes } from "./traders/routes";
+import { noticeRoutes } from "./notices/routes";
 
 export const API_PREFIX = "/api/v1";
 export const API_VERSION = "1.0.0";
@@ -72,6 +74,8 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...analyticsRoutes(deps),
     ...ssoRoutes(deps),
     ...tufRoutes(deps),
+    ...traderRoutes(deps),
+    ...noticeRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
   ];
   return routes;

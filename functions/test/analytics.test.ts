@@ -7,7 +7,7 @@ import { downloadStore } from "../src/marketplace/download-store";
 import { admin, json } from "./support/admin";
 import { appsWithLocalStripe } from "./support/local-stripe";
 import { cloudLogger } from "../src/core/logger";
-import { bearer, createDeveloper, createUser, eventually, expectProblem, foldCounts, otherInstanceApp, publishModule, resetEmulators, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, declareTrader, eventually, expectProblem, foldCounts, otherInstanceApp, publishModule, resetEmulators, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
 const api = "/api/v1";
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36";
@@ -54,6 +54,7 @@ describe("analytics (§28)", () => {
     const developer = await createDeveloper(publisherId);
     const opened = await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer));
     await submit(`${opened.body.onboardingUrl}/complete`);
+    await declareTrader(developer, app);
     await publishModule(developer, { id: moduleId, name: "Charts", version: "1.0.0", summary: "Charts." });
     await publishModule(developer, { id: moduleId, name: "Charts", version: "1.1.0", summary: "Charts." });
     return developer;

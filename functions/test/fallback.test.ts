@@ -5,7 +5,7 @@ import type { LocalStripe } from "../../tools/local-stack/stripe-server";
 import { appsWithLocalStripe } from "./support/local-stripe";
 import { revokeModule } from "../src/revocations/service";
 import { putBusiness } from "./support/fixtures";
-import { bearer, createDeveloper, createUser, expectProblem, operatorDeps, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, declareTrader, expectProblem, operatorDeps, publishModule, resetEmulators, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
 const api = "/api/v1";
 const DAY_MS = 24 * 3600 * 1000;
@@ -51,6 +51,7 @@ describe("perpetual fallback (§27)", () => {
     const developer = await createDeveloper(publisherId);
     const opened = await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer));
     await submit(`${opened.body.onboardingUrl}/complete`);
+    await declareTrader(developer, app);
     await publishModule(developer, { id: moduleId, name: "Charts Pro", version: "1.0.0", summary: "Charts for paying customers." });
     const priced = await request(app).put(`${api}/developers/modules/${moduleId}/pricing`).set(bearer(developer)).send(pricing);
     expect(priced.status).toBe(200);

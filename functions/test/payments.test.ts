@@ -3,7 +3,7 @@ import request from "supertest";
 import { verifyActivationCertificate } from "../../docs/examples/verify-activation-certificate";
 import type { LocalStripe } from "../../tools/local-stack/stripe-server";
 import { LOCAL_STRIPE_CONNECT_WEBHOOK_SECRET, LOCAL_STRIPE_WEBHOOK_SECRET } from "../src/config";
-import { bearer, createDeveloper, createUser, expectProblem, publishModule, resetEmulators, sendRetryingUnavailable, testApp, testDeps, type TestUser } from "./support/harness";
+import { bearer, createDeveloper, createUser, declareTrader, expectProblem, publishModule, resetEmulators, sendRetryingUnavailable, testApp, testDeps, type TestUser } from "./support/harness";
 import { runAdmin } from "./support/admin";
 import { appsWithLocalStripe } from "./support/local-stripe";
 import { putBusiness } from "./support/fixtures";
@@ -46,6 +46,7 @@ describe("paid modules (§20)", () => {
     const opened = await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer));
     expect(opened.status).toBe(200);
     await submit(`${opened.body.onboardingUrl}/complete`);
+    await declareTrader(developer, app);
     return developer;
   }
 
@@ -194,6 +195,11 @@ describe("paid modules (§20)", () => {
       const developer = await createDeveloper("acme");
       await publishModule(developer, { id: "acme.charts", version: "1.0.0" });
       const put = (body: Record<string, unknown>, who: { idToken: string } = developer) => request(app).put(`${api}/developers/modules/acme.charts/pricing`).set(bearer(who)).send(body);
+      // Who sells is declared first (§30), before Stripe's readiness is looked at.
+      expectProblem(await put({ model: "one_time", amount: 900 }), 409, "trader_declaration_required");
+      expect((await request(app).put(`${api}/developers/trader`).set(bearer(developer)).send({ trader: false })).status).toBe(200);
+      expectProblem(await put({ model: "one_time", amount: 900 }), 403, "not_a_trader");
+      await declareTrader(developer, app);
       expectProblem(await put({ model: "one_time", amount: 900 }), 409, "payouts_not_ready");
       await request(app).post(`${api}/developers/payouts/account`).set(bearer(developer));
       expectProblem(await put({ model: "one_time", amount: 900 }), 409, "payouts_not_ready");
@@ -229,6 +235,50 @@ describe("paid modules (§20)", () => {
       expect((await request(other).get(`${api}/modules/acme.charts`)).body.price).toBeNull();
       expect((await request(app).get(`${api}/modules/download/acme.charts`).set(bearer(buyer))).status).toBe(200);
       expect((await request(app).delete(`${api}/developers/modules/acme.charts/pricing`).set(bearer(developer))).status).toBe(204);
+    });
+
+    it("shows a priced module's trader as its publisher declared it (§30), and keeps a publisher with prices a trader", async () => {
+      const developer = await pricedModule("acme", "acme.charts", { model: "one_time", amount: 900 });
+      const declaration = await request(app).get(`${api}/developers/trader`).set(bearer(developer));
+      expect(declaration.body).toEqual({
+        trader: true,
+        publisherId: "acme",
+        name: "Example Trading Ltd",
+        address: "1 Example Street, 10115 Berlin, Germany",
+        email: "sales@example.test",
+        phone: "+49 30 1234567",
+        tradeRegister: null,
+        registrationNumber: null,
+        selfCertification: true,
+        updatedAt: expect.any(String),
+      });
+      const trader = { name: "Example Trading Ltd", address: "1 Example Street, 10115 Berlin, Germany", email: "sales@example.test", phone: "+49 30 1234567" };
+      expect((await request(app).get(`${api}/modules/acme.charts`)).body.trader).toEqual(trader);
+      // A free module's page names no trader.
+      await publishModule(developer, { id: "acme.free", version: "1.0.0" });
+      expect((await request(app).get(`${api}/modules/acme.free`)).body).not.toHaveProperty("trader");
+
+      // A new declaration shows on the page on the next request; "not a trader" is refused while a price stands.
+      const renamed = await request(app).put(`${api}/developers/trader`).set(bearer(developer)).send({ trader: true, ...trader, name: "Acme GmbH", tradeRegister: "Amtsgericht Berlin", registrationNumber: "HRB 12345", selfCertification: true });
+      expect(renamed.body).toMatchObject({ name: "Acme GmbH", tradeRegister: "Amtsgericht Berlin", registrationNumber: "HRB 12345" });
+      expect((await request(app).get(`${api}/modules/acme.charts`)).body.trader.name).toBe("Acme GmbH");
+      expectProblem(await request(app).put(`${api}/developers/trader`).set(bearer(developer)).send({ trader: false }), 409, "trader_declaration_required");
+
+      for (const body of [
+        { trader: true, ...trader },
+        { trader: true, ...trader, selfCertification: false },
+        { trader: true, ...trader, name: "", selfCertification: true },
+        { trader: true, ...trader, address: "Line one\nLine two", selfCertification: true },
+        { trader: true, ...trader, phone: "call me", selfCertification: true },
+        { trader: true, ...trader, email: "not-an-address", selfCertification: true },
+        { trader: false, name: "x" },
+        { trader: "yes" },
+      ]) {
+        expectProblem(await request(app).put(`${api}/developers/trader`).set(bearer(developer)).send(body), 400, "invalid_request");
+      }
+      expect((await request(app).get(`${api}/developers/trader`).set(bearer(developer))).body.name).toBe("Acme GmbH");
+      const stranger = await createDeveloper("initech");
+      expectProblem(await request(app).get(`${api}/developers/trader`).set(bearer(stranger)), 404, "trader_declaration_not_found");
     });
 
     it("refuses bad prices, other owners and publisher tokens, changing nothing", async () => {

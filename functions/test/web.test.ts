@@ -18,7 +18,7 @@ import { daysFromNow, putBusiness, putSubscription } from "./support/fixtures";
 import { startReceiver } from "./support/webhook-receiver";
 import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
 import { runDeployedFunctions, type DeployedFunctions } from "../src/local-functions";
-import { createDeveloper, createUser, eventually, foldCounts, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
+import { createDeveloper, createUser, declareTrader, eventually, foldCounts, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
 
 /**
  * The pages of contract §16, end to end in Debian's Chromium (playwright-core) against the site
@@ -964,6 +964,7 @@ describe("web pages (§16)", () => {
 
   it("/publisher, /modules/:id and /account (§27): a publisher promises a perpetual fallback; a subscriber whose year lapsed sees what stays theirs, with Renew", async () => {
     const seller = await createDeveloper("contoso");
+    await declareTrader(seller);
     await publishModule(seller, { id: "contoso.gauges", name: "Contoso Gauges", summary: "Gauges for a year or for good.", version: "1.0.0" });
     const opened = (await (await fetch(`${origin}/api/v1/developers/payouts/account`, { method: "POST", headers: { Authorization: `Bearer ${seller.idToken}` } })).json()) as { onboardingUrl: string };
     expect((await fetch(`${opened.onboardingUrl}/complete`, { method: "POST", redirect: "manual" })).status).toBe(303);
@@ -1033,6 +1034,15 @@ describe("web pages (§16)", () => {
     await page.click("button:has-text('Complete onboarding')");
     await page.waitForURL(`${origin}/publisher?payouts=return`);
     await expect_(async () => expect(await page.locator("#payouts-heading + p").textContent()).toContain("Can sell"));
+    // Who sells (§30): prices wait for the trader declaration, made beside the payouts.
+    expect(await page.locator("#pricing-module").count()).toBe(0);
+    await page.fill("#trader-name", "Fabrikam Software GmbH");
+    await page.fill("#trader-address", "Fabrikstraße 1, 10115 Berlin, Germany");
+    await page.fill("#trader-email", "sales@fabrikam.example");
+    await page.fill("#trader-phone", "+49 30 7654321");
+    await page.check("input[name=selfCertification]");
+    await page.click("button:has-text('Save declaration')");
+    await expect_(async () => expect(await page.locator("[role=status]").filter({ hasText: "Declaration saved" }).count()).toBe(1));
     await page.selectOption("#pricing-module", "fabrikam.charts");
     await page.fill("#pricing-amount", "9.00");
     await page.click("button:has-text('Save price')");
@@ -1047,6 +1057,11 @@ describe("web pages (§16)", () => {
     await shopper.page.goto(`${origin}/modules/fabrikam.charts`);
     await shopper.page.locator(".purchase .price").waitFor();
     expect(await shopper.page.locator(".purchase .price").textContent()).toBe("$9.00");
+    // Who sells it, as declared (§30, Art. 31).
+    expect((await shopper.page.locator("section.trader address").textContent())?.replace(/\s+/g, " ")).toBe("Fabrikam Software GmbHFabrikstraße 1, 10115 Berlin, Germanysales@fabrikam.example · +49 30 7654321");
+    expect(await scrollsSideways(shopper.page)).toBe(false);
+    expect(await seriousViolations(shopper.page)).toEqual([]);
+    await screenshot(shopper.page, "module-trader-375");
     await shopper.page.click("a:has-text('Sign in to buy')");
     await shopper.page.fill("#sign-in-email", buyer.email);
     await shopper.page.fill("#sign-in-password", buyer.password);

@@ -12,6 +12,7 @@ import { registerBusinessCommands } from "./commands/businesses";
 import { registerMetricsCommands } from "./commands/metrics";
 import { registerMigrateCommands } from "./commands/migrate";
 import { registerModuleCommands } from "./commands/modules";
+import { registerNoticeCommands } from "./commands/notices";
 import { registerPublisherCommands } from "./commands/publishers";
 import { registerPurchaseCommands } from "./commands/purchases";
 import { registerReleaseCommands } from "./commands/release";
@@ -43,6 +44,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     registerPublisherCommands,
     registerAuditCommands,
     registerReviewCommands,
+    registerNoticeCommands,
     registerUserCommands,
     registerBusinessCommands,
     registerPurchaseCommands,

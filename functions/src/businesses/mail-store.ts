@@ -1,4 +1,4 @@
-import type { Firestore, Transaction } from "firebase-admin/firestore";
+import type { Firestore, Transaction, WriteBatch } from "firebase-admin/firestore";
 import { Timestamp } from "firebase-admin/firestore";
 import { documentAt, oncePerDatabase } from "../core/documents";
 import { randomBase62 } from "../core/secret-tokens";
@@ -21,8 +21,8 @@ export interface MailMessage {
 export const mailStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("mail");
   return {
-    queueIn(tx: Transaction, message: MailMessage, at: Date): void {
-      tx.create(documentAt(collection, randomBase62(20)), {
+    queueIn(tx: Transaction | WriteBatch, message: MailMessage, at: Date): void {
+      (tx as WriteBatch).create(documentAt(collection, randomBase62(20)), {
         to: message.to,
         message: { subject: message.subject, text: message.text, html: message.html },
         createdAt: Timestamp.fromDate(at),

@@ -13,11 +13,12 @@ import { pageOfQuery, type CursorPosition } from "./pagination";
  * collection (rules deny all); operators read it with `audit list`, owners their modules' entries.
  */
 
-export const ACTOR_KINDS = ["user", "developer", "token", "operator", "billing", "scim", "system"] as const;
+export const ACTOR_KINDS = ["user", "developer", "token", "operator", "billing", "scim", "system", "anonymous"] as const;
 
 /**
  * Who acted: a signed-in user (uid), a developer on the developer endpoints (uid), an access or
- * OIDC token (its id), an operator, billing (the event), a business's SCIM token (its id, §22), the system.
+ * OIDC token (its id), an operator, billing (the event), a business's SCIM token (its id, §22), the
+ * system, or a visitor without an account on a route that takes one optionally (a notice, §30).
  */
 export interface Actor {
   kind: (typeof ACTOR_KINDS)[number];
@@ -32,6 +33,9 @@ export interface Actor {
 export interface CommitsWithChange {
   addTo(writer: WriteBatch | Transaction, answer: unknown): void;
 }
+
+/** A visitor without an account, in one request. */
+export const anonymousActor = (requestId: string): Actor => ({ kind: "anonymous", id: "anonymous", requestId });
 
 /** The service itself, or a tool of it (the seed, the bench), acting on its own. */
 export const systemActor = (id: string): Actor => ({ kind: "system", id });

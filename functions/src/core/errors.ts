@@ -23,6 +23,8 @@ export const PROBLEM_STATUS = {
   not_business_admin: 403,
   /** §26: what only an owner of the business may do (its publisher id). */
   not_business_owner: 403,
+  /** §30: a publisher that declared it does not sell as a trader. */
+  not_a_trader: 403,
   not_activated: 403,
   invitation_email_mismatch: 403,
   email_not_verified: 403,
@@ -33,6 +35,10 @@ export const PROBLEM_STATUS = {
   not_found: 404,
   module_not_found: 404,
   version_not_found: 404,
+  /** §30: a publisher that has not declared whether it sells as a trader. */
+  trader_declaration_not_found: 404,
+  /** §30: a notice's review that does not exist for the caller (hidden, or of a private module). */
+  review_not_found: 404,
   business_not_found: 404,
   release_not_found: 404,
   no_compatible_version: 404,
@@ -77,6 +83,8 @@ export const PROBLEM_STATUS = {
   /** §26: a business has a publisher id already (one per business). */
   business_publisher_exists: 409,
   payouts_not_ready: 409,
+  /** §30: a price needs the publisher's trader declaration; a publisher with prices stays a trader. */
+  trader_declaration_required: 409,
   not_for_sale: 409,
   already_owned: 409,
   too_many_webhooks: 409,

@@ -67,6 +67,11 @@ const CATALOG = {
     description: "Someone reported a review.",
     data: z.object({ moduleId: z.string(), reviewId: z.string(), reports: z.number(), path }),
   },
+  "moderation.notice.received": {
+    owners: ["operator"],
+    description: "Someone sent a notice about a module or a review (§30): the operators' queue has a new entry.",
+    data: z.object({ noticeId: z.string(), category: z.string(), source: z.string(), moduleId: z.string(), reviewId: z.string().optional() }),
+  },
   "module.purchase.completed": {
     owners: ["publisher"],
     description: "A module was bought, or a subscription to it started.",

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler } from "express";
 import findMyWay, { type HTTPMethod } from "find-my-way";
 import type { z } from "zod";
-import type { Actor } from "./audit-log";
+import { anonymousActor, type Actor } from "./audit-log";
 import { actorOf, isPublisherToken, bearerToken, idTokenCaller, requireCaller, type Caller, type DeveloperCaller, type TokenVerifier } from "./auth";
 import { readBodyBytes, readJsonBody } from "./body";
 import { NO_STORE, sendBody, type CachePolicy, type RouteCaching, type MediaBody } from "./http-cache";
@@ -38,8 +38,8 @@ export interface RouteContext<P, Q, B, A extends AuthMode> {
   query: Q;
   body: B;
   caller: CallerFor<A>;
-  /** Who acts, as the audit log names them; null on public routes and for anonymous callers. */
-  actor: A extends "none" ? null : A extends "optional" ? Actor | null : Actor;
+  /** Who acts, as the audit log names them; null on public routes; on optional ones, `anonymous` without a token. */
+  actor: A extends "none" ? null : Actor;
   req: Request;
 }
 
@@ -214,7 +214,7 @@ function routeHandlers(route: AnyRoute, middleware: RouteMiddleware): RequestHan
     const key = keyed ? idempotencyKeyOf(req.get("idempotency-key")) : null;
     const caller = req.caller ?? null;
     const run = (commitsWith?: CommitsWithChange) => {
-      const actor = caller && actorOf(caller, req.requestId, route.auth === "developer");
+      const actor = caller ? actorOf(caller, req.requestId, route.auth === "developer") : route.auth === "optional" ? anonymousActor(req.requestId) : null;
       return route.handle({ params, query, body, caller, actor: actor && commitsWith ? { ...actor, commitsWith } : actor, req });
     };
     let reply: Reply;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { moduleTraderSchema } from "../traders/schemas";
 import { isoDateTime } from "../core/schemas";
 import { moduleAccessSchema, moduleIdSchema, modulePriceSchema, modulePublisherSchema, ratingSchema, versionSchema } from "../marketplace/schemas";
 
@@ -27,6 +28,7 @@ export const modulePageSchema = z
     publisher: modulePublisherSchema,
     entitlement: z.string().nullable().meta({ description: "Needed to use the module (with price: or a purchase of it); null when it needs none." }),
     price: modulePriceSchema.nullable().meta({ description: "Its price while it is for sale (§20); null when free." }),
+    trader: moduleTraderSchema.optional().meta({ description: "With a price: who sells it, as its publisher declared (§30, the DSA's Art. 31)." }),
     installUrl: z.string().meta({ description: "Opens the desktop app on this module: <APP_URL_SCHEME>://install/<id> (§24)." }),
     visibility: z.enum(["public", "business"]).meta({ description: "business: private to the business of `businessId`, seen only by its members (§26)." }),
     businessId: z.string().nullable(),

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { publicPrice } from "../marketplace/price";
+import { moduleTrader } from "../traders/service";
 import type { CallerData } from "../accounts/caller-data";
 import { catalogCache, moduleTopic } from "../core/catalog-changes";
 import { toIso } from "../core/documents";
@@ -93,11 +94,12 @@ function listedVersion(page: ModulePage, version: string | undefined): string {
 async function readModulePage({ db, config }: Deps, moduleId: string): Promise<KnownModule | null> {
   const module = await moduleStore(db).getModule(moduleId);
   if (!module?.listed || !module.latestVersion) return null;
-  const [documents, downloads, rating, publishers] = await Promise.all([
+  const [documents, downloads, rating, publishers, trader] = await Promise.all([
     contentStore(db).documents(moduleId, module.latestVersion),
     downloadStore(db, config.downloadShards).total(moduleId),
     ratingStore(db).summary(moduleId),
     developerStore(db).profiles([module.publisherId]),
+    module.price ? moduleTrader({ db }, module.publisherId) : null,
   ]);
   const listedVersions = module.versionSummary.filter((entry) => !entry.revoked);
   const imageAddress = (index: number) => `${config.publicBaseUrl}/modules/${module.id}/images/${index}?v=${module.latestVersion}`;
@@ -114,6 +116,7 @@ async function readModulePage({ db, config }: Deps, moduleId: string): Promise<K
       publisher: publisherOf(publishers, module.publisherId),
       entitlement: module.entitlement ?? null,
       price: publicPrice(module.price),
+      ...(trader ? { trader } : {}),
       installUrl: `${config.appUrlScheme}://install/${module.id}`,
       visibility: module.businessId ? ("business" as const) : ("public" as const),
       businessId: module.businessId,

@@ -12,6 +12,7 @@ import { callStripe, stripeClient } from "../core/stripe";
 import type { Deps } from "../deps";
 import { moduleStore, type ModulePrice, type ModuleRecord } from "../marketplace/module-store";
 import { publicPrice } from "../marketplace/price";
+import { assertMaySell } from "../traders/service";
 import { payoutAccountStore } from "./payout-account-store";
 import type { pricingInputSchema } from "./schemas";
 
@@ -54,6 +55,7 @@ export async function setModulePricing(deps: Deps, developer: DeveloperAccount, 
     throw invalidRequest(`'${input.currency}' is not a currency of this marketplace.`, [{ path: "currency", message: `One of: ${config.payments.currencies.join(", ")}.` }]);
   }
   const module = await ownedModule(deps, developer, moduleId);
+  await assertMaySell(deps, module.publisherId);
   const account = await payoutAccountStore(deps.db).get(module.publisherId);
   if (!account?.chargesEnabled) {
     throw new ApiError("payouts_not_ready", account ? "Stripe does not let this publisher's payouts account take charges yet: finish onboarding (POST /developers/payouts/account)." : "Set up a payouts account first: POST /developers/payouts/account.");

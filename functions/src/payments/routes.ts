@@ -54,7 +54,7 @@ export const paymentRoutes = (deps: Deps) => [
     params: moduleParamsSchema,
     body: pricingInputSchema,
     responses: { 200: { description: "The price now in force.", schema: pricingSchema } },
-    problems: ["module_not_found", "not_owner", "payouts_not_ready", ...STRIPE_PROBLEMS],
+    problems: ["module_not_found", "not_owner", "trader_declaration_required", "not_a_trader", "payouts_not_ready", ...STRIPE_PROBLEMS],
     handle: async ({ caller, actor, params, body }) => ({ status: 200, body: await setModulePricing(deps, caller.developer, actor, params.id, body) }),
   }),
   defineRoute({

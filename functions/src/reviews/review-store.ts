@@ -87,6 +87,14 @@ export const reviewStore = oncePerDatabase((db: Firestore) => {
       return snapshot.empty ? null : read(snapshot.docs[0]);
     },
     /**
+     * A review by its public id, whatever its module (ids are unique across modules): one
+     * collection-group query (its index: firestore.indexes.json's override of `reviews.id`).
+     */
+    async anyById(reviewId: string): Promise<ReviewRecord | null> {
+      const snapshot = await db.collectionGroup("reviews").where("id", "==", reviewId).limit(1).get();
+      return snapshot.empty ? null : read(snapshot.docs[0]);
+    },
+    /**
      * A page of a module's visible reviews in one order (newest first when filtered), after a
      * position (composite indexes in firestore.indexes.json).
      */

@@ -180,6 +180,15 @@ export async function createDeveloper(publisherId: string): Promise<TestDevelope
   return { ...user, publisherId };
 }
 
+/** Declares `who`'s publisher a trader (§30), as a publisher must before its first price. */
+export async function declareTrader(who: { idToken: string }, through?: Express): Promise<void> {
+  const response = await request(through ?? (await testApp()))
+    .put("/api/v1/developers/trader")
+    .set(bearer(who))
+    .send({ trader: true, name: "Example Trading Ltd", address: "1 Example Street, 10115 Berlin, Germany", email: "sales@example.test", phone: "+49 30 1234567", selfCertification: true });
+  if (response.status !== 200) throw new Error(`trader declaration failed: ${JSON.stringify(response.body)}`);
+}
+
 /** `POST /developers/modules/sign` of a package's bytes, as `who`: the answer, whatever it is. */
 export const signRequest = (app: Express, who: { idToken: string }, bytes: Buffer) =>
   request(app).post("/api/v1/developers/modules/sign").set(bearer(who)).set("Content-Type", "application/octet-stream").send(bytes);

@@ -1623,6 +1623,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/developers/trader": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The publisher's trader declaration. */
+        get: operations["getTraderDeclaration"];
+        /** Declares whether the publisher sells as a trader, and if so who it is (shown on its paid modules' pages). */
+        put: operations["declareTrader"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tells the marketplace that a module, a version or a review is illegal or breaks its terms; no account needed.
+         * @description With an ID token, the reporter is the account (its name and email); a trusted flagger's account (Art. 22) is listed first. The reporter's email gets a confirmation; the appeal token lets the reporter appeal the decision. §1's rate limits apply.
+         */
+        post: operations["sendNotice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -1869,6 +1907,8 @@ export interface components {
             entitlement: string | null;
             /** @description Its price while it is for sale (§20); null when free. */
             price: components["schemas"]["ModulePrice"] | null;
+            /** @description With a price: who sells it, as its publisher declared (§30, the DSA's Art. 31). */
+            trader?: components["schemas"]["ModuleTrader"];
             /** @description Opens the desktop app on this module: <APP_URL_SCHEME>://install/<id> (§24). */
             installUrl: string;
             /**
@@ -1919,6 +1959,12 @@ export interface components {
                 usable: boolean;
                 activated: boolean;
             };
+        };
+        ModuleTrader: {
+            name: string;
+            address: string;
+            email: string;
+            phone: string;
         };
         ReviewList: {
             summary: components["schemas"]["RatingSummary"];
@@ -2682,7 +2728,7 @@ export interface components {
             at: string;
             actor: {
                 /** @enum {string} */
-                kind: "user" | "developer" | "token" | "operator" | "billing" | "scim" | "system";
+                kind: "user" | "developer" | "token" | "operator" | "billing" | "scim" | "system" | "anonymous";
                 id: string;
             };
             /** @description e.g. module.sign, module.publish, module.yank, review.approve, module.revoke. */
@@ -2925,6 +2971,98 @@ export interface components {
             enforce: boolean;
             /** @description People of the business's verified domains who sign in through the provider become members at their first GET /users/me. */
             jit: boolean;
+        };
+        TraderDeclarationInput: {
+            /** @constant */
+            trader: true;
+            /** @description The trader's legal name (a person's or a company's). */
+            name: string;
+            /** @description The postal address, on one line. */
+            address: string;
+            email: string;
+            /** @description A telephone number buyers may call, ideally with its country code (+49 …). */
+            phone: string;
+            /** @description The trade register the trader is entered in, when it is. */
+            tradeRegister?: string;
+            /** @description The trader's number in that register, or an equivalent identifier. */
+            registrationNumber?: string;
+            /**
+             * @description The publisher certifies that it offers only products and services that comply with EU law (Art. 30(1)(e)).
+             * @constant
+             */
+            selfCertification: true;
+        } | {
+            /**
+             * @description A publisher that does not sell as a business (a private person): it may not set prices.
+             * @constant
+             */
+            trader: false;
+        };
+        TraderDeclaration: {
+            /** @constant */
+            trader: true;
+            /** @description The trader's legal name (a person's or a company's). */
+            name: string;
+            /** @description The postal address, on one line. */
+            address: string;
+            /** Format: email */
+            email: string;
+            /** @description A telephone number buyers may call, ideally with its country code (+49 …). */
+            phone: string;
+            tradeRegister: string | null;
+            registrationNumber: string | null;
+            /** @constant */
+            selfCertification: true;
+            publisherId: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            updatedAt: string;
+        } | {
+            /** @constant */
+            trader: false;
+            publisherId: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            updatedAt: string;
+        };
+        NoticeInput: {
+            /** @description A module (or one of its versions), or a review. */
+            target: {
+                moduleId: string;
+                /** @description A semver version, e.g. 1.2.3. */
+                version?: string;
+            } | {
+                /** @description The review's id as §18 answers it (rev_…). */
+                reviewId: string;
+            };
+            /** @enum {string} */
+            category: "illegal_content" | "intellectual_property" | "malware" | "scam_or_fraud" | "protection_of_minors" | "privacy" | "other";
+            /** @description Why the content is illegal or breaks the terms: 20–5000 characters (shown to operators as text, never as markup). */
+            explanation: string;
+            /** @description Who reports, to be told what was decided; an ID token names its account instead. Needed for intellectual_property. */
+            reporter?: {
+                name: string;
+                email: string;
+            };
+            /**
+             * @description The reporter's statement that the notice is accurate and complete, in good faith (Art. 16(2)(d)).
+             * @constant
+             */
+            goodFaith: true;
+        };
+        ReceivedNotice: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            receivedAt: string;
+            /** @description Shown once: lets the reporter appeal the decision (POST /decisions/:id/appeals); a replay under an Idempotency-Key answers null. */
+            appealToken: string | null;
         };
         Health: {
             /** @constant */
@@ -6166,7 +6304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: not_a_developer, not_owner. */
+            /** @description Problem: not_a_developer, not_owner, not_a_trader. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6184,7 +6322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: payouts_not_ready. */
+            /** @description Problem: trader_declaration_required, payouts_not_ready. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13746,6 +13884,304 @@ export interface operations {
             };
             /** @description Problem: module_revoked. */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTraderDeclaration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The declaration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDeclaration"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: trader_declaration_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    declareTrader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderDeclarationInput"];
+            };
+        };
+        responses: {
+            /** @description The declaration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDeclaration"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: trader_declaration_required. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendNotice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoticeInput"];
+            };
+        };
+        responses: {
+            /** @description Received. */
+            201: {
+                headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedNotice"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: module_not_found, review_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: request_in_progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

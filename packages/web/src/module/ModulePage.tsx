@@ -140,6 +140,19 @@ export function ModulePage() {
           <span class="muted">Opens the desktop app on this module.</span>
         </p>
       )}
+      {page.trader && (
+        <section class="trader" aria-labelledby="trader-heading">
+          <h2 id="trader-heading">Sold by</h2>
+          <address>
+            {page.trader.name}
+            <br />
+            {page.trader.address}
+            <br />
+            <a href={`mailto:${page.trader.email}`}>{page.trader.email}</a> · <a href={`tel:${page.trader.phone.replace(/[^+0-9]/g, "")}`}>{page.trader.phone}</a>
+          </address>
+          <p class="muted">As the publisher declared it under the EU's Digital Services Act.</p>
+        </section>
+      )}
       {page.description && <p class="description">{page.description}</p>}
       <div class="module-body">
         <Tabs

@@ -3,6 +3,7 @@ import { dataOf, dataUnless, type Schemas, type SignedInApi } from "../api";
 import { formatMoney, formatPrice, utcDay } from "../format";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { useAction } from "../ui/use-action";
+import { Trader } from "./Trader";
 
 type DeveloperModule = Schemas["DeveloperModules"]["items"][number];
 type Account = Schemas["PayoutAccount"];
@@ -15,9 +16,11 @@ const CURRENCIES = ["usd", "eur", "gbp"];
  */
 export function Payouts({ api, modules, reloadModules }: { api: SignedInApi; modules: DeveloperModule[]; reloadModules: () => Promise<void> }) {
   const [account, setAccount] = useState<Account | null | undefined>(undefined);
+  const [declaration, setDeclaration] = useState<Schemas["TraderDeclaration"] | null | undefined>(undefined);
   const { error, status, run, setError } = useAction();
   useEffect(() => {
     dataUnless("payouts_account_not_found", api.GET("/developers/payouts")).then(setAccount, setError);
+    dataUnless("trader_declaration_not_found", api.GET("/developers/trader")).then(setDeclaration, setError);
   }, [api]);
 
   const onboard = () =>
@@ -59,7 +62,9 @@ export function Payouts({ api, modules, reloadModules }: { api: SignedInApi; mod
       )}
       <ErrorMessage error={error} />
       <StatusMessage>{status}</StatusMessage>
-      {account?.chargesEnabled && modules.length > 0 && <Pricing api={api} modules={modules} reload={reloadModules} />}
+      {declaration !== undefined && <Trader api={api} declaration={declaration} onDeclared={setDeclaration} />}
+      {account?.chargesEnabled && modules.length > 0 && declaration?.trader && <Pricing api={api} modules={modules} reload={reloadModules} />}
+      {account?.chargesEnabled && modules.length > 0 && declaration !== undefined && !declaration?.trader && <p class="muted">Declare yourself a trader above to set prices.</p>}
       {account && <Earnings api={api} />}
     </section>
   );
