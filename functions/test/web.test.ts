@@ -371,6 +371,48 @@ describe("web pages (§16)", () => {
     done(watch);
   });
 
+  it("/modules/:id (§30): a visitor without an account reports a module, by keyboard at 375 px, and keeps the appeal token", async () => {
+    const { page, watch } = await openPage(375);
+    await page.goto(`${origin}/modules/acme.weather`);
+    await page.waitForSelector("h1:has-text('Weather')");
+    const open = page.locator("aside.resources button:has-text('Report illegal content')");
+    await open.focus();
+    await page.keyboard.press("Enter");
+    const form = page.locator("form.report-form");
+    await form.waitFor();
+    await form.locator("input[value=scam_or_fraud]").check();
+    await form.locator("textarea[name=explanation]").fill("It asks for card numbers to 'unlock' forecasts, then charges them.");
+    await form.locator("input[name=email]").fill("visitor@example.test");
+    await form.locator("input[name=goodFaith]").check();
+    // An email without a name: said in the form, nothing sent.
+    await form.locator("button[type=submit]").click();
+    await expect_(async () => expect(await form.locator(".message.error, [role=alert]").textContent()).toContain("Give your name with your email"));
+    await form.locator("input[name=goodFaith]").uncheck();
+    await form.locator("input[name=name]").fill("Vic");
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await scrollsSideways(page)).toBe(false);
+    // The good-faith statement is required: without it the browser keeps the form.
+    await form.locator("button[type=submit]").click();
+    expect(await form.isVisible()).toBe(true);
+    await form.locator("input[name=goodFaith]").check();
+    await form.locator("button[type=submit]").click();
+    const received = page.locator(".report-received");
+    await received.waitFor();
+    const noticeId = (await received.locator("code").first().textContent())!;
+    expect(noticeId).toMatch(/^ntc_/);
+    expect(await received.locator("code.token").textContent()).toMatch(/^nap_/);
+    await screenshot(page, "module-report-375");
+    const { listNotices } = await import("../src/notices/service");
+    const { operatorDeps } = await import("./support/harness");
+    expect((await listNotices(await operatorDeps(), {})).find((notice) => notice.id === noticeId)).toMatchObject({
+      source: "anonymous",
+      category: "scam_or_fraud",
+      target: { moduleId: "acme.weather", version: null },
+      reporter: { name: "Vic", email: "visitor@example.test", uid: null },
+    });
+    done(watch);
+  });
+
   it("/publisher (§24): a signed-in user who is not yet a publisher registers in the page", async () => {
     const newcomer = await createUser();
     const { page, watch } = await openPage(375);

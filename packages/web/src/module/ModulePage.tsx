@@ -1,7 +1,8 @@
 import type { User } from "@firebase/auth";
 import { useRoute } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
-import { dataUnless, publicApi, signedInApi, sitePath, type Schemas } from "../api";
+import { dataUnless, publicApi, signedInApi, sitePath, type Schemas, type SignedInApi } from "../api";
+import { ReportContent } from "../notices/ReportContent";
 import { useTitle } from "../ui/use-title";
 import { compatibility, formatCount, formatDate, formatPrice } from "../format";
 import { Loading, RetryableError } from "../ui/messages";
@@ -164,14 +165,14 @@ export function ModulePage() {
             ["changelog", "Changelog", <>{page.changelogHtml ? <div class="markdown" dangerouslySetInnerHTML={{ __html: page.changelogHtml }} /> : <p class="muted">This version has no changelog.</p>}</>],
           ]}
         />
-        <Resources page={page} />
+        <Resources page={page} api={user ? signedInApi(() => user.getIdToken()) : null} />
       </div>
     </article>
   );
 }
 
 /** The side column (§24): where the module lives beyond the marketplace, as its module.json says. */
-function Resources({ page }: { page: Schemas["ModulePage"] }) {
+function Resources({ page, api }: { page: Schemas["ModulePage"]; api: SignedInApi | null }) {
   const { homepage, repository, issues, license } = page.resources;
   const links = [
     ["Homepage", homepage],
@@ -200,6 +201,8 @@ function Resources({ page }: { page: Schemas["ModulePage"] }) {
       <p>
         <PublisherName publisher={page.publisher} />
       </p>
+      <h2>Report</h2>
+      <ReportContent target={{ moduleId: page.id }} what="this module" api={api} />
     </aside>
   );
 }

@@ -6,6 +6,7 @@ import { formatDate } from "../format";
 import { ErrorMessage, Loading, StatusMessage } from "../ui/messages";
 import { Stars } from "../ui/Stars";
 import { useAction } from "../ui/use-action";
+import { ReportContent } from "../notices/ReportContent";
 import { signInReturningTo } from "../ui/sign-in-link";
 
 type Review = Schemas["ModuleReview"];
@@ -198,6 +199,7 @@ function ReviewItem({ review, moduleId, publisherName, api }: { review: Review; 
           </button>
         </form>
       )}
+      <ReportContent target={{ reviewId: review.id }} what="this review" api={api} />
       <ErrorMessage error={error} />
       <StatusMessage>{status}</StatusMessage>
     </article>
