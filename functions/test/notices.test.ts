@@ -2,6 +2,7 @@ import type { Express } from "express";
 import request from "supertest";
 import { listNotices, setTrustedFlagger, showNotice } from "../src/notices/service";
 import { setReviewHidden } from "../src/reviews/service";
+import { admin, json } from "./support/admin";
 import { countDocuments, putBusiness } from "./support/fixtures";
 import { bearer, createDeveloper, createUser, expectProblem, operatorDeps, publishModule, resetEmulators, signIn, testApp, testDeps, type TestDeveloper, type TestUser } from "./support/harness";
 
@@ -127,5 +128,24 @@ describe("notices (§30)", () => {
     }
     expectProblem(await notice(body({ moduleId: "acme.charts", version: "9.9.9" })), 404, "module_not_found");
     expect(await countDocuments("notices")).toBe(before + 1);
+  });
+
+  it("are the operators' through the CLI: the queue, one notice, trusted flaggers, a publisher's trader declaration", async () => {
+    const sent = await notice({ target: { moduleId: "acme.charts" }, category: "privacy", explanation, goodFaith: true });
+    const queue = await json("notices", "list", "--limit", "500");
+    expect(queue.map((item: { id: string }) => item.id)).toContain(sent.body.id);
+    expect(await json("notices", "show", sent.body.id)).toMatchObject({ id: sent.body.id, category: "privacy", source: "anonymous" });
+    expect(await json("notices", "list", "--status", "decided")).toEqual([]);
+    const bad = await admin("notices", "list", "--status", "closed");
+    expect(bad.code).not.toBe(0);
+    expect(await json("--actor", "ops@example.test", "flaggers", "add", "Hotline@Example.test")).toEqual({ email: "hotline@example.test", trusted: true });
+    expect(await json("flaggers", "list")).toContainEqual(expect.objectContaining({ email: "hotline@example.test", addedBy: "ops@example.test" }));
+    expect(await json("flaggers", "remove", "hotline@example.test")).toEqual({ email: "hotline@example.test", trusted: false });
+    expect((await json("flaggers", "list")).map((flagger: { email: string }) => flagger.email)).not.toContain("hotline@example.test");
+
+    const missing = await admin("trader", "show", "acme");
+    expect({ code: missing.code, stderr: missing.stderr }).toEqual({ code: 1, stderr: expect.stringContaining("has not declared whether it sells as a trader") });
+    expect((await request(app).put(`${api}/developers/trader`).set(bearer(developer)).send({ trader: false })).status).toBe(200);
+    expect(await json("trader", "show", "acme")).toEqual({ trader: false, publisherId: "acme", updatedAt: expect.any(String), declaredBy: developer.uid });
   });
 });

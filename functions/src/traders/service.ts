@@ -5,7 +5,7 @@ import type { DeveloperAccount } from "../core/auth";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
 import { ApiError } from "../core/errors";
 import { toIso } from "../core/documents";
-import type { Deps } from "../deps";
+import type { Deps, OperatorDeps } from "../deps";
 import { moduleStore } from "../marketplace/module-store";
 import type { moduleTraderSchema, traderDeclarationInputSchema, traderDeclarationSchema } from "./schemas";
 import { traderStore, type TraderRecord } from "./trader-store";
@@ -61,6 +61,13 @@ export async function getTraderDeclaration({ db }: Deps, developer: DeveloperAcc
   const record = await traderStore(db).get(developer.publisherId);
   if (!record) throw notFound();
   return view(record);
+}
+
+/** Operators: `trader show <publisherId>`: a publisher's declaration, with who made it. */
+export async function showTrader({ db }: Pick<OperatorDeps, "db">, publisherId: string) {
+  const record = await traderStore(db).get(publisherId);
+  if (!record) throw notFound();
+  return { ...view(record), declaredBy: record.declaredBy };
 }
 
 /** Before a price is set (§20): a publisher sells only once declared a trader. */

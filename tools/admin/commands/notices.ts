@@ -1,6 +1,7 @@
-/** `notices`, `flaggers`: the Digital Services Act's notices (§30) and the trusted flaggers whose notices come first. */
+/** `notices`, `flaggers`, `trader`: the Digital Services Act's notices (§30), the trusted flaggers whose notices come first, and traders. */
 import type { Command } from "commander";
 import { listNotices, listTrustedFlaggers, setTrustedFlagger, showNotice } from "../../../functions/src/notices/service";
+import { showTrader } from "../../../functions/src/traders/service";
 import { type Cli } from "../cli";
 
 export function registerNoticeCommands(program: Command, { action }: Cli): void {
@@ -32,4 +33,12 @@ export function registerNoticeCommands(program: Command, { action }: Cli): void 
     .command("list")
     .description("the trusted flaggers")
     .action(action((ctx) => listTrustedFlaggers(ctx)));
+
+  program
+    .command("trader")
+    .description("traders (Art. 30): who sells")
+    .command("show")
+    .description("a publisher's trader declaration, and the developer who made it")
+    .argument("<publisherId>")
+    .action(action((ctx, publisherId: string) => showTrader(ctx, publisherId)));
 }
