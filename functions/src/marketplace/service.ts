@@ -5,7 +5,7 @@ import type { CallerData, InstallAccess } from "../accounts/caller-data";
 import { firstRefusal, policySubject, type Policy } from "../access/install-policy";
 import { fallbackVersionsOf, type FallbackVersions } from "../access/fallback";
 import { assertAllowedByPolicies, assertMayUseModule, assertWithinFallback } from "../access/policy";
-import { isVisibleIn, moduleNotFound, reachedBusinesses } from "../access/visibility";
+import { assertVisible, isVisibleIn, moduleNotFound, reachedBusinesses, type Viewer } from "../access/visibility";
 import { fallbackBound, isModuleUsable, type EntitlementGrant, type ModuleTerms } from "../access/rules";
 import { isInvalidArgument, toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
@@ -43,6 +43,14 @@ export const ratingView = (rating: RatingFigures | null) => (rating && rating.co
  * instance, current with every change, ranked, filtered and paged after the cursor's position in
  * the same sort; with `facets`, counts over the whole result.
  */
+/** A listed module the viewer may see (a private one only for its business's members, §26); else 404 as for an id never made. */
+export async function listedModuleFor(db: Deps["db"], moduleId: string, viewer: Viewer): Promise<ModuleRecord> {
+  const module = await moduleStore(db).getModule(moduleId);
+  if (!module?.listed) throw moduleNotFound(moduleId);
+  await assertVisible(module, viewer);
+  return module;
+}
+
 export async function listModules({ cursors, config }: Deps, catalog: SearchCatalog, query: ListQuery, own: PrivateCatalog | null = null) {
   const sort = effectiveSort(query);
   const after = query.cursor ? cursors.decodeKey(`modules:${sort}`, query.cursor) : undefined;

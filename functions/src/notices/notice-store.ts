@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
@@ -55,12 +55,8 @@ export const noticeStore = oncePerDatabase((db: Firestore) => {
       const { id, receivedAt, ...fields } = notice;
       batch.create(documentAt(collection, id), { ...fields, priority: notice.source === "trusted_flagger" ? 0 : 1, receivedAt: Timestamp.fromDate(receivedAt) });
     },
-    async get(id: string, tx?: Transaction): Promise<NoticeRecord | null> {
-      const ref = documentAt(collection, id);
-      return read(tx ? await tx.get(ref) : await ref.get());
-    },
-    markDecided(writer: WriteBatch | Transaction, id: string, decisionId: string): void {
-      (writer as WriteBatch).update(documentAt(collection, id), { status: "decided", decisionId });
+    async get(id: string): Promise<NoticeRecord | null> {
+      return read(await documentAt(collection, id).get());
     },
     /** The queue: a status's notices, trusted flaggers' first, then oldest first. */
     async queue(status: "open" | "decided", limit: number): Promise<NoticeRecord[]> {

@@ -1,17 +1,17 @@
-import type { z } from "zod";
-import { assertVisible, moduleNotFound } from "../access/visibility";
+import { z } from "zod";
 import { viewerOf } from "../accounts/caller-data";
 import { escapeHtml, mailStore, type MailMessage } from "../businesses/mail-store";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
 import type { Caller } from "../core/auth";
-import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
 import { ApiError, invalidRequest } from "../core/errors";
+import { emailAddress } from "../core/schemas";
+import { parseInput } from "../core/validation";
 import { outboundEvent } from "../core/event-types";
 import { OPERATORS } from "../core/event-outbox";
 import { randomBase62, tokenHash } from "../core/secret-tokens";
 import type { Deps, OperatorDeps } from "../deps";
-import { moduleStore } from "../marketplace/module-store";
+import { listedModuleFor } from "../marketplace/service";
 import { reviewStore } from "../reviews/review-store";
 import { flaggerStore } from "./flagger-store";
 import { noticeStore, type NoticeRecord } from "./notice-store";
@@ -31,22 +31,19 @@ export const reviewNotFound = (reviewId: string) => new ApiError("review_not_fou
 async function resolveTarget(deps: Deps, caller: Caller | null, target: z.output<typeof noticeInputSchema>["target"], now: Date) {
   const viewer = viewerOf(deps.db, caller, now);
   if ("reviewId" in target) {
-    const review = await withinDeadline("Firestore", reviewStore(deps.db).anyById(target.reviewId));
+    const review = await reviewStore(deps.db).anyById(target.reviewId);
     if (!review || !review.visible) throw reviewNotFound(target.reviewId);
-    const module = await moduleStore(deps.db).getModule(review.moduleId);
-    if (!module?.listed) throw reviewNotFound(target.reviewId);
-    await assertVisible(module, viewer).catch(() => {
-      throw reviewNotFound(target.reviewId);
+    // A review of a module the caller may not see does not exist for them either; other failures stay what they are.
+    await listedModuleFor(deps.db, review.moduleId, viewer).catch((error: unknown) => {
+      throw error instanceof ApiError && error.code === "module_not_found" ? reviewNotFound(target.reviewId) : error;
     });
-    return { moduleId: review.moduleId, version: null, reviewId: review.id, publisherId: module.publisherId };
+    return { moduleId: review.moduleId, version: null, reviewId: review.id };
   }
-  const module = await moduleStore(deps.db).getModule(target.moduleId);
-  if (!module?.listed) throw moduleNotFound(target.moduleId);
-  await assertVisible(module, viewer);
+  const module = await listedModuleFor(deps.db, target.moduleId, viewer);
   if (target.version !== undefined && !module.versionSummary.some((entry) => entry.version === target.version && entry.publishedAt !== null)) {
     throw new ApiError("module_not_found", `Module '${target.moduleId}' has no published version '${target.version}'.`);
   }
-  return { moduleId: module.id, version: target.version ?? null, reviewId: null, publisherId: module.publisherId };
+  return { moduleId: module.id, version: target.version ?? null, reviewId: null };
 }
 
 /** POST /notices: recorded, confirmed to the reporter by email when there is an address, and queued for the operators. */
@@ -119,12 +116,14 @@ export const noticeView = (notice: NoticeRecord) => ({
   decisionId: notice.decisionId,
 });
 
+const noticeListInput = z.object({
+  status: z.enum(["open", "decided"]).default("open"),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
 /** Operators: `notices list`: open ones by default, trusted flaggers' first, then oldest first. */
-export async function listNotices(deps: OperatorDeps, options: { status?: string; limit?: string }) {
-  const status = options.status ?? "open";
-  if (status !== "open" && status !== "decided") throw invalidRequest("--status is open or decided.");
-  const limit = options.limit === undefined ? 100 : Number(options.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidRequest("--limit is 1 to 1000.");
+export async function listNotices(deps: OperatorDeps, input: { status?: string; limit?: string }) {
+  const { status, limit } = parseInput(noticeListInput, input);
   return (await noticeStore(deps.db).queue(status, limit)).map(noticeView);
 }
 
@@ -137,8 +136,7 @@ export async function showNotice(deps: OperatorDeps, id: string) {
 
 /** Operators: `flaggers add|remove <email>`, `flaggers list` (an audit entry each change). */
 export async function setTrustedFlagger(deps: OperatorDeps, email: string, trusted: boolean) {
-  const address = email.trim().toLowerCase();
-  if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(address)) throw invalidRequest(`'${email}' is not an email address.`);
+  const address = parseInput(emailAddress(), email, `'${email}' is not an email address.`).toLowerCase();
   const now = deps.clock();
   await auditLog(deps.db).commit(operatorOf(deps), { action: trusted ? "flagger.add" : "flagger.remove", target: address }, now, (batch) => flaggerStore(deps.db).setIn(batch, address, trusted, operatorOf(deps).id, now));
   return { email: address, trusted };

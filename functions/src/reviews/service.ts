@@ -4,7 +4,7 @@ import { OPERATORS } from "../core/event-outbox";
 import type { z } from "zod";
 import { activationStore } from "../accounts/activation-store";
 import { assertOwnsModule } from "../access/policy";
-import { assertVisible, moduleNotFound, type Viewer } from "../access/visibility";
+import { moduleNotFound, type Viewer } from "../access/visibility";
 import { viewerOf } from "../accounts/caller-data";
 import { actingOwner } from "../publishing/publisher";
 import { instanceQueue } from "../core/concurrency";
@@ -17,9 +17,9 @@ import { ApiError } from "../core/errors";
 import { randomBase62 } from "../core/secret-tokens";
 import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
-import { moduleStore, type ModuleRecord } from "../marketplace/module-store";
+import { moduleStore } from "../marketplace/module-store";
 import { ratingStore, type RatingSummary } from "../marketplace/rating-store";
-import { ratingView } from "../marketplace/service";
+import { listedModuleFor, ratingView } from "../marketplace/service";
 import { reviewStore, type ReviewPosition, type ReviewRecord } from "./review-store";
 import { hideInput, reportedReviewsInput, unhideInput, type reviewInputSchema, type reviewListQuerySchema } from "./schemas";
 
@@ -32,13 +32,6 @@ import { hideInput, reportedReviewsInput, unhideInput, type reviewInputSchema, t
 
 const noReview = (reviewId: string) => new ApiError("not_found", `No review '${reviewId}' of this module.`);
 
-/** A listed module the viewer may see (a private one only for its business's members, §26). */
-async function listedModule(deps: Pick<Deps, "db">, moduleId: string, viewer: Viewer): Promise<ModuleRecord> {
-  const module = await moduleStore(deps.db).getModule(moduleId);
-  if (!module?.listed) throw moduleNotFound(moduleId);
-  await assertVisible(module, viewer);
-  return module;
-}
 
 export function reviewView(review: ReviewRecord) {
   return {
@@ -75,7 +68,7 @@ async function commitReviewChange<T>(deps: Pick<Deps, "db">, moduleId: string, c
 /** PUT /modules/:id/reviews/me: writes or replaces the caller's review (keeping its createdAt). */
 export async function putMyReview(deps: Deps, caller: Caller, actor: Actor, moduleId: string, input: z.output<typeof reviewInputSchema>) {
   const { db, clock } = deps;
-  const module = await listedModule(deps, moduleId, viewerOf(db, caller, clock()));
+  const module = await listedModuleFor(deps.db, moduleId, viewerOf(db, caller, clock()));
   const activation = await withinDeadline("Firestore", activationStore(db).get(caller.uid, moduleId));
   if (!activation) throw new ApiError("not_activated", `Only people who activated '${moduleId}' may review it: confirm it in the app first.`);
   const now = clock();
@@ -129,7 +122,7 @@ export function summaryView(summary: RatingSummary) {
 /** GET /modules/:id/reviews (public): the figures and a page of the visible reviews in one order. */
 export async function listReviews(deps: Deps, viewer: Viewer, moduleId: string, query: z.output<typeof reviewListQuerySchema>) {
   const { db, cursors } = deps;
-  await listedModule(deps, moduleId, viewer);
+  await listedModuleFor(deps.db, moduleId, viewer);
   const filter = { rating: query.rating, replied: query.replied };
   // A cursor belongs to one order and one filter.
   const order = `reviews:${query.sort}:${query.rating ?? ""}:${query.replied ?? ""}`;
@@ -148,7 +141,7 @@ export async function listReviews(deps: Deps, viewer: Viewer, moduleId: string, 
 
 /** The caller's own review of a listed module (shown to them even when an operator hid it). */
 export async function myReview(deps: Deps, caller: Caller, moduleId: string) {
-  await listedModule(deps, moduleId, viewerOf(deps.db, caller, deps.clock()));
+  await listedModuleFor(deps.db, moduleId, viewerOf(deps.db, caller, deps.clock()));
   const review = await reviewStore(deps.db).mine(moduleId, caller.uid);
   if (!review) throw new ApiError("not_found", `You have not reviewed '${moduleId}'.`);
   return reviewView(review);
@@ -178,7 +171,7 @@ export async function reportReview(deps: Deps, caller: Caller, actor: Actor, mod
   const { db, clock } = deps;
   const uid = caller.uid;
   const reviews = reviewStore(db);
-  await listedModule(deps, moduleId, viewerOf(db, caller, clock()));
+  await listedModuleFor(deps.db, moduleId, viewerOf(db, caller, clock()));
   await withinDeadline(
     "Firestore",
     db.runTransaction(async (tx) => {
