@@ -138,7 +138,8 @@ export function createClient(options: DesktopClientOptions) {
     // Refused before a byte is fetched: a revoked version, and what a kept policy blocks (the service refuses both too).
     const revoked = await trust.revocationOf({ moduleId, version, sha256: download.sha256, businessId: module.businessId });
     if (revoked) throw new DesktopError("module_revoked", `${moduleId}@${version} was revoked: ${revoked.reason}`, { details: { reason: revoked.reason } });
-    const blocked = await trust.policyRefusal(profile.policies.map((policy) => policy.businessId), { id: moduleId, publisherId: module.publisherId, businessId: module.businessId }, version);
+    const policies = await trust.keptPolicies(profile.policies.map((policy) => policy.businessId));
+    const blocked = trust.policyRefusal(policies.values(), { id: moduleId, publisherId: module.publisherId, businessId: module.businessId }, version);
     if (blocked) throw new DesktopError("blocked_by_policy", blocked.reason, { status: 403, details: blocked });
 
     if (kept && kept.version === version && kept.sha256 === download.sha256) {
@@ -268,11 +269,13 @@ export function createClient(options: DesktopClientOptions) {
       if (claims.maxVersion && semver.gt(record.version, claims.maxVersion)) {
         return refuse("fallback_version_exceeded", `Your licence keeps versions up to ${claims.maxVersion}; ${record.version} needs an active licence.`);
       }
-      for (const [businessId, version] of Object.entries(claims.policyVersions ?? {})) {
-        const policy = await trust.keptPolicy(businessId);
+      const issuedUnder = Object.entries(claims.policyVersions ?? {});
+      const policies = await trust.keptPolicies(issuedUnder.map(([businessId]) => businessId));
+      for (const [businessId, version] of issuedUnder) {
+        const policy = policies.get(businessId);
         if (!policy || policy.version < version) return refuse("policy_outdated", `The install policy of ${businessId} kept here is older than the certificate's: go online to refresh.`);
       }
-      const blocked = await trust.policyRefusal(Object.keys(claims.policyVersions ?? {}), { id: moduleId, publisherId: record.publisherId, businessId: record.businessId }, record.version);
+      const blocked = trust.policyRefusal(policies.values(), { id: moduleId, publisherId: record.publisherId, businessId: record.businessId }, record.version);
       if (blocked) return refuse("blocked_by_policy", blocked.reason);
       const revoked = await trust.revocationOf(record);
       if (revoked) return refuse("module_revoked", `${moduleId}@${record.version} was revoked: ${revoked.reason}`);

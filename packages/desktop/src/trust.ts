@@ -46,7 +46,6 @@ export function trustStore(dir: DataDirectory, clock: ClockGuard) {
 
   return {
     signingKeys: requireKeys,
-    keptPolicy,
 
     /**
      * Fetches the signing keys, the revocation lists and the policies of the caller's businesses
@@ -102,13 +101,17 @@ export function trustStore(dir: DataDirectory, clock: ClockGuard) {
       return null;
     },
 
-    /** Whether every kept policy lets this version in (§26), with the first refusal's business and reason. */
-    async policyRefusal(businessIds: string[], module: { id: string; publisherId: string; businessId: string | null }, version: string): Promise<{ businessId: string; reason: string } | null> {
-      for (const businessId of businessIds) {
-        const policy = await keptPolicy(businessId);
-        if (!policy) continue;
+    /** The kept signed policies of these businesses (each read and checked once), by business; a business without one is left out. */
+    async keptPolicies(businessIds: string[]): Promise<Map<string, SignedPolicy>> {
+      const policies = await Promise.all(businessIds.map(keptPolicy));
+      return new Map(policies.filter((policy): policy is SignedPolicy => policy !== null).map((policy) => [policy.businessId, policy]));
+    },
+
+    /** Whether every one of these policies lets this version in (§26), with the first refusal's business and reason. */
+    policyRefusal(policies: Iterable<SignedPolicy>, module: { id: string; publisherId: string; businessId: string | null }, version: string): { businessId: string; reason: string } | null {
+      for (const policy of policies) {
         const decision = allowedOffline(policy, module, version);
-        if (!decision.allowed) return { businessId, reason: decision.reason ?? "Blocked by your company." };
+        if (!decision.allowed) return { businessId: policy.businessId, reason: decision.reason ?? "Blocked by your company." };
       }
       return null;
     },
