@@ -39,6 +39,7 @@ export async function seedReads(deps: Deps) {
         id,
         price: null,
         stripeProductId: null,
+        restriction: null,
         businessId: null,
         ...listing,
         publisherId: "bench",

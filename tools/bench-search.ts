@@ -86,6 +86,7 @@ export async function writeModules(deps: Deps, modules: GeneratedModule[]): Prom
         id: module.id,
         price: null,
         stripeProductId: null,
+        restriction: null,
         businessId: null,
         name: module.name,
         summary: module.summary,

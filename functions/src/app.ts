@@ -42,6 +42,7 @@ import { ssoRoutes } from "./sso/routes";
 import { tufRoutes } from "./tuf/routes";
 import { traderRoutes } from "./traders/routes";
 import { noticeRoutes } from "./notices/routes";
+import { moderationRoutes } from "./moderation/routes";
 
 export const API_PREFIX = "/api/v1";
 export const API_VERSION = "1.0.0";
@@ -76,6 +77,7 @@ export function apiRoutes(deps: Deps): AnyRoute[] {
     ...tufRoutes(deps),
     ...traderRoutes(deps),
     ...noticeRoutes(deps),
+    ...moderationRoutes(deps),
     ...serviceRoutes(deps, () => (openApiDocument ??= buildOpenApiDocument(routes, API_VERSION))),
   ];
   return routes;

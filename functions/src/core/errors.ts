@@ -25,6 +25,10 @@ export const PROBLEM_STATUS = {
   not_business_owner: 403,
   /** §30: a publisher that declared it does not sell as a trader. */
   not_a_trader: 403,
+  /** Beyond the contract's table (§30): an appeal is decided by another operator than the one who made the decision. */
+  same_operator: 403,
+  /** §30: sign and publish of a publisher a moderation decision suspended. */
+  publisher_suspended: 403,
   not_activated: 403,
   invitation_email_mismatch: 403,
   email_not_verified: 403,
@@ -60,6 +64,12 @@ export const PROBLEM_STATUS = {
   /** Beyond the contract's table: a known path with a method it does not serve. */
   method_not_allowed: 405,
   email_exists: 409,
+  /** §30: a second appeal of one side against one decision. */
+  appeal_exists: 409,
+  /** Beyond the contract's table (§30): an appeal after the six months (Art. 20(1)). */
+  appeal_window_closed: 409,
+  /** Beyond the contract's table (§30): a notice, or an appeal, that is decided already. */
+  already_decided: 409,
   publisher_taken: 409,
   already_registered: 409,
   version_already_published: 409,

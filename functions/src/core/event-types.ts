@@ -72,6 +72,11 @@ const CATALOG = {
     description: "Someone sent a notice about a module or a review (§30): the operators' queue has a new entry.",
     data: z.object({ noticeId: z.string(), category: z.string(), source: z.string(), moduleId: z.string(), reviewId: z.string().optional() }),
   },
+  "moderation.decided": {
+    owners: ["publisher"],
+    description: "An operator decided a notice about one of the publisher's modules (§30), or an appeal reversed that decision (reversed true): GET /developers/decisions has the statement of reasons.",
+    data: z.object({ decisionId: z.string(), moduleId: z.string(), version: z.string().nullable(), decision: z.string(), ground: z.string(), reference: z.string(), reversed: z.boolean(), path }),
+  },
   "module.purchase.completed": {
     owners: ["publisher"],
     description: "A module was bought, or a subscription to it started.",

@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
 import type { DeveloperAccount } from "../core/auth";
 import { withDeadlines } from "../core/deadline";
@@ -19,9 +19,12 @@ const developerDocument = z.object({
   createdAt: timestamp,
 });
 
+/** A moderation decision's suspension of the publisher (§30): its modules out of listings, its sign and publish refused. */
+const suspensionFields = z.object({ decisionId: z.string(), at: timestamp });
+
 const publisherDocument = z.union([
-  z.object({ developerId: z.string(), verifiedDomain: z.string().nullable().default(null) }),
-  z.object({ businessId: z.string(), verifiedDomain: z.string().nullable().default(null) }),
+  z.object({ developerId: z.string(), verifiedDomain: z.string().nullable().default(null), suspension: suspensionFields.optional() }),
+  z.object({ businessId: z.string(), verifiedDomain: z.string().nullable().default(null), suspension: suspensionFields.optional() }),
 ]);
 
 /** Who holds a publisher id: a developer account, or a business (its private modules, §26). */
@@ -32,6 +35,11 @@ export interface PublisherProfile {
   id: string;
   displayName: string;
   verifiedDomain: string | null;
+}
+
+/** A profile with what the catalog also needs to know: whether a decision suspended the publisher (§30). */
+export interface PublisherStanding extends PublisherProfile {
+  suspended: boolean;
 }
 
 export const developerStore = oncePerDatabase((db: Firestore) => {
@@ -53,7 +61,7 @@ export const developerStore = oncePerDatabase((db: Firestore) => {
      * developers' and businesses' documents, whose names they show, in two at once); a publisher
      * id nobody claims is left out.
      */
-    async profiles(publisherIds: Iterable<string>): Promise<Map<string, PublisherProfile>> {
+    async profiles(publisherIds: Iterable<string>): Promise<Map<string, PublisherStanding>> {
       const ids = [...new Set(publisherIds)];
       if (ids.length === 0) return new Map();
       const claims = (await db.getAll(...ids.map((id) => documentAt(publishers, id))))
@@ -69,7 +77,7 @@ export const developerStore = oncePerDatabase((db: Firestore) => {
         ...businessIds.map((businessId, index) => [`business:${businessId}`, businesses[index]?.name] as const),
       ]);
       const nameOf = (claim: PublisherClaim) => names.get("developerId" in claim ? `developer:${claim.developerId}` : `business:${claim.businessId}`);
-      return new Map(claims.map(({ id, claim }) => [id, { id, displayName: nameOf(claim) ?? id, verifiedDomain: claim.verifiedDomain }]));
+      return new Map(claims.map(({ id, claim }) => [id, { id, displayName: nameOf(claim) ?? id, verifiedDomain: claim.verifiedDomain, suspended: claim.suspension !== undefined }]));
     },
     async claim(publisherId: string): Promise<PublisherClaim | null> {
       return readDocument(publisherDocument, await documentAt(publishers, publisherId).get());
@@ -80,6 +88,10 @@ export const developerStore = oncePerDatabase((db: Firestore) => {
     },
     setVerifiedDomain(tx: Transaction, publisherId: string, domain: string | null): void {
       tx.update(documentAt(publishers, publisherId), { verifiedDomain: domain });
+    },
+    /** Suspends the publisher for a decision, or (null) lifts its suspension; the transaction read its claim (claimIn). */
+    setSuspension(tx: Transaction, publisherId: string, suspension: { decisionId: string; at: Date } | null): void {
+      tx.update(documentAt(publishers, publisherId), { suspension: suspension ? { decisionId: suspension.decisionId, at: Timestamp.fromDate(suspension.at) } : FieldValue.delete() });
     },
     /** In a transaction: whether the user is a developer already, and whether the publisher id is claimed. */
     async claims(tx: Transaction, uid: string, publisherId: string): Promise<{ registered: boolean; publisherTaken: boolean }> {

@@ -103,6 +103,8 @@ const moduleDocument = moduleListing.extend({
   stripeProductId: z.string().optional(),
   /** The business it is private to (§26: its publisher is the business's own); absent: public. */
   businessId: z.string().optional(),
+  /** Out of listings, search and suggestions by a moderation decision (§30), its page kept; absent: not restricted. */
+  restriction: z.object({ decisionId: z.string(), at: timestamp }).optional(),
 });
 
 const versionDocument = z.object({
@@ -150,6 +152,8 @@ export interface ModuleRecord extends ModuleListing {
   stripeProductId: string | null;
   /** The business whose members alone may see it (§26), or null: public. */
   businessId: string | null;
+  /** A moderation decision's restriction of its visibility (§30), or null. */
+  restriction: { decisionId: string; at: Date } | null;
 }
 
 export interface ModulePrice {
@@ -261,7 +265,7 @@ export const moduleStore = oncePerDatabase((db: Firestore) => {
   const readModule = (snapshot: DocumentSnapshot): ModuleRecord | null => {
     const stored = readDocument(moduleDocument, snapshot);
     if (!stored) return null;
-    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, revocation, policy, price, stripeProductId, businessId, ...fields } = stored;
+    const { downloads: _legacy, createdAt, updatedAt, versions, highestPublishedVersion, revocation, policy, price, stripeProductId, businessId, restriction, ...fields } = stored;
     return {
       id: snapshot.id,
       ...fields,
@@ -281,6 +285,7 @@ export const moduleStore = oncePerDatabase((db: Firestore) => {
       price: price ? { ...price, updatedAt: price.updatedAt.toDate() } : null,
       stripeProductId: stripeProductId ?? null,
       businessId: businessId ?? null,
+      restriction: restriction ? { decisionId: restriction.decisionId, at: restriction.at.toDate() } : null,
     };
   };
   const readVersion = (snapshot: DocumentSnapshot): VersionRecord | null => {
@@ -328,6 +333,7 @@ export const moduleStore = oncePerDatabase((db: Firestore) => {
     ...(module.price ? { price: priceData(module.price) } : {}),
     ...(module.stripeProductId ? { stripeProductId: module.stripeProductId } : {}),
     ...(module.businessId ? { businessId: module.businessId } : {}),
+    ...(module.restriction ? { restriction: { decisionId: module.restriction.decisionId, at: Timestamp.fromDate(module.restriction.at) } } : {}),
   });
   const priceData = (price: ModulePrice) => ({ ...price, updatedAt: Timestamp.fromDate(price.updatedAt) });
   const versionData = (record: VersionRecord) => ({
@@ -422,7 +428,7 @@ export const moduleStore = oncePerDatabase((db: Firestore) => {
     },
     /** Writes the whole module; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setModule(writer: Transaction | WriteBatch, module: ModuleRecord, precondition?: Precondition): void {
-      writeWhole(writer, moduleRef(module.id), moduleData(module), ["description", "category", "entitlement", "revocation", "price", "stripeProductId", "businessId"], precondition);
+      writeWhole(writer, moduleRef(module.id), moduleData(module), ["description", "category", "entitlement", "revocation", "price", "stripeProductId", "businessId", "restriction"], precondition);
     },
     /** Writes the whole version; with a precondition, only if it is unchanged since `lastUpdateTime`. */
     setVersion(writer: Transaction | WriteBatch, record: VersionRecord, precondition?: Precondition): void {

@@ -7,7 +7,7 @@ import { ApiError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { ObjectStore } from "../core/storage";
 import type { Deps } from "../deps";
-import { developerStore, type PublisherProfile } from "../developers/developer-store";
+import { developerStore, type PublisherProfile, type PublisherStanding } from "../developers/developer-store";
 import { downloadStore } from "./download-store";
 import { ratingStore } from "./rating-store";
 import { moduleStore, type ModuleRecord } from "./module-store";
@@ -270,13 +270,15 @@ function followedCatalog(sources: SearchSources): SearchCatalog {
  * private module (§26) never enters it, so no public list, count, facet, suggestion or snapshot
  * can hold it.
  */
-function listedModule(module: ModuleRecord | null, publishers: ReadonlyMap<string, PublisherProfile>, downloads: number, rating: RatingFigures | null): ListedModule | null {
+function listedModule(module: ModuleRecord | null, publishers: ReadonlyMap<string, PublisherStanding>, downloads: number, rating: RatingFigures | null): ListedModule | null {
   return module?.businessId === null ? catalogEntryOf(module, publishers, downloads, rating) : null;
 }
 
 /** A listed module (public or private) as catalogs keep it, or null when it has no published version. */
-export function catalogEntryOf(module: ModuleRecord | null, publishers: ReadonlyMap<string, PublisherProfile>, downloads: number, rating: RatingFigures | null): ListedModule | null {
+export function catalogEntryOf(module: ModuleRecord | null, publishers: ReadonlyMap<string, PublisherStanding>, downloads: number, rating: RatingFigures | null): ListedModule | null {
   if (!module || !module.listed || module.latestVersion === null) return null;
+  // A moderation decision (§30) takes a module, or all of a suspended publisher's, out of every list; its page stays.
+  if (module.restriction || publishers.get(module.publisherId)?.suspended) return null;
   return {
     id: module.id,
     name: module.name,
@@ -296,8 +298,10 @@ export function catalogEntryOf(module: ModuleRecord | null, publishers: Readonly
 }
 
 /** A module's publisher; one whose claim is gone (an operator's cleanup) is shown by its id. */
-export const publisherOf = (publishers: ReadonlyMap<string, PublisherProfile>, publisherId: string): PublisherProfile =>
-  publishers.get(publisherId) ?? { id: publisherId, displayName: publisherId, verifiedDomain: null };
+export function publisherOf(publishers: ReadonlyMap<string, PublisherProfile>, publisherId: string): PublisherProfile {
+  const found = publishers.get(publisherId);
+  return found ? { id: found.id, displayName: found.displayName, verifiedDomain: found.verifiedDomain } : { id: publisherId, displayName: publisherId, verifiedDomain: null };
+}
 
 /**
  * The latest snapshot, or null when there is none this version can read (the catalog is then

@@ -1,4 +1,4 @@
-import { Timestamp, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { z } from "zod";
 import { withDeadlines } from "../core/deadline";
 import { documentAt, readDocument, timestamp, oncePerDatabase } from "../core/documents";
@@ -50,11 +50,19 @@ export const noticeStore = oncePerDatabase((db: Firestore) => {
     const { priority: _priority, receivedAt, ...fields } = stored;
     return { id: snapshot.id, ...fields, receivedAt: receivedAt.toDate() };
   };
-  return withDeadlines("Firestore", {
+  return {
     create(batch: WriteBatch, notice: NoticeRecord): void {
       const { id, receivedAt, ...fields } = notice;
       batch.create(documentAt(collection, id), { ...fields, priority: notice.source === "trusted_flagger" ? 0 : 1, receivedAt: Timestamp.fromDate(receivedAt) });
     },
+    async getIn(tx: Transaction, id: string): Promise<NoticeRecord | null> {
+      return read(await tx.get(documentAt(collection, id)));
+    },
+    /** A decision on it (§30), or (null) none any more: a reversed `no_action` puts it back in the queue. */
+    setDecision(tx: Transaction, id: string, decisionId: string | null): void {
+      tx.update(documentAt(collection, id), { status: decisionId ? "decided" : "open", decisionId });
+    },
+    ...withDeadlines("Firestore", {
     async get(id: string): Promise<NoticeRecord | null> {
       return read(await documentAt(collection, id).get());
     },
@@ -63,5 +71,11 @@ export const noticeStore = oncePerDatabase((db: Firestore) => {
       const snapshot = await collection.where("status", "==", status).orderBy("priority").orderBy("receivedAt").limit(limit).get();
       return snapshot.docs.map((doc) => read(doc)!);
     },
-  });
+    /** The category and source of every notice received in [start, end): what the transparency figures count. */
+    async countedBetween(start: Date, end: Date): Promise<{ category: NoticeCategory; source: NoticeSource }[]> {
+      const snapshot = await collection.where("receivedAt", ">=", Timestamp.fromDate(start)).where("receivedAt", "<", Timestamp.fromDate(end)).select("category", "source").get();
+      return snapshot.docs.map((doc) => ({ category: doc.get("category") as NoticeCategory, source: doc.get("source") as NoticeSource }));
+    },
+    }),
+  };
 });

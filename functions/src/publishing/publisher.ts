@@ -3,6 +3,7 @@ import { credentialOf, type PublisherCredential } from "../access/policy";
 import { memberStore } from "../accounts/member-store";
 import type { Actor } from "../core/audit-log";
 import type { DeveloperAccount, DeveloperCaller } from "../core/auth";
+import { ApiError } from "../core/errors";
 import type { Provenance } from "../core/provenance";
 import { developerStore } from "../developers/developer-store";
 import { moduleStore, type ModuleRecord } from "../marketplace/module-store";
@@ -76,9 +77,15 @@ export async function modulesActedOn(db: Firestore, publisher: Publisher): Promi
   return (await Promise.all(owners.map((owner) => moduleStore(db).byDeveloper(owner)))).flat().filter((module) => credential.kind !== "oidc" || credential.moduleIds.includes(module.id));
 }
 
-/** The publisher a developer acts as for a module id (actingOwner), with how they came. */
-export async function actingPublisher(db: Firestore, publisher: Publisher, moduleId: string): Promise<Publisher> {
-  if (publisher.businessId) return publisher;
-  const owner = await actingOwner(db, publisher, moduleId);
-  return owner.businessId ? { ...publisher, ...owner } : publisher;
+/**
+ * The publisher a developer acts as for a module id (actingOwner), with how they came. Signing and
+ * publishing (`refuseSuspended`) are refused while a moderation decision suspends that publisher (§30).
+ */
+export async function actingPublisher(db: Firestore, publisher: Publisher, moduleId: string, { refuseSuspended = false } = {}): Promise<Publisher> {
+  const owner = publisher.businessId ? publisher : await actingOwner(db, publisher, moduleId);
+  const acting = owner.businessId ? { ...publisher, ...owner } : publisher;
+  if (refuseSuspended && (await developerStore(db).claim(acting.publisherId))?.suspension) {
+    throw new ApiError("publisher_suspended", `The publisher '${acting.publisherId}' is suspended by a moderation decision: it cannot sign or publish. GET /developers/decisions says why, and how to appeal.`);
+  }
+  return acting;
 }

@@ -63,7 +63,7 @@ export async function signPackage(deps: Deps, signer: Publisher, bytes: Buffer, 
   const modules = moduleStore(db);
   const manifest = await readManifest(bytes);
   const { id: moduleId, version } = manifest;
-  const publisher = await actingPublisher(db, signer, moduleId);
+  const publisher = await actingPublisher(db, signer, moduleId, { refuseSuspended: true });
   const target = { moduleId, version };
   assertInNamespace(moduleId, publisher.publisherId);
   assertInCredentialScope(moduleId, publisher.credential);
@@ -191,7 +191,7 @@ export async function publishVersion({ db, clock, config }: Deps, publisher: Pub
   // Read before the change, so that its answer commits with it (§1): publishing downloads nothing.
   const downloads = await downloadStore(db, config.downloadShards).total(moduleId);
   const now = clock();
-  return changeVersion(db, publisher, moduleId, version, now, (module, signed, acting) => {
+  return changeVersion(db, publisher, moduleId, version, now, { refuseSuspended: true }, (module, signed, acting) => {
     assertMayChangeVersion({ moduleId, version }, module, signed, acting.id);
     assertReviewed(moduleId, signed);
     if (module.highestPublishedVersion && !semver.gt(version, module.highestPublishedVersion)) {
@@ -225,7 +225,7 @@ export async function publishVersion({ db, clock, config }: Deps, publisher: Pub
  */
 export async function setYanked({ db, clock }: Deps, publisher: Publisher, moduleId: string, version: string, yank: { reason?: string } | null) {
   const now = clock();
-  return changeVersion(db, publisher, moduleId, version, now, (module, current) => {
+  return changeVersion(db, publisher, moduleId, version, now, {}, (module, current) => {
     if (current.state !== "published") throw new ApiError("version_not_found", `${moduleId}@${version} is not published.`);
     const changed: VersionRecord = { ...current, yankedAt: yank ? (current.yankedAt ?? now) : null, yankReason: yank ? (yank.reason ?? current.yankReason) : null };
     const summary = withEntry(module.versionSummary, summaryOf(changed));
@@ -265,10 +265,11 @@ async function changeVersion<Answer>(
   moduleId: string,
   version: string,
   at: Date,
+  acting: { refuseSuspended?: boolean },
   change: (module: ModuleRecord, record: VersionRecord, publisher: Publisher) => VersionChange<Answer>,
 ): Promise<Answer> {
   const modules = moduleStore(db);
-  const publisher = await actingPublisher(db, signer, moduleId);
+  const publisher = await actingPublisher(db, signer, moduleId, acting);
   const changes = catalogChanges(db);
   assertInCredentialScope(moduleId, publisher.credential);
   for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
@@ -360,6 +361,7 @@ function newModule(moduleId: string, publisher: Publisher, listing: ModuleListin
     createdAt: now,
     price: null,
     stripeProductId: null,
+    restriction: null,
     updatedAt: now,
     listed: false,
     versionSummary: [],

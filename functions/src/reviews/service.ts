@@ -13,6 +13,7 @@ import type { Caller } from "../core/auth";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
 import { withinDeadline } from "../core/deadline";
 import { toIso } from "../core/documents";
+import { readJoined, type JoinedChange } from "../core/joined-change";
 import { ApiError } from "../core/errors";
 import { randomBase62 } from "../core/secret-tokens";
 import { parseInput } from "../core/validation";
@@ -199,21 +200,27 @@ export async function reportedReviews(deps: OperatorDeps, input: z.input<typeof 
   }));
 }
 
-/** Operators: hides a review (out of the list and the figures) or shows it again, with an audit entry. */
-export async function setReviewHidden(deps: OperatorDeps, input: z.input<typeof hideInput> | z.input<typeof unhideInput>, hide: boolean) {
+/**
+ * Operators: hides a review (out of the list and the figures) or shows it again, with an audit
+ * entry; a moderation decision (§30) joins its change to it.
+ */
+export async function setReviewHidden(deps: OperatorDeps, input: z.input<typeof hideInput> | z.input<typeof unhideInput>, hide: boolean, joined?: JoinedChange) {
   const { db, clock } = deps;
   const { moduleId, reviewId, reason } = hide ? parseInput(hideInput, input) : { ...parseInput(unhideInput, input), reason: undefined };
   const now = clock();
   const reviews = reviewStore(db);
   const actor = operatorOf(deps);
   await commitReviewChange(deps, moduleId, async (tx) => {
+    const writeJoined = await readJoined(tx, joined);
     const found = await reviews.byId(moduleId, reviewId, tx);
     if (!found) throw noReview(reviewId);
-    if (found.visible === !hide) return;
-    if (hide) ratingStore(db).changeIn(tx, moduleId, { removed: found.rating });
-    else ratingStore(db).changeIn(tx, moduleId, { added: found.rating });
-    reviews.setIn(tx, { ...found, visible: !hide, hidden: hide ? { reason: reason!, at: now, by: actor.id } : null });
-    auditLog(db).record(tx, actor, { action: hide ? "review.hide" : "review.unhide", target: moduleId, details: { reviewId, ...(reason ? { reason } : {}) } }, now);
+    if (found.visible !== !hide) {
+      if (hide) ratingStore(db).changeIn(tx, moduleId, { removed: found.rating });
+      else ratingStore(db).changeIn(tx, moduleId, { added: found.rating });
+      reviews.setIn(tx, { ...found, visible: !hide, hidden: hide ? { reason: reason!, at: now, by: actor.id } : null });
+      auditLog(db).record(tx, actor, { action: hide ? "review.hide" : "review.unhide", target: moduleId, details: { reviewId, ...(reason ? { reason } : {}) } }, now);
+    }
+    writeJoined(tx);
   });
   return { moduleId, reviewId, hidden: hide };
 }

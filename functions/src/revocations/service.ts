@@ -5,6 +5,7 @@ import { auditLog, operatorOf } from "../core/audit-log";
 import { catalogChanges, moduleChange } from "../core/catalog-changes";
 import { MODULE_ID, semverVersion, toIso } from "../core/documents";
 import { ApiError } from "../core/errors";
+import { readJoined, type JoinedChange } from "../core/joined-change";
 import { parseInput } from "../core/validation";
 import type { Deps, OperatorDeps } from "../deps";
 import { readBusiness, requireMember, type MemberCaller } from "../businesses/membership";
@@ -22,28 +23,36 @@ const reason = z.string().trim().min(1).max(500);
 const revokeInput = z.strictObject({ moduleId: z.string().regex(MODULE_ID, "not a module id"), version: semverVersion.optional(), reason });
 const unrevokeInput = z.strictObject({ moduleId: z.string().regex(MODULE_ID, "not a module id"), version: semverVersion.optional() });
 
+/** How another service's change joins a revocation (a moderation decision, §30). */
+export interface RevocationOptions {
+  joined?: JoinedChange;
+  /** Lifting what is not revoked (any more) changes nothing instead of answering 404: a decision reversed after an operator lifted it by hand. */
+  liftedAlready?: "ok";
+}
+
 /** Revokes a version, or (without one) every version of the module, published or not yet. */
-export async function revokeModule(deps: OperatorDeps, input: z.input<typeof revokeInput>) {
+export async function revokeModule(deps: OperatorDeps, input: z.input<typeof revokeInput>, options: RevocationOptions = {}) {
   const { moduleId, version, reason: why } = parseInput(revokeInput, input);
-  return changeRevocation(deps, moduleId, version, { reason: why });
+  return changeRevocation(deps, moduleId, version, { reason: why }, options);
 }
 
 /** Lifts the revocation of a version, or (without one) of the module and every one of its versions. */
-export async function unrevokeModule(deps: OperatorDeps, input: z.input<typeof unrevokeInput>) {
+export async function unrevokeModule(deps: OperatorDeps, input: z.input<typeof unrevokeInput>, options: RevocationOptions = {}) {
   const { moduleId, version } = parseInput(unrevokeInput, input);
-  return changeRevocation(deps, moduleId, version, null);
+  return changeRevocation(deps, moduleId, version, null, options);
 }
 
 /**
  * One transaction changes the versions, the module (its summary and latest), the revocation list
- * and its serial, the catalog's change feed and the audit log together.
+ * and its serial, the catalog's change feed and the audit log together (and a joined change).
  */
-async function changeRevocation(deps: OperatorDeps, moduleId: string, version: string | undefined, revoke: { reason: string } | null) {
+async function changeRevocation(deps: OperatorDeps, moduleId: string, version: string | undefined, revoke: { reason: string } | null, options: RevocationOptions) {
   const { db, clock } = deps;
   const modules = moduleStore(db);
   const list = revocationListStore(db);
   const now = clock();
   const result = await db.runTransaction(async (tx) => {
+    const writeJoined = await readJoined(tx, options.joined);
     const revocations = await list.readIn(tx);
     const module = modules.readModule(await tx.get(modules.moduleRef(moduleId)));
     if (!module) throw moduleNotFound(moduleId);
@@ -56,14 +65,14 @@ async function changeRevocation(deps: OperatorDeps, moduleId: string, version: s
     let entries = revocations.entries;
     if (version) {
       const [record] = records;
-      if (!revoke && !record.revocation) throw new ApiError("not_found", `${moduleId}@${version} is not revoked.`);
+      if (!revoke && !record.revocation && !options.liftedAlready) throw new ApiError("not_found", `${moduleId}@${version} is not revoked.`);
       const updated: VersionRecord = { ...record, revocation };
       modules.setVersion(tx, updated);
       if (record.state === "published") changed = { ...module, versionSummary: withEntry(module.versionSummary, summaryOf(updated)) };
       entries = entries.filter((item) => !(item.moduleId === moduleId && item.version === version));
       if (revocation) entries.push({ moduleId, version, sha256: record.sha256, ...revocation, businessId: module.businessId });
     } else {
-      if (!revoke && !module.revocation && !records.some((record) => record.revocation)) throw new ApiError("not_found", `Nothing of ${moduleId} is revoked.`);
+      if (!revoke && !module.revocation && !records.some((record) => record.revocation) && !options.liftedAlready) throw new ApiError("not_found", `Nothing of ${moduleId} is revoked.`);
       changed = { ...module, revocation };
       entries = entries.filter((item) => item.moduleId !== moduleId);
       if (revocation) {
@@ -86,6 +95,7 @@ async function changeRevocation(deps: OperatorDeps, moduleId: string, version: s
     const target = version ? `${moduleId}@${version}` : moduleId;
     const revoked = outboundEvent("module.revoked", [{ kind: "publisher", id: module.publisherId }], { moduleId, version: version ?? null, revoked: revoke !== null, reason: revoke?.reason ?? null, path: "/revocations" });
     auditLog(db).record(tx, operatorOf(deps), { action: revoke ? "module.revoke" : "module.unrevoke", target, details: { reason: revoke?.reason, serial }, emits: [revoked] }, now);
+    writeJoined(tx);
     return { moduleId, version: version ?? ALL_VERSIONS, revoked: revoke !== null, reason: revoke?.reason ?? null, latestVersion: changed.latestVersion, serial };
   });
   catalogChanges(db).applied(moduleChange(moduleId));
@@ -97,7 +107,7 @@ export async function revokePackagesWithHash(deps: OperatorDeps, sha256: string,
   const matches = await moduleStore(deps.db).versionsWithSha256(sha256);
   const revoked: string[] = [];
   for (const record of matches.filter((item) => item.state === "published" && !item.revocation)) {
-    await changeRevocation(deps, record.moduleId, record.version, { reason: why });
+    await changeRevocation(deps, record.moduleId, record.version, { reason: why }, {});
     revoked.push(`${record.moduleId}@${record.version}`);
   }
   return revoked;

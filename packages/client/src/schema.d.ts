@@ -1661,6 +1661,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/developers/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The moderation decisions about the publisher's modules, newest first, each with its statement of reasons and the publisher's appeal. */
+        get: operations["listPublisherDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The moderation decisions about the caller's reviews, newest first, each with its statement of reasons and the caller's appeal. */
+        get: operations["listMyDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/decisions/{id}/appeals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Appeals a decision: the side it affects with its ID token, or the notice's reporter with the appeal token; within six months, once per side.
+         * @description A decision the caller may not appeal answers as one never made (404 not_found). Another operator than the one who decided hears the appeal; both sides are told the outcome by email.
+         */
+        post: operations["appealDecision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transparency/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every moderation decision of a period (UTC days, both included), newest first, without personal data; no token needed. */
+        get: operations["listPublicDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transparency/figures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The transparency figures of a period (UTC days, both included, at most 366): notices, decisions, the median hours to a decision, appeals and suspensions; no token needed.
+         * @description The figures `npm run admin -- transparency --json` prints, and the /transparency page shows.
+         */
+        get: operations["getTransparencyFigures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -3063,6 +3154,141 @@ export interface components {
             receivedAt: string;
             /** @description Shown once: lets the reporter appeal the decision (POST /decisions/:id/appeals); a replay under an Idempotency-Key answers null. */
             appealToken: string | null;
+        };
+        DecisionList: {
+            items: components["schemas"]["Decision"][];
+            nextCursor: string | null;
+        };
+        Decision: {
+            id: string;
+            noticeId: string;
+            target: {
+                moduleId: string;
+                version: string | null;
+            } | {
+                moduleId: string;
+                reviewId: string;
+            };
+            /** @enum {string} */
+            category: "illegal_content" | "intellectual_property" | "malware" | "scam_or_fraud" | "protection_of_minors" | "privacy" | "other";
+            /** @enum {string} */
+            decision: "no_action" | "restrict_visibility" | "remove" | "suspend_publisher";
+            /** @enum {string} */
+            ground: "law" | "terms";
+            /** @description The law's provision, or the terms' clause, the decision rests on. */
+            reference: string;
+            /** @description The facts and circumstances the decision rests on. */
+            facts: string;
+            /** @description Whether automated means took or detected it. */
+            automated: boolean;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            decidedAt: string;
+            /**
+             * Format: date-time
+             * @description The last moment an appeal is heard: six months after the decision.
+             */
+            appealOpenUntil: string;
+            /** @description An appeal reversed it: its effect is undone. */
+            reversed: boolean;
+            /** @description The affected side's appeal, once filed. */
+            appeal: components["schemas"]["DecisionAppeal"] | null;
+        };
+        DecisionAppeal: {
+            id: string;
+            /** @enum {string} */
+            status: "open" | "upheld" | "reversed";
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            filedAt: string;
+            decidedAt: string | null;
+            /** @description Why the appeal was upheld or reversed, once decided. */
+            reasons: string | null;
+        };
+        AppealInput: {
+            /** @description Why the decision should be reversed: 20–5,000 characters. */
+            explanation: string;
+            /** @description The reporter's appeal token (POST /notices answered it once); without it, the ID token of the side the decision affects. */
+            appealToken?: string;
+        };
+        FiledAppeal: {
+            id: string;
+        };
+        PublicDecisionList: {
+            items: components["schemas"]["PublicDecision"][];
+            nextCursor: string | null;
+        };
+        PublicDecision: {
+            id: string;
+            /** @enum {string} */
+            decision: "no_action" | "restrict_visibility" | "remove" | "suspend_publisher";
+            /** @enum {string} */
+            ground: "law" | "terms";
+            reference: string;
+            /** @enum {string} */
+            category: "illegal_content" | "intellectual_property" | "malware" | "scam_or_fraud" | "protection_of_minors" | "privacy" | "other";
+            /** @enum {string} */
+            contentType: "module" | "review";
+            automated: boolean;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp, UTC.
+             */
+            decidedAt: string;
+        };
+        TransparencyFigures: {
+            /**
+             * Format: date
+             * @description A UTC day, YYYY-MM-DD.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description A UTC day, YYYY-MM-DD.
+             */
+            to: string;
+            notices: {
+                byCategory: {
+                    illegal_content: number;
+                    intellectual_property: number;
+                    malware: number;
+                    scam_or_fraud: number;
+                    protection_of_minors: number;
+                    privacy: number;
+                    other: number;
+                };
+                bySource: {
+                    anonymous: number;
+                    signed_in: number;
+                    trusted_flagger: number;
+                };
+            };
+            decisions: {
+                byKind: {
+                    no_action: number;
+                    restrict_visibility: number;
+                    remove: number;
+                    suspend_publisher: number;
+                };
+                byGround: {
+                    law: number;
+                    terms: number;
+                };
+            };
+            /** @description From a notice's arrival to its decision, for the decisions of the period; null without any. */
+            medianHoursToDecision: number | null;
+            /** @description The appeals filed in the period, by where they stand. */
+            appeals: {
+                upheld: number;
+                reversed: number;
+                open: number;
+            };
+            /** @description Publishers suspended by the period's decisions. */
+            suspensions: number;
         };
         Health: {
             /** @constant */
@@ -14182,6 +14408,383 @@ export interface operations {
             };
             /** @description Problem: idempotency_key_reused. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPublisherDecisions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of decisions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionList"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_a_developer. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMyDecisions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of decisions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionList"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    appealDecision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Safe retries: a repeat with the same key and body within 24 hours gets the first answer again (with `Idempotency-Replayed: true`) without the work being done twice, also after a 503. Another body: 422 idempotency_key_reused; the first still running: 409 request_in_progress. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppealInput"];
+            };
+        };
+        responses: {
+            /** @description Filed. */
+            201: {
+                headers: {
+                    /** @description "true" when this is the first answer to the same Idempotency-Key, sent again. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FiledAppeal"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unauthenticated, invalid_token, token_revoked, user_disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: request_in_progress, appeal_exists, appeal_window_closed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPublicDecisions: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of decisions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicDecisionList"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTransparencyFigures: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransparencyFigures"];
+                };
+            };
+            /** @description Problem: invalid_request. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
