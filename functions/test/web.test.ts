@@ -13,12 +13,13 @@ import { createApp } from "../src/app";
 import { localServer } from "../src/local";
 import { localSite } from "../src/local-site";
 import { drainDownloadCounters } from "../src/marketplace/download-counter";
+import { decideAppeal, decideNotice, listAppeals } from "../src/moderation/service";
 import { HOSTILE_README, pngImage } from "./support/packages";
 import { daysFromNow, putBusiness, putSubscription } from "./support/fixtures";
 import { startReceiver } from "./support/webhook-receiver";
 import { startLocalDns, type LocalDns } from "../../tools/local-stack/dns-server";
 import { runDeployedFunctions, type DeployedFunctions } from "../src/local-functions";
-import { createDeveloper, createUser, declareTrader, eventually, foldCounts, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
+import { createDeveloper, createUser, declareTrader, eventually, foldCounts, operatorDeps, projectId, publishModule, resetEmulators, testDeps, type TestDeveloper } from "./support/harness";
 
 /**
  * The pages of contract §16, end to end in Debian's Chromium (playwright-core) against the site
@@ -335,7 +336,7 @@ describe("web pages (§16)", () => {
 
   it("no page scrolls sideways at 375 px, and each is free of serious accessibility problems there too", async () => {
     const { page, watch } = await openPage(375);
-    for (const pathname of ["/", "/modules/acme.plotter", "/publisher"]) {
+    for (const pathname of ["/", "/modules/acme.plotter", "/transparency", "/publisher"]) {
       await page.goto(`${origin}${pathname}`);
       await page.waitForSelector("main h1");
       await page.waitForLoadState("networkidle");
@@ -348,7 +349,7 @@ describe("web pages (§16)", () => {
     await page.click("button[type=submit]");
     await page.waitForSelector("#modules-heading");
     const tabs = await page.locator("[role=tab]").allTextContents();
-    expect(tabs).toEqual(["Modules", "Analytics", "Reviews", "Tokens and keys", "Payouts", "Webhooks"]);
+    expect(tabs).toEqual(["Modules", "Analytics", "Reviews", "Tokens and keys", "Payouts", "Webhooks", "Decisions"]);
     for (const [id, ready] of [
       ["modules", "#modules-heading"],
       ["analytics", "[aria-labelledby=downloads-heading] .chart canvas"],
@@ -356,6 +357,7 @@ describe("web pages (§16)", () => {
       ["tokens", "#keys-heading"],
       ["payouts", "#payouts-heading"],
       ["webhooks", "#webhooks-heading"],
+      ["decisions", "#decisions-heading"],
     ]) {
       await page.click(`#tab-${id}`);
       await page.waitForSelector(ready);
@@ -410,6 +412,61 @@ describe("web pages (§16)", () => {
       target: { moduleId: "acme.weather", version: null },
       reporter: { name: "Vic", email: "visitor@example.test", uid: null },
     });
+    done(watch);
+  });
+
+  it("§30 end to end at 375 px: an operator decides a report, the publisher reads the reasons in the portal and appeals by keyboard, a second operator reverses it, /transparency counts it", async () => {
+    const operator = (email: string) => operatorDeps().then((deps) => ({ ...deps, actor: { kind: "operator" as const, id: email } }));
+    const sent = await fetch(`${origin}/api/v1/notices`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ target: { moduleId: "acme.plotter" }, category: "malware", explanation: "It <b>installs</b> a miner beside the plots.", goodFaith: true }),
+    });
+    expect(sent.status).toBe(201);
+    const noticeId = ((await sent.json()) as { id: string }).id;
+    const decision = await decideNotice(await operator("first@ops.example"), noticeId, { decision: "restrict_visibility", ground: "terms", reference: "Terms 4.2 <malware>", facts: "A <script> runs a miner;\nit starts with the app." });
+
+    const { page, watch } = await openPage(375);
+    await page.goto(`${origin}/publisher#decisions`);
+    await page.fill("#sign-in-email", developer.email);
+    await page.fill("#sign-in-password", developer.password);
+    await page.click("button[type=submit]");
+    const card = page.locator(`article.decision[aria-labelledby="decision-${decision.id}"]`);
+    await card.waitFor();
+    expect(await card.locator("h3").textContent()).toBe("acme.plotter: Taken out of listings and search");
+    // The reasons, as text: markup in them is shown, never run.
+    expect(await card.locator(".decision-facts").textContent()).toBe("A <script> runs a miner;\nit starts with the app.");
+    expect(await card.locator("dd").allTextContents()).toContain("Against the terms: Terms 4.2 <malware>");
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    const appeal = card.locator("button:has-text('Appeal')");
+    await appeal.focus();
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("The miner is a benchmark the user starts, documented in the README.");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await card.locator(".appeal-state").waitFor();
+    expect(await card.locator(".appeal-state").textContent()).toContain("being heard");
+    await screenshot(page, "portal-decisions-375");
+
+    const [filed] = (await listAppeals(await operator("first@ops.example"), {})).filter((item) => item.decisionId === decision.id);
+    await expect(decideAppeal(await operator("first@ops.example"), filed.id, { outcome: "reversed", reasons: "Mine." })).rejects.toMatchObject({ code: "same_operator" });
+    await decideAppeal(await operator("second@ops.example"), filed.id, { outcome: "reversed", reasons: "A benchmark the user starts is not malware." });
+    await page.reload();
+    await card.locator(".badge").waitFor();
+    expect(await card.locator(".appeal-state").textContent()).toContain("successful");
+    expect(await card.locator("button:has-text('Appeal')").count()).toBe(0);
+
+    await page.goto(`${origin}/transparency`);
+    const row = (caption: string, name: string) => page.locator(`table.counts:has(caption:text-is("${caption}")) tr:has(th:text-is("${name}")) td`);
+    await row("Appeals", "Reversed").waitFor();
+    expect(await row("Notices by who sent them", "Visitors without an account").textContent()).not.toBe("0");
+    expect(await row("Decisions by kind", "Taken out of listings and search").textContent()).toBe("1");
+    expect(await row("Appeals", "Reversed").textContent()).toBe("1");
+    expect(await page.locator("table.stacked tbody tr").count()).toBe(1);
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "transparency-375");
     done(watch);
   });
 

@@ -8,6 +8,7 @@ import { ModulePage } from "./module/ModulePage";
 const PublisherPortal = lazy(() => import("./publisher/PublisherPortal").then((module) => module.PublisherPortal));
 const AccountPage = lazy(() => import("./account/AccountPage").then((module) => module.AccountPage));
 const InvitationPage = lazy(() => import("./account/InvitationPage").then((module) => module.InvitationPage));
+const TransparencyPage = lazy(() => import("./moderation/TransparencyPage").then((module) => module.TransparencyPage));
 
 /** Links the pages route themselves; /docs (the API reference) and /api are pages of their own. */
 const ROUTED = /^\/(?!docs(\/|$)|api\/)/;
@@ -47,10 +48,16 @@ export function App() {
             <Route path="/publisher" component={PublisherPortal} />
             <Route path="/account" component={AccountPage} />
             <Route path="/invitations/:token" component={InvitationPage} />
+            <Route path="/transparency" component={TransparencyPage} />
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>
       </main>
+      <footer class="site-footer">
+        <a href="/transparency">Transparency</a>
+        <span aria-hidden="true"> · </span>
+        <span class="muted">Report a module or a review from its page; no account needed.</span>
+      </footer>
       <TitleAndFocus />
     </LocationProvider>
   );

@@ -16,6 +16,7 @@ import { WebhooksPanel } from "../webhooks/WebhooksPanel";
 import { publisherWebhooks } from "../webhooks/webhook-api";
 import { ReviewReplies } from "./ReviewReplies";
 import { Tabs } from "../ui/Tabs";
+import { Decisions } from "../moderation/Decisions";
 
 /** `/publisher`: the publisher portal, for a developer signed in with Firebase Auth. */
 export function PublisherPortal() {
@@ -159,6 +160,7 @@ function PortalSections({ api, modules, reloadModules }: { api: SignedInApi; mod
         ],
         ["payouts", "Payouts", <Payouts api={api} modules={modules} reloadModules={reloadModules} />],
         ["webhooks", "Webhooks", <PublisherWebhooks api={api} />],
+        ["decisions", "Decisions", <Decisions api={api} />],
       ]}
     />
   );
