@@ -73,6 +73,8 @@ describe("decisions and appeals (§30)", () => {
     // The publisher appeals once; a second appeal of the same side is refused.
     const appeal = await request(app).post(`${api}/decisions/${decided.id}/appeals`).set(bearer(publisher)).send({ explanation: "The upload is the sync the module is for, documented in its README." });
     expect(appeal.status).toBe(201);
+    const appealEvents = (await db.collection("events").get()).docs.map((doc) => doc.data()).filter((event) => event.type === "moderation.appeal.received");
+    expect(appealEvents).toEqual([expect.objectContaining({ data: { appealId: appeal.body.id, decisionId: decided.id, side: "affected" } })]);
     expectProblem(await request(app).post(`${api}/decisions/${decided.id}/appeals`).set(bearer(publisher)).send({ explanation: "Once more, with feeling: please look again." }), 409, "appeal_exists");
     expect(await json("appeals", "list")).toEqual([expect.objectContaining({ id: appeal.body.id, decisionId: decided.id, side: "affected", status: "open" })]);
 

@@ -357,7 +357,7 @@ describe("web pages (§16)", () => {
       ["tokens", "#keys-heading"],
       ["payouts", "#payouts-heading"],
       ["webhooks", "#webhooks-heading"],
-      ["decisions", "#decisions-heading"],
+      ["decisions", "#decisions-publisher-heading"],
     ]) {
       await page.click(`#tab-${id}`);
       await page.waitForSelector(ready);
@@ -468,6 +468,29 @@ describe("web pages (§16)", () => {
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "transparency-375");
     done(watch);
+
+    // A review's author finds the decision about their review on the account page, and appeals it there (hidden, it is in no figure of later tests).
+    const author = await createUser({ displayName: "Ray" });
+    const headers = { Authorization: `Bearer ${author.idToken}`, "Content-Type": "application/json" };
+    expect((await fetch(`${origin}/api/v1/modules/confirm`, { method: "POST", headers, body: JSON.stringify({ moduleId: "acme.plotter" }) })).status).toBe(200);
+    const review = (await (await fetch(`${origin}/api/v1/modules/acme.plotter/reviews/me`, { method: "PUT", headers, body: JSON.stringify({ rating: 1, title: "Buy followers at spam.example" }) })).json()) as { id: string };
+    const reported = await fetch(`${origin}/api/v1/notices`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ target: { reviewId: review.id }, category: "scam_or_fraud", explanation: "An advertisement for bought followers.", goodFaith: true }) });
+    const removed = await decideNotice(await operator("first@ops.example"), ((await reported.json()) as { id: string }).id, { decision: "remove", ground: "terms", reference: "Terms 7 (reviews)", facts: "The review advertises a paid service." });
+    const account = await openPage(375);
+    await account.page.goto(`${origin}/account`);
+    await account.page.fill("#sign-in-email", author.email);
+    await account.page.fill("#sign-in-password", author.password);
+    await account.page.click("button[type=submit]");
+    const reviewCard = account.page.locator(`article.decision[aria-labelledby="decision-${removed.id}"]`);
+    await reviewCard.waitFor();
+    expect(await reviewCard.locator("h3").textContent()).toBe("A review of acme.plotter: Removed");
+    await reviewCard.locator("button:has-text('Appeal')").click();
+    await reviewCard.locator("textarea").fill("It was a joke between friends, not an advertisement.");
+    await reviewCard.locator("button[type=submit]").click();
+    await reviewCard.locator(".appeal-state").waitFor();
+    expect(await scrollsSideways(account.page)).toBe(false);
+    expect(await seriousViolations(account.page)).toEqual([]);
+    done(account.watch);
   });
 
   it("/publisher (§24): a signed-in user who is not yet a publisher registers in the page", async () => {

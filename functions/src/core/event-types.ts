@@ -72,6 +72,11 @@ const CATALOG = {
     description: "Someone sent a notice about a module or a review (§30): the operators' queue has a new entry.",
     data: z.object({ noticeId: z.string(), category: z.string(), source: z.string(), moduleId: z.string(), reviewId: z.string().optional() }),
   },
+  "moderation.appeal.received": {
+    owners: ["operator"],
+    description: "The side a decision affects, or its reporter, appealed it (§30): `appeals list` has it; another operator than the one who decided hears it.",
+    data: z.object({ appealId: z.string(), decisionId: z.string(), side: z.string() }),
+  },
   "moderation.decided": {
     owners: ["publisher"],
     description: "An operator decided a notice about one of the publisher's modules (§30), or an appeal reversed that decision (reversed true): GET /developers/decisions has the statement of reasons.",

@@ -8,6 +8,8 @@ import type { Caller } from "../core/auth";
 import { toIso } from "../core/documents";
 import type { CursorPosition } from "../core/pagination";
 import { ApiError, invalidRequest } from "../core/errors";
+import { withinDeadline } from "../core/deadline";
+import { OPERATORS } from "../core/event-outbox";
 import { outboundEvent } from "../core/event-types";
 import type { JoinedChange } from "../core/joined-change";
 import { randomBase62, tokenHash } from "../core/secret-tokens";
@@ -32,7 +34,10 @@ import { affectedEmails, appealOutcomeMail, statementToAffected, statementToRepo
  * months; another operator decides the appeal, and a reversal undoes the effect the same way.
  */
 
-const appealStatusInput = z.enum(["open", "upheld", "reversed"]);
+const appealListInput = z.object({
+  status: z.enum(["open", "upheld", "reversed"]).default("open"),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
 
 const noDecision = (id: string) => new ApiError("not_found", `No decision '${id}'.`);
 
@@ -203,15 +208,19 @@ export async function fileAppeal(deps: Deps, caller: Caller | null, actor: Actor
   if (now > appealOpenUntil(decision.decidedAt)) throw new ApiError("appeal_window_closed", `Decision ${decisionId} was made on ${toIso(decision.decidedAt).slice(0, 10)}; appeals were heard until ${toIso(appealOpenUntil(decision.decidedAt)).slice(0, 10)}.`);
   const appeal: AppealRecord = { id: `apl_${randomBase62(20)}`, decisionId, side, explanation: input.explanation, filedAt: now, status: "open", reasons: null, decidedBy: null, decidedAt: null };
   const answer = { id: appeal.id };
-  await db.runTransaction(async (tx) => {
-    const current = await decisionStore(db).getIn(tx, decisionId);
-    if (!current) throw noDecision(decisionId);
-    if (current.appeals[side]) throw new ApiError("appeal_exists", `The ${side === "reporter" ? "reporter" : "affected side"} appealed decision ${decisionId} already (${current.appeals[side].id}).`);
-    appealStore(db).set(tx, appeal);
-    decisionStore(db).set(tx, { ...current, appeals: { ...current.appeals, [side]: { id: appeal.id, status: "open", filedAt: now, decidedAt: null, reasons: null } } });
-    // Filed under the decision: the affected side's audit never names the reporter.
-    auditLog(db).record(tx, actor, { action: "decision.appeal", target: decisionId, details: { appealId: appeal.id, side }, answer }, now);
-  });
+  const received = outboundEvent("moderation.appeal.received", [OPERATORS], { appealId: appeal.id, decisionId, side });
+  await withinDeadline(
+    "Firestore",
+    db.runTransaction(async (tx) => {
+      const current = await decisionStore(db).getIn(tx, decisionId);
+      if (!current) throw noDecision(decisionId);
+      if (current.appeals[side]) throw new ApiError("appeal_exists", `The ${side === "reporter" ? "reporter" : "affected side"} appealed decision ${decisionId} already (${current.appeals[side].id}).`);
+      appealStore(db).set(tx, appeal);
+      decisionStore(db).set(tx, { ...current, appeals: { ...current.appeals, [side]: { id: appeal.id, status: "open", filedAt: now, decidedAt: null, reasons: null } } });
+      // Filed under the decision: the affected side's audit never names the reporter.
+      auditLog(db).record(tx, actor, { action: "decision.appeal", target: decisionId, details: { appealId: appeal.id, side }, emits: [received], answer }, now);
+    }),
+  );
   return answer;
 }
 
@@ -229,9 +238,7 @@ const appealListView = (appeal: AppealRecord) => ({
 
 /** Operators: `appeals list [--status]`: open ones by default, oldest first. */
 export async function listAppeals(deps: OperatorDeps, input: { status?: string; limit?: string }) {
-  const status = parseInput(appealStatusInput, input.status ?? "open");
-  const limit = Number(input.limit ?? 100);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidRequest("--limit is a whole number from 1 to 1000.", [{ path: "limit", message: "1–1000." }]);
+  const { status, limit } = parseInput(appealListInput, input);
   return (await appealStore(deps.db).withStatus(status, limit)).map(appealListView);
 }
 
@@ -259,7 +266,8 @@ export async function decideAppeal(deps: OperatorDeps, appealId: string, input: 
   const decidedAppeal: AppealRecord = { ...appeal, status: outcome, reasons, decidedBy: operator.id, decidedAt: now };
   const told = [...(await affectedEmails(deps, decision)), ...(notice?.reporter.email ? [notice.reporter.email] : [])];
   const joined: JoinedChange = async (tx: Transaction) => {
-    const [currentAppeal, current] = [await appealStore(db).getIn(tx, appealId), await decisionStore(db).getIn(tx, decision.id)];
+    const currentAppeal = await appealStore(db).getIn(tx, appealId);
+    const current = await decisionStore(db).getIn(tx, decision.id);
     if (currentAppeal?.status !== "open" || !current) throw alreadyDecided(`Appeal ${appealId} was decided meanwhile.`);
     if (reversed && current.reversedAt) throw alreadyDecided(`Decision ${decision.id} was reversed meanwhile.`);
     return (writer) => {

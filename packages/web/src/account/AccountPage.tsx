@@ -11,6 +11,7 @@ import { BusinessPanel } from "./BusinessPanel";
 import { JoinedNotice } from "./JoinedNotice";
 import { LicencesSection } from "./LicencesSection";
 import { VerifyEmail } from "./VerifyEmail";
+import { Decisions } from "../moderation/Decisions";
 
 /** `/account`: any signed-in user's businesses; owners and admins run their team and billing here (§17). */
 export function AccountPage() {
@@ -101,6 +102,7 @@ function Account({ user }: { user: User }) {
         </div>
       )}
       {profile && <LicencesSection purchases={profile.purchases} />}
+      <Decisions api={api} whose="reviews" />
       {profile && profile.businesses.length > 0 && <BusinessPanel key={shownBusiness(profile, chosen)} api={api} uid={user.uid} businessId={shownBusiness(profile, chosen)} onChange={reload} />}
       <section aria-labelledby="create-heading" class="panel">
         <h2 id="create-heading">Create a business</h2>

@@ -7,15 +7,31 @@ import { CATEGORY_WORDS, DECISION_WORDS, GROUND_WORDS } from "./decision-words";
 
 type Decision = Schemas["Decision"];
 
+/** Whose decisions: a publisher's, about its modules (the portal), or a user's, about their reviews (the account page). */
+type Whose = "publisher" | "reviews";
+
+const TEXTS: Record<Whose, { heading: string; intro: string; none: string | null }> = {
+  publisher: {
+    heading: "Decisions",
+    intro: "When someone reports one of your modules and we act on it, or decide not to, the decision and its reasons are here. You may appeal each within six months; another person hears the appeal.",
+    none: "No decisions about your modules.",
+  },
+  // A user without any sees nothing of it: most never will.
+  reviews: { heading: "Decisions about your reviews", intro: "We acted on reports about these reviews of yours. You may appeal each within six months; another person hears the appeal.", none: null },
+};
+
 /**
- * The publisher's moderation decisions (§30, the DSA's Art. 17 and 20): each with its statement of
- * reasons, and "Appeal" while the six months run and no appeal was filed.
+ * Moderation decisions (§30, the DSA's Art. 17 and 20), each with its statement of reasons, and
+ * "Appeal" while the six months run and no appeal was filed.
  */
-export function Decisions({ api }: { api: SignedInApi }) {
+export function Decisions({ api, whose }: { api: SignedInApi; whose: Whose }) {
   const [decisions, setDecisions] = useState<Schemas["DecisionList"] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const texts = TEXTS[whose];
+  const headingId = `decisions-${whose}-heading`;
   const load = async (cursor: string | null) => {
-    const page = await dataOf(api.GET("/developers/decisions", { params: { query: { limit: 20, ...(cursor ? { cursor } : {}) } } }));
+    const query = { limit: 20, ...(cursor ? { cursor } : {}) };
+    const page = await dataOf(whose === "publisher" ? api.GET("/developers/decisions", { params: { query } }) : api.GET("/users/me/decisions", { params: { query } }));
     setDecisions((before) => (cursor && before ? { ...page, items: [...before.items, ...page.items] } : page));
   };
   const reload = () => {
@@ -23,14 +39,15 @@ export function Decisions({ api }: { api: SignedInApi }) {
     load(null).catch(setError);
   };
   useEffect(reload, [api]);
+  if (texts.none === null && decisions?.items.length === 0) return null;
 
   return (
-    <section aria-labelledby="decisions-heading" class="panel">
-      <h2 id="decisions-heading">Decisions</h2>
-      <p class="muted">When someone reports one of your modules and we act on it, or decide not to, the decision and its reasons are here. You may appeal each within six months; another person hears the appeal.</p>
+    <section aria-labelledby={headingId} class="panel">
+      <h2 id={headingId}>{texts.heading}</h2>
+      <p class="muted">{texts.intro}</p>
       {error ? <RetryableError error={error} what="the decisions" retry={reload} /> : null}
       {!error && decisions === null && <Loading what="the decisions" />}
-      {decisions && decisions.items.length === 0 && <p class="muted">No decisions about your modules.</p>}
+      {decisions && decisions.items.length === 0 && <p class="muted">{texts.none}</p>}
       {decisions && decisions.items.length > 0 && (
         <ul class="decision-list">
           {decisions.items.map((decision) => (

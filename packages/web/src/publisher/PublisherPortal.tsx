@@ -160,7 +160,7 @@ function PortalSections({ api, modules, reloadModules }: { api: SignedInApi; mod
         ],
         ["payouts", "Payouts", <Payouts api={api} modules={modules} reloadModules={reloadModules} />],
         ["webhooks", "Webhooks", <PublisherWebhooks api={api} />],
-        ["decisions", "Decisions", <Decisions api={api} />],
+        ["decisions", "Decisions", <Decisions api={api} whose="publisher" />],
       ]}
     />
   );
