@@ -22,8 +22,8 @@ const LEFT_OVER_DEFER_MS = 60_000;
 
 /**
  * Everything due, on any instance, started before `startBefore` (a `performance.now()` time; the
- * scheduled `webhookSweep` gives it 60 s of its 120): events not yet fanned out, then the due
- * deliveries, soonest first, a page at a time, endpoint by endpoint, each endpoint worked by as
+ * scheduled `webhookSweep` gives it 60 s of its 120): events not yet fanned out and, beside them,
+ * the due deliveries, soonest first, a page at a time, endpoint by endpoint, each endpoint worked by as
  * many attempts at once as it has slots. An endpoint found with every slot held (a receiver that
  * stalls holds each for 15 s), or whose attempt fails, is left at once. What the sweep read of a
  * failing endpoint and did not attempt (or had no time for) is put back a minute once no trigger
@@ -33,15 +33,38 @@ const LEFT_OVER_DEFER_MS = 60_000;
  */
 export async function sweepWebhooks(deps: DispatchDeps, startBefore: number): Promise<{ events: number; recovered: number; attempts: number; deferred: number }> {
   const left = () => startBefore - performance.now();
-  // An event committed just now is its trigger's to fan out: the sweep takes what they left, and
-  // so does not contend with them for the same documents. A due delivery is anyone's to claim.
+  // An event committed just now is its trigger's to fan out, and a delivery fanned out just now its
+  // trigger's to attempt first: the sweep takes what they left, and so does not contend with them
+  // for the same documents (nor, at a stalled receiver, hold one of its runs 15 s on a slot the
+  // trigger was about to take). Any other due delivery, a redelivery included, is anyone's.
   const settled = new Date(deps.clock().getTime() - SWEEP_GRACE_MS);
+  // The events left to the sweep are fanned out beside the due deliveries, not before them: a
+  // backlog of one endpoint's events (slow triggers) delays no other endpoint's retries. What they
+  // fan out is due once past the grace, for the next run.
+  const [events, swept] = await Promise.all([fanOutWaiting(deps, settled, left), attemptDue(deps, settled, left)]);
+  return { events, ...swept };
+}
+
+/** Events fanned out at once by one sweep. */
+const FAN_OUT_AT_ONCE = 10;
+
+/** Fans out the events their triggers left (committed before `settled`), several at once; how many there were. */
+async function fanOutWaiting(deps: DispatchDeps, settled: Date, left: () => number): Promise<number> {
   const waiting = await eventOutbox(deps.db).waiting(settled, 200);
-  // One event that cannot be fanned out now (its transaction lost to contention) holds up no other, nor the attempts.
-  for (const event of waiting) {
-    if (left() <= 0) break;
-    await fanOut(deps, event.id).catch((error: Error) => deps.logger.warn("webhook event could not be fanned out; the next sweep tries again", { eventId: event.id, error: error.message }));
-  }
+  const queue = [...waiting];
+  const worker = async () => {
+    // One event that cannot be fanned out now (its transaction lost to contention) holds up no other.
+    for (let event = queue.shift(); event && left() > 0; event = queue.shift()) {
+      const { id } = event;
+      await fanOut(deps, id).catch((error: Error) => deps.logger.warn("webhook event could not be fanned out; the next sweep tries again", { eventId: id, error: error.message }));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FAN_OUT_AT_ONCE, queue.length) }, worker));
+  return waiting.length;
+}
+
+/** The recoveries, then every due delivery past its trigger's grace, endpoint by endpoint. */
+async function attemptDue(deps: DispatchDeps, settled: Date, left: () => number): Promise<{ recovered: number; attempts: number; deferred: number }> {
   const recovered = await queueRecoveries(deps, left);
   const deliveries = deliveryStore(deps.db);
   const byEndpoint = new Map<string, DueDelivery[]>();
@@ -52,6 +75,7 @@ export async function sweepWebhooks(deps: DispatchDeps, startBefore: number): Pr
     more = page.deliveries.length === SWEEP_PAGE;
     after = page.last;
     for (const delivery of page.deliveries) {
+      if (delivery.attempts.length === 0 && delivery.createdAt > settled) continue;
       const queue = byEndpoint.get(delivery.endpointId) ?? [];
       byEndpoint.set(delivery.endpointId, queue);
       queue.push(delivery);
@@ -81,7 +105,7 @@ export async function sweepWebhooks(deps: DispatchDeps, startBefore: number): Pr
     }),
   );
   const deferred = await deferLeftOver(deps, [...byEndpoint.values()].flat());
-  return { events: waiting.length, recovered, attempts, deferred };
+  return { recovered, attempts, deferred };
 }
 
 /** Failed deliveries a recovery makes due per transaction. */
