@@ -115,6 +115,9 @@ describe("decisions and appeals (§30)", () => {
     expect(await listed("notes")).not.toContain("shady.notes");
     expect((await signRequest(app, publisher, await modulePackage({ id: "shady.sync", name: "Sync", summary: "Syncs files.", version: "1.1.0" }))).status).toBe(201);
     expect((await decisionsOf(publisher)).map((item) => [item.id, item.reversed])).toEqual(expect.arrayContaining([[restricted.id, false], [suspended.id, true]]));
+    // Each decision's statement reached the publisher, and the reporter who gave an email; the reversal was told to both.
+    expect((await mailTo(publisher.email)).map((mail) => mail.subject)).toEqual(expect.arrayContaining([`Decision ${restricted.id} on shady.notes`, `Decision ${suspended.id} on shady.sync`, `Appeal ${appeal.body.id} on decision ${suspended.id}: reversed`]));
+    expect((await mailTo("ana@example.test")).map((mail) => mail.subject)).toEqual(expect.arrayContaining([`Appeal ${appeal.body.id} on decision ${suspended.id}: reversed`]));
   });
 
   it("removes a review: its author reads the reasons and appeals; decisions a review cannot take are refused", async () => {
