@@ -319,8 +319,10 @@ ${
 
   Publish a module (dana@example.com is a developer): npx mpkg --help; try npx mpkg pack docs/sample-module
   Teams: ${origin}/account (sign in as anyone; create a business, invite, buy seats through a local Stripe)
-  Paid modules: ${origin}/publisher as dana@example.com: set up payouts (a local Stripe onboarding page), price a module;
-    then buy it as bob@example.com on its page; refunds: npm run admin -- --emulators purchases list
+  Paid modules: ${origin}/publisher as dana@example.com: set up payouts (a local Stripe onboarding page), declare who sells,
+    price a module; then buy it as bob@example.com on its page, which shows who sells; refunds: npm run admin -- --emulators purchases list
+  Notices (EU DSA): "Report illegal content" on a module's page, no account needed; npm run admin -- --emulators notices list,
+    notices decide, appeals decide; the publisher appeals in ${origin}/publisher#decisions; figures: ${origin}/transparency
   Stripe: ${stripeApiBase || "Stripe's own API"}${stripeApiBase && !stripeApiBase.endsWith(`:${LOCAL_STRIPE_PORT}`) ? ` (for the operator CLI's refunds: STRIPE_API_BASE=${stripeApiBase})` : ""}
   DNS: ${dnsAddress ? `${dnsAddress}${dnsAddress.endsWith(`:${LOCAL_DNS_PORT}`) ? "" : ` (for the operator CLI: DNS_RESOLVERS=${dnsAddress})`}, records from npm run dns (e.g. a domain's TXT record: npm run -s dns -- set <txtName> TXT <txtValue>), other names from this machine's` : `DNS_RESOLVERS=${process.env.DNS_RESOLVERS}`}
   Stripe webhook: ${base}/billing/stripe/webhook, secrets ${localStripeSecrets().secret} (platform) and ${localStripeSecrets().connectSecret} (Connect)
