@@ -63,19 +63,19 @@ export const noticeStore = oncePerDatabase((db: Firestore) => {
       tx.update(documentAt(collection, id), { status: decisionId ? "decided" : "open", decisionId });
     },
     ...withDeadlines("Firestore", {
-    async get(id: string): Promise<NoticeRecord | null> {
-      return read(await documentAt(collection, id).get());
-    },
-    /** The queue: a status's notices, trusted flaggers' first, then oldest first. */
-    async queue(status: "open" | "decided", limit: number): Promise<NoticeRecord[]> {
-      const snapshot = await collection.where("status", "==", status).orderBy("priority").orderBy("receivedAt").limit(limit).get();
-      return snapshot.docs.map((doc) => read(doc)!);
-    },
-    /** The category and source of every notice received in [start, end): what the transparency figures count. */
-    async countedBetween(start: Date, end: Date): Promise<{ category: NoticeCategory; source: NoticeSource }[]> {
-      const snapshot = await collection.where("receivedAt", ">=", Timestamp.fromDate(start)).where("receivedAt", "<", Timestamp.fromDate(end)).select("category", "source").get();
-      return snapshot.docs.map((doc) => ({ category: doc.get("category") as NoticeCategory, source: doc.get("source") as NoticeSource }));
-    },
+      async get(id: string): Promise<NoticeRecord | null> {
+        return read(await documentAt(collection, id).get());
+      },
+      /** The queue: a status's notices, trusted flaggers' first, then oldest first. */
+      async queue(status: "open" | "decided", limit: number): Promise<NoticeRecord[]> {
+        const snapshot = await collection.where("status", "==", status).orderBy("priority").orderBy("receivedAt").limit(limit).get();
+        return snapshot.docs.map((doc) => read(doc)!);
+      },
+      /** The category and source of every notice received in [start, end): what the transparency figures count. */
+      async countedBetween(start: Date, end: Date): Promise<{ category: NoticeCategory; source: NoticeSource }[]> {
+        const snapshot = await collection.where("receivedAt", ">=", Timestamp.fromDate(start)).where("receivedAt", "<", Timestamp.fromDate(end)).select("category", "source").get();
+        return snapshot.docs.map((doc) => ({ category: doc.get("category") as NoticeCategory, source: doc.get("source") as NoticeSource }));
+      },
     }),
   };
 });

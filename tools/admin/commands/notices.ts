@@ -81,10 +81,12 @@ export function registerNoticeCommands(program: Command, { action }: Cli): void 
     .requiredOption("--from <day>", "the first day, YYYY-MM-DD")
     .requiredOption("--to <day>", "the last day, YYYY-MM-DD")
     .option("--csv", "one row per count, as CSV")
-    .action(action(async (ctx, options: { from: string; to: string; csv?: boolean }) => {
-      const figures = await transparencyFigures(ctx, options);
-      return options.csv ? figuresCsv(figures) : figures;
-    }));
+    .action(
+      action(async (ctx, options: { from: string; to: string; csv?: boolean }) => {
+        const figures = await transparencyFigures(ctx, options);
+        return options.csv ? figuresCsv(figures) : figures;
+      }),
+    );
 
   const flaggers = program.command("flaggers").description("trusted flaggers (Art. 22): accounts whose notices come first");
   flaggers
