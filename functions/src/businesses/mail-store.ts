@@ -18,6 +18,11 @@ export interface MailMessage {
   html: string;
 }
 
+/** An email written as plain text, with its HTML part made from it: a paragraph at each blank line, other line breaks kept. */
+export function plainTextMail(to: string, subject: string, text: string): MailMessage {
+  return { to, subject, text, html: `<p>${escapeHtml(text).replaceAll("\n\n", "</p><p>").replaceAll("\n", "<br>")}</p>` };
+}
+
 export const mailStore = oncePerDatabase((db: Firestore) => {
   const collection = db.collection("mail");
   return {

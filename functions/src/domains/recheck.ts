@@ -1,5 +1,5 @@
 import { businessStore } from "../accounts/business-store";
-import { escapeHtml, mailStore } from "../businesses/mail-store";
+import { mailStore, plainTextMail } from "../businesses/mail-store";
 import { inBusinessTransaction, ownerEmailsOf, readBusiness } from "../businesses/membership";
 import { auditLog, systemActor } from "../core/audit-log";
 import { resolveTxtRecords } from "../core/dns";
@@ -84,5 +84,5 @@ function missingEmail(to: string, businessName: string, domain: string, txtName:
   const text =
     `The TXT record that verifies ${domain} for ${businessName} is missing: ${txtName} should hold "${txtValue}".\n\n` +
     `Put it back. If it is still missing after ${days} days in a row, ${domain} is released: SCIM stops creating accounts in it, single sign-on stops adding its people, and another business may verify it.`;
-  return { to, subject: `${domain}: its verification record is missing`, text, html: `<p>${escapeHtml(text).replaceAll("\n\n", "</p><p>")}</p>` };
+  return plainTextMail(to, `${domain}: its verification record is missing`, text);
 }

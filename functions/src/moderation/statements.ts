@@ -1,5 +1,5 @@
 import { withinDeadline } from "../core/deadline";
-import { escapeHtml, type MailMessage } from "../businesses/mail-store";
+import { plainTextMail, type MailMessage } from "../businesses/mail-store";
 import { ownerEmailsOf } from "../businesses/membership";
 import type { OperatorDeps } from "../deps";
 import { developerStore } from "../developers/developer-store";
@@ -28,9 +28,7 @@ const contentOf = (decision: DecisionRecord) => (decision.reviewId ? `a review o
 const groundOf = (decision: DecisionRecord) =>
   decision.ground === "law" ? `The content is illegal under ${decision.reference}.` : `The content is incompatible with our terms: ${decision.reference}.`;
 
-function mail(to: string, subject: string, paragraphs: string[]): MailMessage {
-  return { to, subject, text: paragraphs.join("\n\n"), html: paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph).replaceAll("\n", "<br>")}</p>`).join("") };
-}
+const mail = (to: string, subject: string, paragraphs: string[]): MailMessage => plainTextMail(to, subject, paragraphs.join("\n\n"));
 
 function statementParagraphs(decision: DecisionRecord): string[] {
   return [

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { viewerOf } from "../accounts/caller-data";
-import { escapeHtml, mailStore, type MailMessage } from "../businesses/mail-store";
+import { mailStore, plainTextMail, type MailMessage } from "../businesses/mail-store";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
 import type { Caller } from "../core/auth";
 import { toIso } from "../core/documents";
@@ -100,7 +100,7 @@ function confirmation(to: string, notice: NoticeRecord): MailMessage {
     "",
     "The marketplace's operators will decide on it and tell you what they decided and why. If you disagree with their decision, you may appeal it within six months with the appeal token you were shown when you sent the notice.",
   ].join("\n");
-  return { to, subject: `Your notice ${notice.id} was received`, text, html: `<p>${text.split("\n").filter(Boolean).map(escapeHtml).join("</p><p>")}</p>` };
+  return plainTextMail(to, `Your notice ${notice.id} was received`, text);
 }
 
 /** Operators: a notice as the queue shows it (the reporter included: operators decide with it). */

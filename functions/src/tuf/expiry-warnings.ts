@@ -1,4 +1,4 @@
-import { escapeHtml, mailStore } from "../businesses/mail-store";
+import { mailStore, plainTextMail } from "../businesses/mail-store";
 import type { Config } from "../config";
 import { withinDeadline } from "../core/deadline";
 import type { Deps } from "../deps";
@@ -24,8 +24,7 @@ export async function warnOfExpiry(deps: Pick<Deps, "db" | "clock" | "logger"> &
       if ((await store.warnedDayIn(tx)) === day) return false;
       store.setWarnedDayIn(tx, day, now);
       const text = `The module repository's TUF metadata needs the offline keys' ceremony:\n\n${warnings.map((warning) => `- ${warning}`).join("\n")}\n\nSee the operators' guide, "The TUF repository". This warning repeats daily until it is done.`;
-      const html = `<p>${escapeHtml(text).replaceAll("\n\n", "</p><p>").replaceAll("\n", "<br>")}</p>`;
-      for (const to of deps.config.operatorEmails) mailStore(deps.db).queueIn(tx, { to, subject: "TUF root or targets metadata expire soon", text, html }, now);
+      for (const to of deps.config.operatorEmails) mailStore(deps.db).queueIn(tx, plainTextMail(to, "TUF root or targets metadata expire soon", text), now);
       return true;
     }),
   );

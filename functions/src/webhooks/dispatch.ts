@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { eventOutbox, type RecordedEvent } from "../core/event-outbox";
 import { subscribable } from "../core/event-types";
 import type { Deps } from "../deps";
-import { escapeHtml, mailStore } from "../businesses/mail-store";
+import { mailStore, plainTextMail } from "../businesses/mail-store";
 import { deliveryStore, endpointOfDelivery, type DeliveryRecord } from "./delivery-store";
 import { endpointStore, type EndpointRecord } from "./endpoint-store";
 import { isAlreadyExists } from "../core/documents";
@@ -237,7 +237,7 @@ async function recordHealth(deps: DispatchDeps, seen: EndpointRecord, verdict: A
 
 function disabledEmail(endpoint: EndpointRecord, reason: string) {
   const text = `Your webhook endpoint ${endpoint.url} was disabled: ${reason}\n\nIts messages are kept for 30 days. Fix the receiver, enable the endpoint again, and recover what failed since it began failing.`;
-  return { to: endpoint.contactEmail!, subject: "A webhook endpoint was disabled", text, html: `<p>${escapeHtml(text).replaceAll("\n\n", "</p><p>")}</p>` };
+  return plainTextMail(endpoint.contactEmail!, "A webhook endpoint was disabled", text);
 }
 
 
