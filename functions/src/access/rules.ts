@@ -12,6 +12,9 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export const BUSINESS_ROLES = ["owner", "admin", "member"] as const;
 export type BusinessRole = (typeof BUSINESS_ROLES)[number];
 
+/** Whether a member acts for their business's own publisher (§26): an owner or admin, not suspended. */
+export const actsForBusinessPublisher = (member: { role: BusinessRole; suspended: boolean } | null): boolean => member !== null && !member.suspended && member.role !== "member";
+
 /**
  * Whether a business's single sign-on keeps a member out of a request (§22): it enforces a
  * provider and the request's ID token did not come through it. Owners are exempt, so a broken

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Transaction } from "firebase-admin/firestore";
 import { z } from "zod";
+import { actsForBusinessPublisher } from "../access/rules";
 import { memberStore } from "../accounts/member-store";
 import { mailStore } from "../businesses/mail-store";
 import { auditLog, operatorOf, type Actor } from "../core/audit-log";
@@ -148,28 +149,21 @@ export const publicDecisionView = (decision: DecisionRecord) => ({
 
 type Page = { limit: number; cursor?: string };
 
-async function listed(deps: Deps, page: Page, read: (after: CursorPosition | undefined) => Promise<{ decisions: DecisionRecord[]; more: boolean; last: CursorPosition | null }>) {
+/** One page of decisions as `view` shows them, with the cursor of the next. */
+async function pageOf<View>(deps: Deps, page: Page, read: (after: CursorPosition | undefined) => Promise<{ decisions: DecisionRecord[]; more: boolean; last: CursorPosition | null }>, view: (decision: DecisionRecord) => View) {
   const found = await read(page.cursor ? deps.cursors.decode(page.cursor) : undefined);
-  return { found, nextCursor: found.more && found.last ? deps.cursors.encode(found.last) : null };
+  return { items: found.decisions.map(view), nextCursor: found.more && found.last ? deps.cursors.encode(found.last) : null };
 }
 
 /** GET /developers/decisions: the decisions about the publisher's modules, newest first. */
-export async function publisherDecisions(deps: Deps, publisherId: string, page: Page) {
-  const { found, nextCursor } = await listed(deps, page, (after) => decisionStore(deps.db).ofPublisher(publisherId, page.limit, after));
-  return { items: found.decisions.map(decisionView), nextCursor };
-}
+export const publisherDecisions = (deps: Deps, publisherId: string, page: Page) => pageOf(deps, page, (after) => decisionStore(deps.db).ofPublisher(publisherId, page.limit, after), decisionView);
 
 /** GET /users/me/decisions: the decisions about the caller's reviews, newest first. */
-export async function authorDecisions(deps: Deps, uid: string, page: Page) {
-  const { found, nextCursor } = await listed(deps, page, (after) => decisionStore(deps.db).ofAuthor(uid, page.limit, after));
-  return { items: found.decisions.map(decisionView), nextCursor };
-}
+export const authorDecisions = (deps: Deps, uid: string, page: Page) => pageOf(deps, page, (after) => decisionStore(deps.db).ofAuthor(uid, page.limit, after), decisionView);
 
 /** GET /transparency/decisions: every decision of a period, newest first, without personal data. */
-export async function publicDecisions(deps: Deps, period: { start: Date; end: Date }, page: Page) {
-  const { found, nextCursor } = await listed(deps, page, (after) => decisionStore(deps.db).decidedBetween(period.start, period.end, page.limit, after));
-  return { items: found.decisions.map(publicDecisionView), nextCursor };
-}
+export const publicDecisions = (deps: Deps, period: { start: Date; end: Date }, page: Page) =>
+  pageOf(deps, page, (after) => decisionStore(deps.db).decidedBetween(period.start, period.end, page.limit, after), publicDecisionView);
 
 /**
  * Which side an appellant is: the reporter by the notice's appeal token, else the affected side by
@@ -193,7 +187,7 @@ async function sideOf(deps: Deps, caller: Caller | null, decision: DecisionRecor
   if (claim && "developerId" in claim && claim.developerId === caller.uid) return "affected";
   if (claim && "businessId" in claim) {
     const member = await memberStore(deps.db).get(null, claim.businessId, caller.uid);
-    if (member && !member.suspended && member.role !== "member") return "affected";
+    if (actsForBusinessPublisher(member)) return "affected";
   }
   throw noDecision(decision.id);
 }

@@ -1,5 +1,6 @@
 import type { Firestore } from "firebase-admin/firestore";
 import { credentialOf, type PublisherCredential } from "../access/policy";
+import { actsForBusinessPublisher } from "../access/rules";
 import { memberStore } from "../accounts/member-store";
 import type { Actor } from "../core/audit-log";
 import type { DeveloperAccount, DeveloperCaller } from "../core/auth";
@@ -60,14 +61,14 @@ export async function actingOwner(db: Firestore, developer: { id: string; publis
   const claim = await developerStore(db).claim(namespace);
   if (!claim || !("businessId" in claim)) return own;
   const member = await memberStore(db).get(null, claim.businessId, developer.id);
-  if (!member || member.suspended || member.role === "member") return own;
+  if (!actsForBusinessPublisher(member)) return own;
   return { id: businessOwnerId(claim.businessId), publisherId: namespace, businessId: claim.businessId };
 }
 
 /** Whom a developer's module list covers: their own account, and each business they are an owner or admin of (§26). */
 export async function ownersActedFor(db: Firestore, developerId: string): Promise<string[]> {
   const memberships = await memberStore(db).ofUser(developerId);
-  return [developerId, ...memberships.filter(({ member }) => !member.suspended && member.role !== "member").map(({ businessId }) => businessOwnerId(businessId))];
+  return [developerId, ...memberships.filter(({ member }) => actsForBusinessPublisher(member)).map(({ businessId }) => businessOwnerId(businessId))];
 }
 
 /** The modules a publisher's list covers (ownersActedFor's); a publish token, only those it may act on. */
