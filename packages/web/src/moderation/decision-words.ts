@@ -1,6 +1,6 @@
 import type { Schemas } from "../api";
 
-/** §30's words as people read them: decisions, grounds and categories. */
+/** §30's words as people read them: decisions, grounds, and notices' categories and sources (the Report form's too). */
 
 type Decision = Schemas["Decision"];
 

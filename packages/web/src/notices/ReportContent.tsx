@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { dataOf, publicApi, type Schemas, type SignedInApi } from "../api";
+import { CATEGORY_WORDS } from "../moderation/decision-words";
 import { CopyButton } from "../ui/CopyButton";
 import { ErrorMessage } from "../ui/messages";
 import { useAction } from "../ui/use-action";
@@ -7,15 +8,15 @@ import { useAction } from "../ui/use-action";
 type Target = Schemas["NoticeInput"]["target"];
 type Category = Schemas["NoticeInput"]["category"];
 
-/** The categories of §30's notices, each in words a visitor recognises. */
-const CATEGORIES: [Category, string, string][] = [
-  ["malware", "Malware", "it harms computers, steals data or hides what it does"],
-  ["scam_or_fraud", "Scam or fraud", "it deceives people to take their money or data"],
-  ["illegal_content", "Illegal content", "hate speech, terrorism, or anything else the law forbids"],
-  ["intellectual_property", "Intellectual property", "it copies work you hold the rights to (we need your name and email)"],
-  ["privacy", "Privacy", "it exposes personal data without consent"],
-  ["protection_of_minors", "Protection of minors", "it endangers children"],
-  ["other", "Something else", "it breaks the marketplace's terms in another way"],
+/** The categories of §30's notices, in the order the form offers them, each explained in words a visitor recognises. */
+const CATEGORIES: [Category, string][] = [
+  ["malware", "it harms computers, steals data or hides what it does"],
+  ["scam_or_fraud", "it deceives people to take their money or data"],
+  ["illegal_content", "hate speech, terrorism, or anything else the law forbids"],
+  ["intellectual_property", "it copies work you hold the rights to (we need your name and email)"],
+  ["privacy", "it exposes personal data without consent"],
+  ["protection_of_minors", "it endangers children"],
+  ["other", "it breaks the marketplace's terms in another way"],
 ];
 
 /**
@@ -69,9 +70,9 @@ export function ReportContent({ target, what, api }: { target: Target; what: str
       <p class="muted">Tell the marketplace why {what} is illegal or breaks its terms. No account is needed.</p>
       <fieldset>
         <legend>What is wrong?</legend>
-        {CATEGORIES.map(([value, label, explained]) => (
+        {CATEGORIES.map(([value, explained]) => (
           <label key={value}>
-            <input type="radio" name="category" value={value} checked={category === value} onChange={() => setCategory(value)} /> <strong>{label}</strong>: {explained}
+            <input type="radio" name="category" value={value} checked={category === value} onChange={() => setCategory(value)} /> <strong>{CATEGORY_WORDS[value]}</strong>: {explained}
           </label>
         ))}
       </fieldset>
